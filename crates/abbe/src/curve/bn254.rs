@@ -1,0 +1,372 @@
+//! BN254 (alt_bn128) on arkworks — ~100-bit security, the curve of the
+//! broadcast-encryption paper (chhatrapati22).
+//!
+//! Why arkworks: measured on this machine, `halo2curves` 0.10 with `asm`
+//! pairs in 661 µs and arkworks in 936 µs, but halo2curves' `Gt` is opaque
+//! (no encoding or decoding, `Gt::generator()` is `unimplemented!()`), so
+//! ciphertexts and transformed ciphertexts could not be serialised, and its
+//! `asm` feature enables `std`, which turns on a leftover `println!` in the
+//! G2 cofactor clearing and subgroup check. arkworks has a shared multi-Miller
+//! loop over prepared G2 lines, validated deserialisation and no output.
+//!
+//! Hash-to-curve: arkworks has no RFC 9380 suite for BN254 (its G1 has
+//! a = 0 and no isogeny is provided), so we hash by try-and-increment on
+//! SHA-256 with domain separation, then clear the cofactor. The inputs hashed
+//! are public (attribute names), so the data-dependent number of tries leaks
+//! nothing secret; the output is a random-oracle point with unknown discrete
+//! logarithm.
+
+use super::{Curve, CurveId, Group, GroupKind, PointError, Scalar as ScalarTrait, Target};
+use ark_bn254::{Bn254 as ArkBn254, Fq, Fq12, Fq2};
+use ark_ec::short_weierstrass::{Affine, Projective};
+
+// Named through the concrete configs (not `ark_bn254::G1Projective`, an
+// associated-type projection that coherence cannot tell apart from G2's).
+type G1Projective = Projective<ark_bn254::g1::Config>;
+type G2Projective = Projective<ark_bn254::g2::Config>;
+type G1Affine = Affine<ark_bn254::g1::Config>;
+type G2Affine = Affine<ark_bn254::g2::Config>;
+use ark_ec::pairing::{MillerLoopOutput, Pairing, PairingOutput};
+use ark_ec::{AffineRepr, CurveGroup, PrimeGroup, VariableBaseMSM};
+use ark_ff::{BigInteger, CyclotomicMultSubgroup, Field, One, PrimeField, Zero};
+use ark_serialize::{CanonicalDeserialize, CanonicalSerialize};
+use rand_core::{CryptoRng, RngCore};
+use sha2::{Digest, Sha256};
+use subtle::{Choice, ConditionallySelectable};
+
+/// Marker type for the BN254 backend.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Bn254;
+
+pub type Fr = ark_bn254::Fr;
+pub type G1 = G1Projective;
+pub type G2 = G2Projective;
+
+impl ScalarTrait for Fr {
+    fn zero() -> Self {
+        <Fr as Zero>::zero()
+    }
+    fn one() -> Self {
+        <Fr as One>::one()
+    }
+    fn from_u64(v: u64) -> Self {
+        Fr::from(v)
+    }
+    fn random<R: RngCore + CryptoRng + ?Sized>(rng: &mut R) -> Self {
+        let mut wide = [0u8; 64];
+        rng.fill_bytes(&mut wide);
+        let s = Self::from_bytes_wide(&wide);
+        wide.fill(0);
+        s
+    }
+    fn from_bytes_wide(bytes: &[u8; 64]) -> Self {
+        super::bls12_381::wide_reduce(bytes)
+    }
+    fn invert(&self) -> Option<Self> {
+        self.inverse()
+    }
+    fn is_zero(&self) -> bool {
+        Zero::is_zero(self)
+    }
+    fn to_bytes(&self) -> [u8; 32] {
+        let be = self.into_bigint().to_bytes_be();
+        let mut out = [0u8; 32];
+        out[32 - be.len()..].copy_from_slice(&be);
+        out
+    }
+    fn from_bytes(bytes: &[u8; 32]) -> Option<Self> {
+        let s = Fr::from_be_bytes_mod_order(bytes);
+        (ScalarTrait::to_bytes(&s) == *bytes).then_some(s)
+    }
+    fn to_le_limbs(&self) -> [u64; 4] {
+        self.into_bigint().0
+    }
+}
+
+fn select_fq(a: &Fq, b: &Fq, c: Choice) -> Fq {
+    let mut out = *a;
+    for (o, (x, y)) in out.0 .0.iter_mut().zip(a.0 .0.iter().zip(b.0 .0.iter())) {
+        *o = u64::conditional_select(x, y, c);
+    }
+    out
+}
+
+fn select_fq2(a: &Fq2, b: &Fq2, c: Choice) -> Fq2 {
+    Fq2::new(select_fq(&a.c0, &b.c0, c), select_fq(&a.c1, &b.c1, c))
+}
+
+/// Hash-to-field by SHA-256 in counter mode, reduced from 64 bytes.
+fn hash_fq(dst: &[u8], msg: &[u8], ctr: u32, idx: u8) -> Fq {
+    let mut wide = [0u8; 64];
+    for (half, chunk) in wide.chunks_exact_mut(32).enumerate() {
+        let mut h = Sha256::new();
+        h.update((dst.len() as u32).to_be_bytes());
+        h.update(dst);
+        h.update((msg.len() as u64).to_be_bytes());
+        h.update(msg);
+        h.update(ctr.to_be_bytes());
+        h.update([idx, half as u8]);
+        chunk.copy_from_slice(&h.finalize());
+    }
+    Fq::from_be_bytes_mod_order(&wide)
+}
+
+fn sign_bit(dst: &[u8], msg: &[u8], ctr: u32) -> bool {
+    let mut h = Sha256::new();
+    h.update(b"sign");
+    h.update((dst.len() as u32).to_be_bytes());
+    h.update(dst);
+    h.update(msg);
+    h.update(ctr.to_be_bytes());
+    h.finalize()[0] & 1 == 1
+}
+
+macro_rules! impl_group {
+    ($proj:ty, $aff:ty, $kind:expr, $len:expr, $name:expr, $select:expr, $hash:expr) => {
+        impl Group for $proj {
+            type Scalar = Fr;
+            type Affine = $aff;
+            const KIND: GroupKind = $kind;
+            const COMPRESSED_BYTES: usize = $len;
+
+            fn identity() -> Self {
+                <$proj as Zero>::zero()
+            }
+            fn generator() -> Self {
+                <$proj as PrimeGroup>::generator()
+            }
+            fn is_identity(&self) -> bool {
+                Zero::is_zero(self)
+            }
+            fn double(&self) -> Self {
+                ark_ff::AdditiveGroup::double(self)
+            }
+            fn msm(points: &[Self], scalars: &[Fr]) -> Self {
+                let n = points.len().min(scalars.len());
+                let bases = <$proj>::normalize_batch(&points[..n]);
+                <$proj as VariableBaseMSM>::msm_unchecked(&bases, &scalars[..n])
+            }
+            fn hash_to_curve(msg: &[u8], dst: &[u8]) -> Self {
+                let hash: fn(&[u8], &[u8]) -> $proj = $hash;
+                hash(msg, dst)
+            }
+            fn to_compressed(&self) -> Vec<u8> {
+                let mut out = Vec::with_capacity($len);
+                // Serialising a valid point into a Vec cannot fail.
+                let _ = self.into_affine().serialize_compressed(&mut out);
+                out
+            }
+            fn from_compressed(bytes: &[u8]) -> Result<Self, PointError> {
+                if bytes.len() != $len {
+                    return Err(PointError::Length($name, $len, bytes.len()));
+                }
+                let unchecked = <$aff>::deserialize_compressed_unchecked(bytes)
+                    .map_err(|_| PointError::NotOnCurve($name))?;
+                if !unchecked.is_on_curve() {
+                    return Err(PointError::NotOnCurve($name));
+                }
+                if !unchecked.is_in_correct_subgroup_assuming_on_curve() {
+                    return Err(PointError::NotInSubgroup($name));
+                }
+                let p: $proj = unchecked.into();
+                if p.to_compressed() != bytes {
+                    return Err(PointError::NotOnCurve($name));
+                }
+                Ok(p)
+            }
+            fn to_affine_batch(points: &[Self]) -> Vec<$aff> {
+                <$proj>::normalize_batch(points)
+            }
+            fn add_affine(&self, a: &$aff) -> Self {
+                *self + a
+            }
+            fn neg_affine(a: &$aff) -> $aff {
+                -*a
+            }
+            fn select_affine(a: &$aff, b: &$aff, c: Choice) -> $aff {
+                let sel: fn(&$aff, &$aff, Choice) -> $aff = $select;
+                sel(a, b, c)
+            }
+        }
+    };
+}
+
+impl_group!(
+    G1Projective,
+    G1Affine,
+    GroupKind::G1,
+    32,
+    "G1",
+    |a, b, c| {
+        let mut out = *a;
+        out.x = select_fq(&a.x, &b.x, c);
+        out.y = select_fq(&a.y, &b.y, c);
+        out.infinity = bool::from(Choice::conditional_select(&Choice::from(a.infinity as u8), &Choice::from(b.infinity as u8), c));
+        out
+    },
+    |msg, dst| {
+        for ctr in 0u32.. {
+            let x = hash_fq(dst, msg, ctr, 0);
+            if let Some(p) = G1Affine::get_point_from_x_unchecked(x, sign_bit(dst, msg, ctr)) {
+                if !p.is_zero() {
+                    return p.into();
+                }
+            }
+        }
+        unreachable!("a square is found within a few tries")
+    }
+);
+
+impl_group!(
+    G2Projective,
+    G2Affine,
+    GroupKind::G2,
+    64,
+    "G2",
+    |a, b, c| {
+        let mut out = *a;
+        out.x = select_fq2(&a.x, &b.x, c);
+        out.y = select_fq2(&a.y, &b.y, c);
+        out.infinity = bool::from(Choice::conditional_select(&Choice::from(a.infinity as u8), &Choice::from(b.infinity as u8), c));
+        out
+    },
+    |msg, dst| {
+        for ctr in 0u32.. {
+            let x = Fq2::new(hash_fq(dst, msg, ctr, 0), hash_fq(dst, msg, ctr, 1));
+            if let Some(p) = G2Affine::get_point_from_x_unchecked(x, sign_bit(dst, msg, ctr)) {
+                let q = p.clear_cofactor();
+                if !q.is_zero() {
+                    return q.into();
+                }
+            }
+        }
+        unreachable!("a square is found within a few tries")
+    }
+);
+
+/// An element of GT ⊂ Fq12*.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Gt(pub PairingOutput<ArkBn254>);
+
+impl core::ops::Mul for Gt {
+    type Output = Gt;
+    fn mul(self, rhs: Gt) -> Gt {
+        Gt(PairingOutput(self.0 .0 * rhs.0 .0))
+    }
+}
+
+impl Target for Gt {
+    type Scalar = Fr;
+    /// Fq12 as twelve 32-byte coefficients.
+    const BYTES: usize = 384;
+    fn one() -> Self {
+        Gt(PairingOutput(Fq12::one()))
+    }
+    fn is_one(&self) -> bool {
+        self.0 .0.is_one()
+    }
+    /// Square-and-multiply with cyclotomic squarings (variable time in the
+    /// exponent's NAF; see the module docs of `curve`).
+    fn pow(&self, s: &Fr) -> Self {
+        Gt(PairingOutput(self.0 .0.cyclotomic_exp(s.into_bigint())))
+    }
+    fn inverse(&self) -> Self {
+        let mut f = self.0 .0;
+        f.cyclotomic_inverse_in_place();
+        Gt(PairingOutput(f))
+    }
+    fn to_bytes(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(384);
+        let _ = self.0 .0.serialize_compressed(&mut out);
+        out
+    }
+    fn from_bytes(bytes: &[u8]) -> Result<Self, PointError> {
+        if bytes.len() != 384 {
+            return Err(PointError::Length("GT", 384, bytes.len()));
+        }
+        let f = Fq12::deserialize_compressed_unchecked(bytes).map_err(|_| PointError::NotOnCurve("GT"))?;
+        let g = Gt(PairingOutput(f));
+        if g.to_bytes() != bytes {
+            return Err(PointError::NotOnCurve("GT"));
+        }
+        if f.is_zero() || !f.pow(Fr::MODULUS).is_one() {
+            return Err(PointError::NotInSubgroup("GT"));
+        }
+        Ok(g)
+    }
+    fn ct_eq(&self, other: &Self) -> bool {
+        use subtle::ConstantTimeEq;
+        bool::from(self.to_bytes().ct_eq(&other.to_bytes()))
+    }
+}
+
+/// A G2 point with its line coefficients precomputed.
+#[derive(Clone, Debug)]
+pub struct G2Lines(pub <ArkBn254 as Pairing>::G2Prepared);
+
+impl Curve for Bn254 {
+    const ID: CurveId = CurveId::Bn254;
+    const NAME: &'static str = "bn254";
+    const SECURITY_BITS: u32 = 100;
+
+    type Scalar = Fr;
+    type G1 = G1Projective;
+    type G2 = G2Projective;
+    type Gt = Gt;
+    type G2Prepared = G2Lines;
+    type MillerOutput = MillerLoopOutput<ArkBn254>;
+
+    fn prepare(q: &G2Projective) -> G2Lines {
+        G2Lines(q.into_affine().into())
+    }
+    fn multi_miller_loop(terms: &[(G1Projective, &G2Lines)]) -> Self::MillerOutput {
+        let ps: Vec<G1Projective> = terms.iter().map(|(p, _)| *p).collect();
+        let ps = G1Projective::normalize_batch(&ps);
+        ArkBn254::multi_miller_loop(ps, terms.iter().map(|(_, q)| q.0.clone()))
+    }
+    fn final_exponentiation(f: &Self::MillerOutput) -> Gt {
+        // The Miller loop output is never zero for valid inputs; map the
+        // impossible `None` to the identity rather than panicking.
+        Gt(ArkBn254::final_exponentiation(*f).unwrap_or(PairingOutput(Fq12::one())))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand_chacha::rand_core::SeedableRng;
+
+    #[test]
+    fn pairing_is_bilinear() {
+        let mut r = rand_chacha::ChaCha20Rng::seed_from_u64(3);
+        let (a, b) = (<Fr as ScalarTrait>::random(&mut r), <Fr as ScalarTrait>::random(&mut r));
+        let e = Bn254::pairing(&(<G1 as Group>::generator() * a), &(<G2 as Group>::generator() * b));
+        let e1 = Bn254::pairing(&<G1 as Group>::generator(), &<G2 as Group>::generator());
+        assert_eq!(e, e1.pow(&(a * b)));
+        assert!((e * e.inverse()).is_one());
+        let bytes = e.to_bytes();
+        assert_eq!(Gt::from_bytes(&bytes).unwrap(), e);
+        let mut bad = bytes.clone();
+        bad[7] ^= 1;
+        assert!(Gt::from_bytes(&bad).is_err());
+    }
+
+    #[test]
+    fn hash_and_decode() {
+        let h = <G2 as Group>::hash_to_curve(b"doctor", b"abbe-test");
+        assert!(!Group::is_identity(&h));
+        assert_eq!(<G2 as Group>::from_compressed(&Group::to_compressed(&h)).unwrap(), h);
+        let g = <G1 as Group>::hash_to_curve(b"doctor", b"abbe-test");
+        assert_eq!(<G1 as Group>::from_compressed(&Group::to_compressed(&g)).unwrap(), g);
+        assert_ne!(g, <G1 as Group>::hash_to_curve(b"nurse", b"abbe-test"));
+        assert!(<G2 as Group>::from_compressed(&[0x17; 64]).is_err());
+    }
+
+    #[test]
+    fn scalar_bytes_are_canonical() {
+        let s = Fr::from(12345u64);
+        let b = ScalarTrait::to_bytes(&s);
+        assert_eq!(<Fr as ScalarTrait>::from_bytes(&b), Some(s));
+        assert_eq!(<Fr as ScalarTrait>::from_bytes(&[0xff; 32]), None);
+    }
+}

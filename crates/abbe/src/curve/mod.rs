@@ -1,0 +1,272 @@
+//! The curve layer: one small trait family for a Type-III pairing group
+//! `e: G1 × G2 → GT`, which every scheme is written against once.
+//!
+//! * [`Scalar`] — the prime field Z_r of exponents.
+//! * [`Group`] — G1 or G2, written additively (`P + Q`, `P * s`), with
+//!   multi-scalar multiplication, fixed-base tables, hash-to-curve and a
+//!   canonical compressed encoding whose decoder checks the point is on the
+//!   curve and in the prime-order subgroup.
+//! * [`Target`] — GT, written multiplicatively (`a * b`, `a.pow(s)`), with
+//!   exponentiation in the cyclotomic subgroup.
+//! * [`Curve`] — ties the three together with the pairing: a *shared*
+//!   multi-Miller loop over G2 points whose lines were precomputed
+//!   ([`Curve::G2Prepared`]) and one final exponentiation.
+//!
+//! Backends: [`Bls12`] (BLS12-381 on `blstrs`/`blst`, the default) and
+//! [`Bn254`] (BN254 on `halo2curves`). [`Counted`] wraps any backend and
+//! counts operations; it is a separate type, so the plain backends pay
+//! nothing for it.
+
+pub mod bls12_381;
+pub mod bn254;
+pub mod counting;
+mod fixed_base;
+
+pub use bls12_381::Bls12;
+pub use bn254::Bn254;
+pub use counting::{Counted, OpCounts};
+pub use fixed_base::FixedBaseTable;
+
+use core::fmt::Debug;
+use core::ops::{Add, AddAssign, Mul, MulAssign, Neg, Sub, SubAssign};
+use rand_core::{CryptoRng, RngCore};
+
+/// Stable identifiers of the curves, as written in every encoded object.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[repr(u8)]
+pub enum CurveId {
+    Bls12_381 = 1,
+    Bn254 = 2,
+}
+
+impl CurveId {
+    pub fn from_u8(v: u8) -> Option<Self> {
+        match v {
+            1 => Some(CurveId::Bls12_381),
+            2 => Some(CurveId::Bn254),
+            _ => None,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            CurveId::Bls12_381 => "bls12-381",
+            CurveId::Bn254 => "bn254",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Self> {
+        match name.to_ascii_lowercase().as_str() {
+            "bls12-381" | "bls12_381" | "bls12381" => Some(CurveId::Bls12_381),
+            "bn254" | "bn256" | "bn-254" => Some(CurveId::Bn254),
+            _ => None,
+        }
+    }
+
+    /// Estimated classical security in bits, with its source.
+    ///
+    /// * BLS12-381: ~117–120 bits after the exTNFS improvements (Barbulescu–
+    ///   Duquesne, J. Cryptology 2019; Guillevic 2020 estimates 117–120 for
+    ///   the GT discrete logarithm), usually quoted as "~128-bit class"; we
+    ///   state 120.
+    /// * BN254: ~100 bits (Barbulescu–Duquesne 2019; Kim–Barbulescu exTNFS).
+    pub fn security_bits(self) -> u32 {
+        match self {
+            CurveId::Bls12_381 => 120,
+            CurveId::Bn254 => 100,
+        }
+    }
+}
+
+/// Errors from decoding group elements.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PointError {
+    #[error("{0}: wrong encoding length (expected {1} bytes, got {2})")]
+    Length(&'static str, usize, usize),
+    #[error("{0}: not a canonical encoding of a point on the curve")]
+    NotOnCurve(&'static str),
+    #[error("{0}: point is not in the prime-order subgroup")]
+    NotInSubgroup(&'static str),
+    #[error("{0}: the identity element is not allowed here")]
+    Identity(&'static str),
+    #[error("scalar is not a canonical field element")]
+    Scalar,
+}
+
+/// The scalar field Z_r.
+pub trait Scalar:
+    Copy
+    + Clone
+    + Eq
+    + Debug
+    + Send
+    + Sync
+    + 'static
+    + Add<Output = Self>
+    + Sub<Output = Self>
+    + Mul<Output = Self>
+    + Neg<Output = Self>
+    + AddAssign
+    + SubAssign
+    + MulAssign
+{
+    /// Length of the canonical big-endian encoding.
+    const BYTES: usize = 32;
+    fn zero() -> Self;
+    fn one() -> Self;
+    fn from_u64(v: u64) -> Self;
+    fn random<R: RngCore + CryptoRng + ?Sized>(rng: &mut R) -> Self;
+    /// A uniformly distributed scalar from 64 bytes (wide reduction).
+    fn from_bytes_wide(bytes: &[u8; 64]) -> Self;
+    fn invert(&self) -> Option<Self>;
+    fn is_zero(&self) -> bool;
+    /// Canonical 32-byte big-endian encoding.
+    fn to_bytes(&self) -> [u8; 32];
+    /// Decodes only canonical encodings (value < r).
+    fn from_bytes(bytes: &[u8; 32]) -> Option<Self>;
+    /// Little-endian 64-bit limbs of the canonical integer, for windowed
+    /// exponentiation algorithms.
+    fn to_le_limbs(&self) -> [u64; 4] {
+        let be = self.to_bytes();
+        let mut limbs = [0u64; 4];
+        for (i, limb) in limbs.iter_mut().enumerate() {
+            let mut w = [0u8; 8];
+            w.copy_from_slice(&be[32 - 8 * (i + 1)..32 - 8 * i]);
+            *limb = u64::from_be_bytes(w);
+        }
+        limbs
+    }
+}
+
+/// Which source group a [`Group`] is; used by the operation counter.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GroupKind {
+    G1,
+    G2,
+}
+
+/// G1 or G2 of a pairing-friendly curve, written additively.
+pub trait Group:
+    Copy
+    + Clone
+    + Eq
+    + Debug
+    + Send
+    + Sync
+    + 'static
+    + Add<Output = Self>
+    + Sub<Output = Self>
+    + Neg<Output = Self>
+    + AddAssign
+    + SubAssign
+    + Mul<<Self as Group>::Scalar, Output = Self>
+{
+    type Scalar: Scalar;
+    /// The backend's affine (normalised) representation, for mixed addition.
+    type Affine: Copy + Clone + Debug + Send + Sync + 'static;
+    const KIND: GroupKind;
+    /// Length of the canonical compressed encoding.
+    const COMPRESSED_BYTES: usize;
+
+    fn identity() -> Self;
+    fn generator() -> Self;
+    fn is_identity(&self) -> bool;
+    fn double(&self) -> Self;
+    /// Multi-scalar multiplication Σ s_i·P_i (Pippenger/Straus in the backend).
+    fn msm(points: &[Self], scalars: &[Self::Scalar]) -> Self;
+    /// Sum of points (an MSM whose scalars are all one, without the scalars).
+    fn sum(points: &[Self]) -> Self {
+        let mut acc = Self::identity();
+        for p in points {
+            acc += *p;
+        }
+        acc
+    }
+    /// RFC 9380 hash-to-curve (random oracle) where the backend has it.
+    fn hash_to_curve(msg: &[u8], dst: &[u8]) -> Self;
+    /// Canonical compressed encoding.
+    fn to_compressed(&self) -> Vec<u8>;
+    /// Strict decoding: canonical, on the curve, in the prime-order subgroup.
+    fn from_compressed(bytes: &[u8]) -> Result<Self, PointError>;
+    /// Fixed-base table for `self` (precomputation pays off after a few
+    /// multiplications by the same base).
+    fn precompute(&self) -> FixedBaseTable<Self> {
+        FixedBaseTable::new(*self)
+    }
+    /// Multiplication by a fixed base through its table. The counting
+    /// backend overrides this to record a fixed-base exponentiation.
+    fn mul_fixed(table: &FixedBaseTable<Self>, s: &Self::Scalar) -> Self {
+        table.mul(s)
+    }
+    /// Converts many points to affine form with one field inversion.
+    fn to_affine_batch(points: &[Self]) -> Vec<Self::Affine>;
+    /// Mixed addition `self + a`.
+    fn add_affine(&self, a: &Self::Affine) -> Self;
+    fn neg_affine(a: &Self::Affine) -> Self::Affine;
+    /// Constant-time selection: `b` if `choice` is set, else `a`.
+    fn select_affine(a: &Self::Affine, b: &Self::Affine, choice: subtle::Choice) -> Self::Affine;
+}
+
+/// GT, the target group, written multiplicatively.
+pub trait Target: Copy + Clone + Eq + Debug + Send + Sync + 'static + Mul<Output = Self> {
+    type Scalar: Scalar;
+    /// Length of the canonical encoding.
+    const BYTES: usize;
+    fn one() -> Self;
+    fn is_one(&self) -> bool;
+    /// Exponentiation in the cyclotomic subgroup (windowed, cyclotomic
+    /// squarings; backends may use an endomorphism).
+    fn pow(&self, s: &Self::Scalar) -> Self;
+    /// Inverse; in the cyclotomic subgroup this is a conjugation.
+    fn inverse(&self) -> Self;
+    fn to_bytes(&self) -> Vec<u8>;
+    /// Strict decoding: canonical and in the order-r subgroup of GT.
+    fn from_bytes(bytes: &[u8]) -> Result<Self, PointError>;
+    /// Constant-time equality.
+    fn ct_eq(&self, other: &Self) -> bool;
+}
+
+/// A Type-III pairing group.
+pub trait Curve: 'static + Copy + Clone + Debug + Send + Sync + Default {
+    const ID: CurveId;
+    /// Human-readable curve name.
+    const NAME: &'static str;
+    /// Estimated security level in bits (see [`CurveId::security_bits`]).
+    const SECURITY_BITS: u32;
+
+    type Scalar: Scalar;
+    type G1: Group<Scalar = Self::Scalar>;
+    type G2: Group<Scalar = Self::Scalar>;
+    type Gt: Target<Scalar = Self::Scalar>;
+    /// A G2 point with its Miller-loop lines precomputed. Key elements in G2
+    /// are prepared once per key and reused by every decryption.
+    type G2Prepared: Clone + Send + Sync + Debug;
+    /// The output of a Miller loop, before the final exponentiation.
+    type MillerOutput: Copy + Debug;
+
+    fn prepare(q: &Self::G2) -> Self::G2Prepared;
+    /// Shared multi-Miller loop Π f_{Q_i}(P_i): one squaring chain for all
+    /// pairs.
+    fn multi_miller_loop(terms: &[(Self::G1, &Self::G2Prepared)]) -> Self::MillerOutput;
+    fn final_exponentiation(f: &Self::MillerOutput) -> Self::Gt;
+
+    /// Π e(P_i, Q_i) with one shared Miller loop and one final exponentiation.
+    fn multi_pairing(terms: &[(Self::G1, &Self::G2Prepared)]) -> Self::Gt {
+        Self::final_exponentiation(&Self::multi_miller_loop(terms))
+    }
+
+    fn pairing(p: &Self::G1, q: &Self::G2) -> Self::Gt {
+        let prepared = Self::prepare(q);
+        Self::multi_pairing(&[(*p, &prepared)])
+    }
+}
+
+/// Overwrites a value with `zero` in a way the optimiser may not elide; used
+/// by the `Drop` impls of secret keys, whose scalar and point types come
+/// from backends that do not implement `Zeroize`.
+pub fn wipe<T: Copy>(slot: &mut T, zero: T) {
+    // SAFETY: `slot` is a valid, aligned, exclusive reference to a `T`, and
+    // `T: Copy` has no drop glue, so overwriting it in place is sound.
+    unsafe { core::ptr::write_volatile(slot, zero) };
+    core::sync::atomic::compiler_fence(core::sync::atomic::Ordering::SeqCst);
+}

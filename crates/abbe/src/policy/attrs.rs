@@ -1,0 +1,216 @@
+//! Attribute sets (the attributes held by a key or labelling a ciphertext).
+
+use std::collections::BTreeSet;
+
+use super::ast::{validate_name, CmpOp};
+use super::error::{ErrorKind, PolicyError};
+use super::lex::{tokenize, Cursor, Tok};
+use super::limits::MAX_ATTRIBUTES;
+use super::numeric::key_markers;
+use super::print::quote_name;
+
+/// A sorted, deduplicated set of attributes.
+///
+/// Numeric attributes `name = value` are stored expanded into their
+/// bag-of-bits markers (see [`super::numeric`]); [`AttributeSet::iter`],
+/// [`AttributeSet::len`] and [`AttributeSet::contains`] see the expanded
+/// strings, while [`AttributeSet::display_attrs`] returns the user-facing
+/// list (`"doctor"`, `"age = 42"`).  The expanded size is limited to
+/// [`MAX_ATTRIBUTES`].
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct AttributeSet {
+    attrs: BTreeSet<String>,
+    display: Vec<String>,
+    numeric: BTreeSet<String>,
+}
+
+impl AttributeSet {
+    /// An empty set.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Parses a comma-separated list such as `doctor, cardiology, age = 42`.
+    /// Names are bare (`[A-Za-z0-9_.:/@-]`, not a pure number) or quoted
+    /// (`"head of ward"`, escapes `\"` and `\\`); `name = integer` declares a
+    /// numeric attribute.  The empty string gives the empty set.
+    pub fn parse(input: &str) -> Result<Self, PolicyError> {
+        let toks = tokenize(input)?;
+        let mut cur = Cursor::new(toks, input.len());
+        let mut set = AttributeSet::new();
+        if cur.peek().tok == Tok::End {
+            return Ok(set);
+        }
+        loop {
+            let t = cur.bump();
+            let Some(name) = t.as_plain_name() else {
+                return Err(PolicyError::at(
+                    ErrorKind::Syntax,
+                    t.pos,
+                    "an attribute name",
+                    t.describe(),
+                ));
+            };
+            if cur.peek().tok == Tok::Cmp(CmpOp::Eq) {
+                cur.bump();
+                let vt = cur.bump();
+                let Tok::Number(v) = vt.tok else {
+                    return Err(PolicyError::at(
+                        ErrorKind::Syntax,
+                        vt.pos,
+                        "an unsigned integer",
+                        vt.describe(),
+                    ));
+                };
+                set.insert_numeric(&name, v)
+                    .map_err(|e| e.with_position(t.pos))?;
+            } else {
+                set.insert(&name).map_err(|e| e.with_position(t.pos))?;
+            }
+            match cur.peek().tok {
+                Tok::End => return Ok(set),
+                Tok::Comma => {
+                    cur.bump();
+                }
+                _ => return Err(cur.error("',' or end of input")),
+            }
+        }
+    }
+
+    /// Builds a set from plain attribute names.
+    pub fn from_names<I, S>(names: I) -> Result<Self, PolicyError>
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<str>,
+    {
+        let mut set = AttributeSet::new();
+        for n in names {
+            set.insert(n.as_ref())?;
+        }
+        Ok(set)
+    }
+
+    fn check_room(&self, extra: usize) -> Result<(), PolicyError> {
+        if self.attrs.len().saturating_add(extra) > MAX_ATTRIBUTES {
+            return Err(PolicyError::new(
+                ErrorKind::Limit,
+                format!("at most {MAX_ATTRIBUTES} attributes (after numeric expansion)"),
+                format!("{} attributes", self.attrs.len().saturating_add(extra)),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Adds a plain attribute (no-op if already present).
+    pub fn insert(&mut self, name: &str) -> Result<(), PolicyError> {
+        validate_name(name)?;
+        if self.attrs.contains(name) {
+            return Ok(());
+        }
+        self.check_room(1)?;
+        self.attrs.insert(name.to_string());
+        self.display.push(quote_name(name));
+        Ok(())
+    }
+
+    /// Adds a numeric attribute `name = value` as bag-of-bits markers.
+    /// A second, different value for the same name is an error.
+    pub fn insert_numeric(&mut self, name: &str, value: u64) -> Result<(), PolicyError> {
+        validate_name(name)?;
+        let shown = format!("{} = {value}", quote_name(name));
+        if self.numeric.contains(name) {
+            if self.display.contains(&shown) {
+                return Ok(());
+            }
+            return Err(PolicyError::new(
+                ErrorKind::Argument,
+                "a single value per numeric attribute",
+                format!("a second value for '{}'", super::lex::truncate(name, 40)),
+            ));
+        }
+        let markers = key_markers(name, value);
+        self.check_room(markers.len())?;
+        self.attrs.extend(markers);
+        self.numeric.insert(name.to_string());
+        self.display.push(shown);
+        Ok(())
+    }
+
+    /// Whether the (expanded) attribute string is in the set.
+    pub fn contains(&self, attr: &str) -> bool {
+        self.attrs.contains(attr)
+    }
+
+    /// Iterates over the expanded attribute strings in sorted order.
+    pub fn iter(&self) -> impl Iterator<Item = &str> + '_ {
+        self.attrs.iter().map(String::as_str)
+    }
+
+    /// Number of expanded attribute strings.
+    pub fn len(&self) -> usize {
+        self.attrs.len()
+    }
+
+    /// Whether the set is empty.
+    pub fn is_empty(&self) -> bool {
+        self.attrs.is_empty()
+    }
+
+    /// The user-facing attributes in insertion order, e.g.
+    /// `["doctor", "cardiology", "age = 42"]` (names quoted when needed).
+    pub fn display_attrs(&self) -> Vec<String> {
+        self.display.clone()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parse_basic() {
+        let s = AttributeSet::parse("doctor, cardiology, age = 42").unwrap();
+        assert!(s.contains("doctor"));
+        assert!(s.contains("cardiology"));
+        assert!(s.contains("age#=42"));
+        assert!(s.contains("age#b05=1"));
+        assert_eq!(s.len(), 2 + 128);
+        assert_eq!(
+            s.display_attrs(),
+            vec!["doctor", "cardiology", "age = 42"]
+        );
+        let sorted: Vec<&str> = s.iter().collect();
+        let mut check = sorted.clone();
+        check.sort();
+        assert_eq!(sorted, check);
+    }
+
+    #[test]
+    fn parse_quoted_and_dupes() {
+        let s = AttributeSet::parse(r#""head of ward", x, x, "a\"b""#).unwrap();
+        assert!(s.contains("head of ward"));
+        assert!(s.contains("a\"b"));
+        assert_eq!(s.len(), 3);
+        assert_eq!(s.display_attrs(), vec!["\"head of ward\"", "x", "\"a\\\"b\""]);
+        assert!(AttributeSet::parse("").unwrap().is_empty());
+    }
+
+    #[test]
+    fn parse_errors() {
+        let e = AttributeSet::parse("a, , b").unwrap_err();
+        assert_eq!(e.position(), Some(3));
+        assert!(AttributeSet::parse("a b").is_err());
+        assert!(AttributeSet::parse("a,").is_err());
+        assert!(AttributeSet::parse("age = x").is_err());
+        assert!(AttributeSet::parse("age = 1, age = 2").is_err());
+        assert!(AttributeSet::parse("age = 1, age = 1").is_ok());
+        assert!(AttributeSet::parse("\"a#b\"").is_err());
+        assert!(AttributeSet::parse("42").is_err());
+        let many: Vec<String> = (0..33).map(|i| format!("n{i} = {i}")).collect();
+        let e = AttributeSet::parse(&many.join(", ")).unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::Limit);
+        let many: Vec<String> = (0..4097).map(|i| format!("a{i}")).collect();
+        assert!(AttributeSet::parse(&many.join(",")).is_err());
+        assert!(AttributeSet::from_names(many.iter().take(4096)).is_ok());
+    }
+}

@@ -1,0 +1,113 @@
+//! Error type shared by every part of the policy engine.
+
+use core::fmt;
+
+/// Broad classification of a [`PolicyError`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ErrorKind {
+    /// The input does not follow the grammar of the chosen syntax.
+    Syntax,
+    /// A size, depth or count limit from [`super::limits`] was exceeded.
+    Limit,
+    /// A threshold gate has `k == 0`, `k > n`, or a gate has no children.
+    Threshold,
+    /// A number is malformed, too large, or does not fit its declared width.
+    Number,
+    /// An attribute name is empty, too long or uses a reserved character.
+    Name,
+    /// A numeric comparison can never be satisfied (e.g. `age < 0`).
+    Unsatisfiable,
+    /// A numeric comparison is satisfied by every value (e.g. `age >= 0`).
+    TriviallyTrue,
+    /// An argument of an API call is out of range or inconsistent.
+    Argument,
+    /// A randomised generator gave up after its bounded number of retries.
+    RetryLimit,
+}
+
+/// Error returned by every fallible operation of the policy engine.
+///
+/// It records the byte position in the input (when the error is tied to a
+/// position), what was expected and what was found.  Its `Display` reads like
+/// `policy error at byte 12: expected ')' but found 'and'`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PolicyError {
+    kind: ErrorKind,
+    position: Option<usize>,
+    expected: String,
+    found: String,
+}
+
+impl PolicyError {
+    /// Creates an error tied to byte `position` of the input.
+    pub fn at(
+        kind: ErrorKind,
+        position: usize,
+        expected: impl Into<String>,
+        found: impl Into<String>,
+    ) -> Self {
+        PolicyError {
+            kind,
+            position: Some(position),
+            expected: expected.into(),
+            found: found.into(),
+        }
+    }
+
+    /// Creates an error that is not tied to a position in some input.
+    pub fn new(kind: ErrorKind, expected: impl Into<String>, found: impl Into<String>) -> Self {
+        PolicyError {
+            kind,
+            position: None,
+            expected: expected.into(),
+            found: found.into(),
+        }
+    }
+
+    /// The error class.
+    pub fn kind(&self) -> ErrorKind {
+        self.kind
+    }
+
+    /// Byte offset in the parsed input, if the error is tied to one.
+    pub fn position(&self) -> Option<usize> {
+        self.position
+    }
+
+    /// Description of what was expected.
+    pub fn expected(&self) -> &str {
+        &self.expected
+    }
+
+    /// Description of what was found instead.
+    pub fn found(&self) -> &str {
+        &self.found
+    }
+
+    /// Returns the same error with a position attached (if it had none).
+    pub(crate) fn with_position(mut self, position: usize) -> Self {
+        if self.position.is_none() {
+            self.position = Some(position);
+        }
+        self
+    }
+}
+
+impl fmt::Display for PolicyError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.position {
+            Some(p) => write!(
+                f,
+                "policy error at byte {p}: expected {} but found {}",
+                self.expected, self.found
+            ),
+            None => write!(
+                f,
+                "policy error: expected {} but found {}",
+                self.expected, self.found
+            ),
+        }
+    }
+}
+
+impl std::error::Error for PolicyError {}

@@ -1,0 +1,357 @@
+//! The versioned binary format of every key, header and file (docs/FORMAT.md).
+//!
+//! Every object starts with an 8-byte preamble:
+//!
+//! ```text
+//! "ABBE"  magic (4 bytes)
+//! 0x01    format version
+//! kind    what the object is (ObjectKind)
+//! scheme  which scheme (SchemeId)
+//! curve   which curve (CurveId)
+//! ```
+//!
+//! followed by the kind's body. Bodies are built from big-endian integers,
+//! length-prefixed byte strings and canonical compressed group elements.
+//! Decoding is strict: every length is bounded before anything is allocated,
+//! every point is checked (on the curve, in the subgroup), and trailing bytes
+//! are an error.
+
+use crate::curve::{CurveId, Group, PointError, Scalar, Target};
+
+pub const MAGIC: &[u8; 4] = b"ABBE";
+pub const FORMAT_VERSION: u8 = 1;
+pub const PREAMBLE_LEN: usize = 8;
+
+/// Upper bound on any length-prefixed element count (attributes, rows).
+pub const MAX_ITEMS: usize = 1 << 16;
+/// Upper bound on a length-prefixed byte string inside an object.
+pub const MAX_BYTES: usize = 1 << 20;
+
+/// What an encoded object is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+pub enum ObjectKind {
+    PublicKey = 1,
+    MasterKey = 2,
+    UserKey = 3,
+    TransformKey = 4,
+    RetrievalKey = 5,
+    /// A KEM header alone.
+    Header = 6,
+    /// A transformed (partially decrypted) header alone.
+    TransformedHeader = 7,
+    /// An encrypted file: header + payload.
+    Ciphertext = 8,
+    /// A transformed file: transformed header + the unchanged payload.
+    TransformedCiphertext = 9,
+}
+
+impl ObjectKind {
+    pub fn from_u8(v: u8) -> Option<Self> {
+        use ObjectKind::*;
+        Some(match v {
+            1 => PublicKey,
+            2 => MasterKey,
+            3 => UserKey,
+            4 => TransformKey,
+            5 => RetrievalKey,
+            6 => Header,
+            7 => TransformedHeader,
+            8 => Ciphertext,
+            9 => TransformedCiphertext,
+            _ => return None,
+        })
+    }
+
+    pub fn describe(self) -> &'static str {
+        use ObjectKind::*;
+        match self {
+            PublicKey => "public key",
+            MasterKey => "master key",
+            UserKey => "user decryption key",
+            TransformKey => "transformation key (for a decryption proxy)",
+            RetrievalKey => "retrieval key (finishes outsourced decryption)",
+            Header => "KEM header",
+            TransformedHeader => "transformed KEM header",
+            Ciphertext => "ciphertext",
+            TransformedCiphertext => "transformed ciphertext (partially decrypted by a proxy)",
+        }
+    }
+}
+
+/// Scheme identifiers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+pub enum SchemeId {
+    Waters11 = 1,
+}
+
+impl SchemeId {
+    pub fn from_u8(v: u8) -> Option<Self> {
+        match v {
+            1 => Some(SchemeId::Waters11),
+            _ => None,
+        }
+    }
+    pub fn name(self) -> &'static str {
+        match self {
+            SchemeId::Waters11 => "waters11",
+        }
+    }
+    pub fn from_name(s: &str) -> Option<Self> {
+        match s.to_ascii_lowercase().as_str() {
+            "waters11" | "waters" | "w11" => Some(SchemeId::Waters11),
+            _ => None,
+        }
+    }
+}
+
+/// The preamble of an object.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Preamble {
+    pub kind: ObjectKind,
+    pub scheme: SchemeId,
+    pub curve: CurveId,
+}
+
+impl Preamble {
+    pub fn to_bytes(&self) -> [u8; PREAMBLE_LEN] {
+        let mut b = [0u8; PREAMBLE_LEN];
+        b[..4].copy_from_slice(MAGIC);
+        b[4] = FORMAT_VERSION;
+        b[5] = self.kind as u8;
+        b[6] = self.scheme as u8;
+        b[7] = self.curve as u8;
+        b
+    }
+
+    pub fn parse(bytes: &[u8]) -> Result<Preamble, WireError> {
+        if bytes.len() < PREAMBLE_LEN {
+            return Err(WireError::Truncated("preamble"));
+        }
+        if &bytes[..4] != MAGIC {
+            return Err(WireError::NotAbbe);
+        }
+        if bytes[4] != FORMAT_VERSION {
+            return Err(WireError::Version(bytes[4]));
+        }
+        Ok(Preamble {
+            kind: ObjectKind::from_u8(bytes[5]).ok_or(WireError::UnknownKind(bytes[5]))?,
+            scheme: SchemeId::from_u8(bytes[6]).ok_or(WireError::UnknownScheme(bytes[6]))?,
+            curve: CurveId::from_u8(bytes[7]).ok_or(WireError::UnknownCurve(bytes[7]))?,
+        })
+    }
+}
+
+/// Decoding errors. All of them mean "invalid or corrupt input".
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum WireError {
+    #[error("not an abbe file (bad magic bytes)")]
+    NotAbbe,
+    #[error("unsupported format version {0} (this build reads version 1)")]
+    Version(u8),
+    #[error("unknown object kind {0}")]
+    UnknownKind(u8),
+    #[error("unknown scheme id {0}")]
+    UnknownScheme(u8),
+    #[error("unknown curve id {0}")]
+    UnknownCurve(u8),
+    #[error("truncated input while reading {0}")]
+    Truncated(&'static str),
+    #[error("{0} trailing bytes after the end of the object")]
+    TrailingBytes(usize),
+    #[error("length of {what} is {len}, above the limit {max}")]
+    TooLong { what: &'static str, len: usize, max: usize },
+    #[error("invalid {what}: {detail}")]
+    Invalid { what: &'static str, detail: String },
+    #[error(transparent)]
+    Point(#[from] PointError),
+    #[error("expected a {expected}, found a {found}")]
+    WrongKind { expected: &'static str, found: &'static str },
+}
+
+/// A byte writer for object bodies.
+#[derive(Default, Debug)]
+pub struct Writer {
+    buf: Vec<u8>,
+}
+
+impl Writer {
+    pub fn new(preamble: Preamble) -> Self {
+        Writer { buf: preamble.to_bytes().to_vec() }
+    }
+    pub fn body() -> Self {
+        Writer { buf: Vec::new() }
+    }
+    pub fn u8(&mut self, v: u8) -> &mut Self {
+        self.buf.push(v);
+        self
+    }
+    pub fn u32(&mut self, v: u32) -> &mut Self {
+        self.buf.extend_from_slice(&v.to_be_bytes());
+        self
+    }
+    pub fn u64(&mut self, v: u64) -> &mut Self {
+        self.buf.extend_from_slice(&v.to_be_bytes());
+        self
+    }
+    pub fn raw(&mut self, b: &[u8]) -> &mut Self {
+        self.buf.extend_from_slice(b);
+        self
+    }
+    /// A u32 length prefix and the bytes.
+    pub fn bytes(&mut self, b: &[u8]) -> &mut Self {
+        self.u32(b.len() as u32).raw(b)
+    }
+    pub fn str(&mut self, s: &str) -> &mut Self {
+        self.bytes(s.as_bytes())
+    }
+    pub fn point<G: Group>(&mut self, p: &G) -> &mut Self {
+        let enc = p.to_compressed();
+        self.raw(&enc)
+    }
+    pub fn scalar<S: Scalar>(&mut self, s: &S) -> &mut Self {
+        let b = s.to_bytes();
+        self.raw(&b)
+    }
+    pub fn gt<T: Target>(&mut self, t: &T) -> &mut Self {
+        let b = t.to_bytes();
+        self.raw(&b)
+    }
+    pub fn finish(self) -> Vec<u8> {
+        self.buf
+    }
+}
+
+/// A strict reader over an object body.
+#[derive(Debug)]
+pub struct Reader<'a> {
+    buf: &'a [u8],
+    pos: usize,
+}
+
+impl<'a> Reader<'a> {
+    pub fn new(buf: &'a [u8]) -> Self {
+        Reader { buf, pos: 0 }
+    }
+
+    /// Opens an object: checks the preamble against the expected kind,
+    /// returning the preamble and a reader positioned at the body.
+    pub fn open(buf: &'a [u8], expected: ObjectKind) -> Result<(Preamble, Reader<'a>), WireError> {
+        let pre = Preamble::parse(buf)?;
+        if pre.kind != expected {
+            return Err(WireError::WrongKind { expected: expected.describe(), found: pre.kind.describe() });
+        }
+        Ok((pre, Reader { buf, pos: PREAMBLE_LEN }))
+    }
+
+    pub fn remaining(&self) -> usize {
+        self.buf.len() - self.pos
+    }
+
+    pub fn take(&mut self, n: usize, what: &'static str) -> Result<&'a [u8], WireError> {
+        if self.remaining() < n {
+            return Err(WireError::Truncated(what));
+        }
+        let s = &self.buf[self.pos..self.pos + n];
+        self.pos += n;
+        Ok(s)
+    }
+    pub fn u8(&mut self, what: &'static str) -> Result<u8, WireError> {
+        Ok(self.take(1, what)?[0])
+    }
+    pub fn u32(&mut self, what: &'static str) -> Result<u32, WireError> {
+        let b = self.take(4, what)?;
+        Ok(u32::from_be_bytes([b[0], b[1], b[2], b[3]]))
+    }
+    pub fn u64(&mut self, what: &'static str) -> Result<u64, WireError> {
+        let b = self.take(8, what)?;
+        let mut a = [0u8; 8];
+        a.copy_from_slice(b);
+        Ok(u64::from_be_bytes(a))
+    }
+    /// A count, bounded by `max` (checked before anything is allocated).
+    pub fn count(&mut self, what: &'static str, max: usize) -> Result<usize, WireError> {
+        let n = self.u32(what)? as usize;
+        if n > max {
+            return Err(WireError::TooLong { what, len: n, max });
+        }
+        Ok(n)
+    }
+    pub fn bytes(&mut self, what: &'static str) -> Result<&'a [u8], WireError> {
+        let n = self.count(what, MAX_BYTES)?;
+        self.take(n, what)
+    }
+    pub fn str(&mut self, what: &'static str) -> Result<&'a str, WireError> {
+        let b = self.bytes(what)?;
+        core::str::from_utf8(b).map_err(|_| WireError::Invalid { what, detail: "not UTF-8".into() })
+    }
+    pub fn point<G: Group>(&mut self, what: &'static str) -> Result<G, WireError> {
+        let b = self.take(G::COMPRESSED_BYTES, what)?;
+        Ok(G::from_compressed(b)?)
+    }
+    pub fn scalar<S: Scalar>(&mut self, what: &'static str) -> Result<S, WireError> {
+        let b = self.take(32, what)?;
+        let mut a = [0u8; 32];
+        a.copy_from_slice(b);
+        let s = S::from_bytes(&a).ok_or(WireError::Point(PointError::Scalar));
+        a.fill(0);
+        s
+    }
+    pub fn gt<T: Target>(&mut self, what: &'static str) -> Result<T, WireError> {
+        let b = self.take(T::BYTES, what)?;
+        Ok(T::from_bytes(b)?)
+    }
+    pub fn array<const N: usize>(&mut self, what: &'static str) -> Result<[u8; N], WireError> {
+        let b = self.take(N, what)?;
+        let mut a = [0u8; N];
+        a.copy_from_slice(b);
+        Ok(a)
+    }
+    /// Ends decoding: trailing bytes are an error.
+    pub fn finish(self) -> Result<(), WireError> {
+        match self.remaining() {
+            0 => Ok(()),
+            n => Err(WireError::TrailingBytes(n)),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn preamble_round_trip_and_errors() {
+        let p = Preamble { kind: ObjectKind::UserKey, scheme: SchemeId::Waters11, curve: CurveId::Bn254 };
+        let b = p.to_bytes();
+        assert_eq!(Preamble::parse(&b).unwrap(), p);
+        assert_eq!(Preamble::parse(&b[..7]), Err(WireError::Truncated("preamble")));
+        let mut bad = b;
+        bad[0] = b'X';
+        assert_eq!(Preamble::parse(&bad), Err(WireError::NotAbbe));
+        let mut bad = b;
+        bad[4] = 9;
+        assert_eq!(Preamble::parse(&bad), Err(WireError::Version(9)));
+        let mut bad = b;
+        bad[5] = 99;
+        assert_eq!(Preamble::parse(&bad), Err(WireError::UnknownKind(99)));
+        assert!(matches!(Reader::open(&b, ObjectKind::PublicKey), Err(WireError::WrongKind { .. })));
+    }
+
+    #[test]
+    fn reader_is_strict() {
+        let mut w = Writer::body();
+        w.u32(5).str("hello").u8(1);
+        let buf = w.finish();
+        let mut r = Reader::new(&buf);
+        assert_eq!(r.u32("n").unwrap(), 5);
+        assert_eq!(r.str("s").unwrap(), "hello");
+        assert!(r.remaining() == 1);
+        assert_eq!(Reader::new(&buf).finish(), Err(WireError::TrailingBytes(buf.len())));
+        let mut r = Reader::new(&[0xff, 0xff, 0xff, 0xff]);
+        assert!(matches!(r.count("items", 10), Err(WireError::TooLong { .. })));
+        let mut r = Reader::new(&[0, 0, 0, 9, 1]);
+        assert_eq!(r.bytes("b"), Err(WireError::Truncated("b")));
+    }
+}
