@@ -9,3 +9,27 @@
 #![forbid(unsafe_op_in_unsafe_fn)]
 
 pub mod curve;
+pub mod abe;
+pub mod envelope;
+pub mod kem;
+pub mod policy;
+pub mod wire;
+
+pub use kem::{Kem, KemError, Outsourcing, SessionKey};
+
+/// `ShareField` for every curve scalar, so the policy engine's LSSS runs
+/// over Z_r.
+impl<S: curve::Scalar> policy::ShareField for S {
+    fn zero() -> Self {
+        <S as curve::Scalar>::zero()
+    }
+    fn one() -> Self {
+        <S as curve::Scalar>::one()
+    }
+    fn from_u64(v: u64) -> Self {
+        <S as curve::Scalar>::from_u64(v)
+    }
+    fn invert(&self) -> Option<Self> {
+        <S as curve::Scalar>::invert(self)
+    }
+}

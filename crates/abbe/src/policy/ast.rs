@@ -50,6 +50,12 @@ impl CmpOp {
 /// a single child, and thresholds with `1 < k < n`.  Policies built by hand
 /// (or by the benchmark generators, which deliberately keep the tree shapes
 /// of the literature) need not be canonical; every consumer accepts them.
+///
+/// Parsed policies are at most [`MAX_DEPTH`] gates deep.  Hand-built values
+/// are validated by [`Policy::normalize`] and [`Policy::to_tree`], which stop
+/// at [`MAX_DEPTH`] without deep recursion; the derived traits (`Clone`,
+/// `Drop`, `PartialEq`, ...) and `Display` recurse, like for any recursive
+/// Rust enum, so do not build values that are thousands of levels deep.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Policy {
     /// A plain attribute.
@@ -184,11 +190,7 @@ impl Policy {
         out
     }
 
-    fn collect_attrs(
-        &self,
-        seen: &mut std::collections::BTreeSet<String>,
-        out: &mut Vec<String>,
-    ) {
+    fn collect_attrs(&self, seen: &mut std::collections::BTreeSet<String>, out: &mut Vec<String>) {
         match self {
             Policy::Attr(a) => {
                 if seen.insert(a.clone()) {
@@ -286,7 +288,10 @@ pub(crate) fn make_gate(k: usize, children: Vec<Policy>) -> Result<Policy, Polic
         ));
     }
     if n == 1 {
-        return Ok(children.into_iter().next().unwrap_or(Policy::And(Vec::new())));
+        return Ok(children
+            .into_iter()
+            .next()
+            .unwrap_or(Policy::And(Vec::new())));
     }
     if k == n {
         let mut out = Vec::with_capacity(n);
@@ -343,7 +348,10 @@ mod tests {
             k: 0,
             children: vec![a("x"), a("y")],
         };
-        assert_eq!(bad.normalize().map_err(|e| e.kind()), Err(ErrorKind::Threshold));
+        assert_eq!(
+            bad.normalize().map_err(|e| e.kind()),
+            Err(ErrorKind::Threshold)
+        );
         let bad = Policy::Threshold {
             k: 3,
             children: vec![a("x"), a("y")],

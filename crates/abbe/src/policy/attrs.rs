@@ -175,10 +175,7 @@ mod tests {
         assert!(s.contains("age#=42"));
         assert!(s.contains("age#b05=1"));
         assert_eq!(s.len(), 2 + 128);
-        assert_eq!(
-            s.display_attrs(),
-            vec!["doctor", "cardiology", "age = 42"]
-        );
+        assert_eq!(s.display_attrs(), vec!["doctor", "cardiology", "age = 42"]);
         let sorted: Vec<&str> = s.iter().collect();
         let mut check = sorted.clone();
         check.sort();
@@ -191,7 +188,10 @@ mod tests {
         assert!(s.contains("head of ward"));
         assert!(s.contains("a\"b"));
         assert_eq!(s.len(), 3);
-        assert_eq!(s.display_attrs(), vec!["\"head of ward\"", "x", "\"a\\\"b\""]);
+        assert_eq!(
+            s.display_attrs(),
+            vec!["\"head of ward\"", "x", "\"a\\\"b\""]
+        );
         assert!(AttributeSet::parse("").unwrap().is_empty());
     }
 

@@ -102,10 +102,16 @@ mod tests {
         assert!(Policy::parse_fbf("(1,B,2)").is_err());
         assert!(Policy::parse_fbf("").is_err());
         let deep = "(".repeat(100_000);
-        assert_eq!(Policy::parse_fbf(&deep).unwrap_err().kind(), ErrorKind::Limit);
+        assert_eq!(
+            Policy::parse_fbf(&deep).unwrap_err().kind(),
+            ErrorKind::Limit
+        );
         let ok = "(".repeat(64) + "A" + &",1)".repeat(64);
         assert_eq!(Policy::parse_fbf(&ok), Ok(a("A")));
         let bad = "(".repeat(65) + "A" + &",1)".repeat(65);
-        assert_eq!(Policy::parse_fbf(&bad).unwrap_err().kind(), ErrorKind::Limit);
+        assert_eq!(
+            Policy::parse_fbf(&bad).unwrap_err().kind(),
+            ErrorKind::Limit
+        );
     }
 }

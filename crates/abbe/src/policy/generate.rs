@@ -63,7 +63,9 @@ fn bernoulli(rng: &mut ChaCha20Rng, p: f64) -> bool {
 /// (for `n = 1` a 1-of-1 AND gate over `A1`).
 pub fn flat_and(n: usize) -> Result<Policy, PolicyError> {
     check_n(n)?;
-    Ok(Policy::And((1..=n).map(|i| Policy::Attr(attr_name(i))).collect()))
+    Ok(Policy::And(
+        (1..=n).map(|i| Policy::Attr(attr_name(i))).collect(),
+    ))
 }
 
 /// 3-level policy (§5.3): an AND root over `⌈n/2⌉` AND nodes, each with two
@@ -124,15 +126,18 @@ pub fn random_policy(n: usize, p_c: f64, p_and: f64, seed: u64) -> Result<Policy
         });
         set = rest;
     }
-    set.pop().ok_or_else(|| {
-        PolicyError::new(ErrorKind::Argument, "a non-empty policy", "nothing")
-    })
+    set.pop()
+        .ok_or_else(|| PolicyError::new(ErrorKind::Argument, "a non-empty policy", "nothing"))
 }
 
 /// Random fulfilling attribute set of §7.2: select each distinct attribute
 /// of `policy` (its `Attr` leaves) with probability `p_a`, retrying until the
 /// selection satisfies the policy.
-pub fn random_fulfilling_set(policy: &Policy, p_a: f64, seed: u64) -> Result<AttributeSet, PolicyError> {
+pub fn random_fulfilling_set(
+    policy: &Policy,
+    p_a: f64,
+    seed: u64,
+) -> Result<AttributeSet, PolicyError> {
     check_prob("p_a", p_a, false)?;
     let tree = policy.to_tree()?;
     let names = policy.attributes();
@@ -180,10 +185,7 @@ mod tests {
             assert_eq!(s, random_fulfilling_set(&p, 0.5, seed).unwrap());
             assert!(p.to_tree().unwrap().is_satisfied(&s));
         }
-        assert_eq!(
-            random_policy(8, 1.0, 1.0, 3).unwrap(),
-            flat_and(8).unwrap()
-        );
+        assert_eq!(random_policy(8, 1.0, 1.0, 3).unwrap(), flat_and(8).unwrap());
         assert_ne!(
             random_policy(20, 0.3, 0.5, 1).unwrap(),
             random_policy(20, 0.3, 0.5, 2).unwrap()

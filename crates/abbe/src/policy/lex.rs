@@ -226,9 +226,8 @@ fn lex_quoted(input: &str, start: usize) -> Result<(String, usize), PolicyError>
         }
     }
     // Only ASCII bytes were treated specially, so `buf` is valid UTF-8.
-    let name = String::from_utf8(buf).map_err(|_| {
-        PolicyError::at(ErrorKind::Syntax, start, "a UTF-8 name", "invalid UTF-8")
-    })?;
+    let name = String::from_utf8(buf)
+        .map_err(|_| PolicyError::at(ErrorKind::Syntax, start, "a UTF-8 name", "invalid UTF-8"))?;
     Ok((name, i - start))
 }
 

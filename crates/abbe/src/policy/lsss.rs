@@ -21,7 +21,13 @@ use super::tree::{AccessTree, GateKind, Node, Selection};
 
 /// The (prime) field the shares live in.
 pub trait ShareField:
-    Copy + Eq + Debug + Add<Output = Self> + Sub<Output = Self> + Mul<Output = Self> + Neg<Output = Self>
+    Copy
+    + Eq
+    + Debug
+    + Add<Output = Self>
+    + Sub<Output = Self>
+    + Mul<Output = Self>
+    + Neg<Output = Self>
 {
     /// Additive identity.
     fn zero() -> Self;
@@ -118,7 +124,10 @@ pub fn lagrange_at_zero<F: ShareField>(xs: &[F]) -> Option<Vec<F>> {
 
 /// Reconstruction coefficients of the subtree for the selected leaves, or
 /// `None` if the selection does not satisfy the subtree.
-fn recon<F: ShareField>(node: &Node, sel: &Selection) -> Result<Option<Vec<(usize, F)>>, PolicyError> {
+fn recon<F: ShareField>(
+    node: &Node,
+    sel: &Selection,
+) -> Result<Option<Vec<(usize, F)>>, PolicyError> {
     match node {
         Node::Leaf { index } => Ok(sel.contains(*index).then(|| vec![(*index, F::one())])),
         Node::Gate { k, children } => {
@@ -143,7 +152,10 @@ fn recon<F: ShareField>(node: &Node, sel: &Selection) -> Result<Option<Vec<(usiz
                     Ok(Some(chosen.into_iter().flat_map(|(_, co)| co).collect()))
                 }
                 GateKind::Threshold => {
-                    let xs: Vec<F> = chosen.iter().map(|(i, _)| F::from_u64(*i as u64 + 1)).collect();
+                    let xs: Vec<F> = chosen
+                        .iter()
+                        .map(|(i, _)| F::from_u64(*i as u64 + 1))
+                        .collect();
                     let w = lagrange_at_zero(&xs).ok_or_else(|| {
                         PolicyError::new(
                             ErrorKind::Argument,
@@ -236,7 +248,11 @@ impl<F: ShareField> Lsss<F> {
             .map(|row| {
                 row.iter().try_fold(F::zero(), |acc, &(col, m)| {
                     value(col).map(|x| acc + m * x).ok_or_else(|| {
-                        PolicyError::new(ErrorKind::Argument, "a column index below the width", col.to_string())
+                        PolicyError::new(
+                            ErrorKind::Argument,
+                            "a column index below the width",
+                            col.to_string(),
+                        )
                     })
                 })
             })
@@ -248,7 +264,11 @@ impl<F: ShareField> Lsss<F> {
     /// takes its first satisfied child, thresholds take their first `k`
     /// satisfied children with Lagrange coefficients at 0.  Fails if `tree`
     /// does not match this LSSS or `sel` does not satisfy it.
-    pub fn reconstruction(&self, tree: &AccessTree, sel: &Selection) -> Result<Vec<(usize, F)>, PolicyError> {
+    pub fn reconstruction(
+        &self,
+        tree: &AccessTree,
+        sel: &Selection,
+    ) -> Result<Vec<(usize, F)>, PolicyError> {
         if tree.leaves() != self.rho.as_slice() {
             return Err(PolicyError::new(
                 ErrorKind::Argument,
@@ -280,25 +300,30 @@ impl<F: ShareField> Lsss<F> {
             }
         }
         *a.get_mut(0)?.get_mut(r)? = F::one();
+        let zero = F::zero();
         let mut pivots = Vec::new();
         let mut prow = 0usize;
         for col in 0..r {
-            let Some(p) = (prow..w).find(|&i| a[i][col] != F::zero()) else {
+            let Some(p) = a
+                .iter()
+                .skip(prow)
+                .position(|row| row.get(col).is_some_and(|x| *x != zero))
+                .map(|p| p + prow)
+            else {
                 continue;
             };
             a.swap(prow, p);
-            let inv = a[prow][col].invert()?;
-            for x in a[prow].iter_mut() {
+            let pivot = a.get_mut(prow)?;
+            let inv = pivot.get(col)?.invert()?;
+            for x in pivot.iter_mut() {
                 *x = *x * inv;
             }
-            let pivot_row = a[prow].clone();
+            let pivot = pivot.clone();
             for (i, row) in a.iter_mut().enumerate() {
-                if i != prow {
-                    let f = row[col];
-                    if f != F::zero() {
-                        for (x, &pv) in row.iter_mut().zip(pivot_row.iter()) {
-                            *x = *x - f * pv;
-                        }
+                let f = row.get(col).copied().unwrap_or(zero);
+                if i != prow && f != zero {
+                    for (x, &pv) in row.iter_mut().zip(pivot.iter()) {
+                        *x = *x - f * pv;
                     }
                 }
             }
@@ -306,12 +331,17 @@ impl<F: ShareField> Lsss<F> {
             prow += 1;
         }
         // Inconsistent if a zero row has a nonzero right-hand side.
-        if a[prow..].iter().any(|row| row[r] != F::zero()) {
+        if a.iter()
+            .skip(prow)
+            .any(|row| row.get(r).is_some_and(|x| *x != zero))
+        {
             return None;
         }
-        let mut omega = vec![F::zero(); r];
-        for (i, &col) in pivots.iter().enumerate() {
-            omega[col] = a[i][r];
+        let mut omega = vec![zero; r];
+        for (row, &col) in a.iter().zip(pivots.iter()) {
+            if let (Some(slot), Some(v)) = (omega.get_mut(col), row.get(r)) {
+                *slot = *v;
+            }
         }
         Some(rows.iter().copied().zip(omega).collect())
     }
@@ -401,7 +431,9 @@ mod tests {
         let s = AttributeSet::parse(attrs).unwrap();
         let sel = t.cheapest_satisfying(&s).unwrap();
         let secret = Fp::new(123_456_789);
-        let rand: Vec<Fp> = (0..l.width() - 1).map(|i| Fp::new(i as u64 * 7919 + 11)).collect();
+        let rand: Vec<Fp> = (0..l.width() - 1)
+            .map(|i| Fp::new(i as u64 * 7919 + 11))
+            .collect();
         let lambda = l.shares(secret, &rand).unwrap();
         let omega = l.reconstruction(&t, &sel).unwrap();
         let sum = omega.iter().fold(Fp(0), |acc, &(i, w)| acc + w * lambda[i]);
@@ -417,7 +449,10 @@ mod tests {
         check("a or b", "b");
         check("2 of (a, b, c)", "a, c");
         check("3 of (a, b, c, d or e, f)", "b, e, f");
-        check("(doctor and cardiology) or 2 of (nurse, ward25, age >= 30)", "ward25, age = 77");
+        check(
+            "(doctor and cardiology) or 2 of (nurse, ward25, age >= 30)",
+            "ward25, age = 77",
+        );
         check("x < 1000 and y > 5#8", "x = 999, y = 6");
         check("a", "a");
     }
@@ -434,7 +469,10 @@ mod tests {
         let partial = Selection::from_leaves(vec![0, 1]);
         assert!(l.reconstruction(&t, &partial).is_err());
         assert!(l.solve_generic(&[0, 1]).is_none());
-        let t2 = Policy::parse("3 of (a, b, c, d)").unwrap().to_tree().unwrap();
+        let t2 = Policy::parse("3 of (a, b, c, d)")
+            .unwrap()
+            .to_tree()
+            .unwrap();
         let l2: Lsss<Fp> = Lsss::from_tree(&t2);
         assert_eq!(l2.width(), 3);
         assert_eq!(l2.row(3), Some(&[(0, Fp(1)), (1, Fp(4)), (2, Fp(16))][..]));

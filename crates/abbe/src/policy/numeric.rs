@@ -38,7 +38,7 @@
 //! to be issued for a specific width).  Comparisons that no value satisfies
 //! (`x < 0`, `x > 2^64-1`) or that every value satisfies (`x >= 0`,
 //! `x <= 2^64-1`) are rejected, as the toolkit does, because a tree of
-//! threshold gates cannot express them.  A comparison expands to at most 65
+//! threshold gates cannot express them.  A comparison expands to at most 64
 //! leaves.
 
 use super::ast::{CmpOp, Policy};
@@ -106,8 +106,8 @@ fn bit_len(v: u64) -> u32 {
     64 - v.leading_zeros()
 }
 
-/// `x < v` reduced to (width, lowest relevant bit), or a single range
-/// marker exponent for powers of two; `None` means unsatisfiable.
+/// Shape of the expansion of a strict comparison (`None` where used as
+/// `Option<Plan>` means the comparison is unsatisfiable).
 enum Plan {
     /// A single marker leaf.
     Single,
@@ -324,7 +324,7 @@ mod tests {
                     assert!(check_comparison("x", op, c).is_err());
                     continue;
                 };
-                assert!(tree.leaves().len() <= 65);
+                assert!(tree.leaves().len() <= 64);
                 for &x in &vals {
                     assert_eq!(tree.is_satisfied(&key(x)), op.eval(x, c), "{x} {op:?} {c}");
                 }

@@ -13,7 +13,9 @@
 //!
 //! Keywords are case-insensitive; AND binds tighter than OR.
 
-use super::ast::{depth_error, make_gate, validate_compare, validate_name, check_leaf_limit, Policy};
+use super::ast::{
+    check_leaf_limit, depth_error, make_gate, validate_compare, validate_name, Policy,
+};
 use super::error::{ErrorKind, PolicyError};
 use super::lex::{tokenize, Cursor, Tok};
 use super::limits::{DEFAULT_WIDTH, MAX_DEPTH};
@@ -97,8 +99,7 @@ impl Infix<'_> {
                 self.depth -= 1;
                 Ok(e)
             }
-            Tok::Number(k)
-                if matches!(&self.cur.peek2().tok, Tok::Word(w) if w.eq_ignore_ascii_case("of")) =>
+            Tok::Number(k) if matches!(&self.cur.peek2().tok, Tok::Word(w) if w.eq_ignore_ascii_case("of")) =>
             {
                 self.cur.bump();
                 self.cur.bump();
@@ -212,7 +213,9 @@ pub(crate) fn parse_any(input: &str) -> Result<Policy, PolicyError> {
         if split_postfix_gate(w).is_some() {
             has_gate = true;
         }
-        if ["and", "or", "of"].iter().any(|k| w.eq_ignore_ascii_case(k))
+        if ["and", "or", "of"]
+            .iter()
+            .any(|k| w.eq_ignore_ascii_case(k))
             || w.contains("&&")
             || w.contains("||")
             || w.contains('(')
@@ -260,7 +263,8 @@ mod tests {
 
     #[test]
     fn example_from_brief() {
-        let p = Policy::parse("(doctor and cardiology) or 2 of (nurse, ward25, age >= 30)").unwrap();
+        let p =
+            Policy::parse("(doctor and cardiology) or 2 of (nurse, ward25, age >= 30)").unwrap();
         assert_eq!(
             p,
             Policy::Or(vec![
@@ -316,7 +320,10 @@ mod tests {
             Ok(Policy::Or(vec![a("dept:cardio/x@y.z-1"), a("_a1")]))
         );
         assert_eq!(Policy::parse("2of3"), Ok(a("2of3")));
-        assert_eq!(Policy::parse("\"and\" and \"42\""), Ok(Policy::And(vec![a("and"), a("42")])));
+        assert_eq!(
+            Policy::parse("\"and\" and \"42\""),
+            Ok(Policy::And(vec![a("and"), a("42")]))
+        );
         assert!(Policy::parse("42").is_err());
         assert!(Policy::parse("\"a#b\"").is_err());
         assert!(Policy::parse("\"\"").is_err());
@@ -382,9 +389,15 @@ mod tests {
         assert!(Policy::parse("").is_err());
         assert!(Policy::parse("a $ b").unwrap_err().position() == Some(2));
         let e = Policy::parse("(a or b) and (c").unwrap_err();
-        assert_eq!(e.to_string(), "policy error at byte 15: expected ')' but found end of input");
+        assert_eq!(
+            e.to_string(),
+            "policy error at byte 15: expected ')' but found end of input"
+        );
         let e = Policy::parse("a or (b c)").unwrap_err();
-        assert_eq!(e.to_string(), "policy error at byte 8: expected ')' but found 'c'");
+        assert_eq!(
+            e.to_string(),
+            "policy error at byte 8: expected ')' but found 'c'"
+        );
     }
 
     #[test]
@@ -399,7 +412,10 @@ mod tests {
         let bad = "(".repeat(65) + "a" + &")".repeat(65);
         assert_eq!(Policy::parse(&bad).unwrap_err().position(), Some(64));
         let nested_thr = "2 of (a, ".repeat(70) + "b" + &", c)".repeat(70);
-        assert_eq!(Policy::parse(&nested_thr).unwrap_err().kind(), ErrorKind::Limit);
+        assert_eq!(
+            Policy::parse(&nested_thr).unwrap_err().kind(),
+            ErrorKind::Limit
+        );
         let huge = "a or ".repeat(20_000) + "a";
         let e = Policy::parse(&huge).unwrap_err();
         assert_eq!(e.kind(), ErrorKind::Limit);
@@ -429,13 +445,19 @@ mod tests {
                 a("E"),
             ],
         };
-        assert_eq!(Policy::parse_any("((A,B,2),(C,D,1),E,2)"), Ok(expect.clone()));
-        assert_eq!(Policy::parse_any("A B 2of2 C D 1-of-2 E 2of3"), Ok(expect.clone()));
         assert_eq!(
-            Policy::parse_any("2 of (A and B, C or D, E)"),
-            Ok(expect)
+            Policy::parse_any("((A,B,2),(C,D,1),E,2)"),
+            Ok(expect.clone())
         );
-        assert_eq!(Policy::parse_any("a and b2of2"), Ok(Policy::And(vec![a("a"), a("b2of2")])));
+        assert_eq!(
+            Policy::parse_any("A B 2of2 C D 1-of-2 E 2of3"),
+            Ok(expect.clone())
+        );
+        assert_eq!(Policy::parse_any("2 of (A and B, C or D, E)"), Ok(expect));
+        assert_eq!(
+            Policy::parse_any("a and b2of2"),
+            Ok(Policy::And(vec![a("a"), a("b2of2")]))
+        );
         assert_eq!(Policy::parse_any("x"), Ok(a("x")));
         assert!(Policy::parse_any("(a, b, 3)").is_err());
         assert_eq!(split_postfix_gate("2of3"), Some(("2", "3")));

@@ -20,9 +20,7 @@ fn words(input: &str) -> impl Iterator<Item = (usize, &str)> {
         if trimmed.is_empty() {
             return None;
         }
-        let end = trimmed
-            .find(char::is_whitespace)
-            .unwrap_or(trimmed.len());
+        let end = trimmed.find(char::is_whitespace).unwrap_or(trimmed.len());
         let (w, r) = trimmed.split_at(end);
         let start = offset;
         offset += w.len();
@@ -173,7 +171,10 @@ mod tests {
         for i in 1..100 {
             s.push_str(&format!(" X{i} {}of2", if i % 2 == 0 { 2 } else { 1 }));
         }
-        assert_eq!(Policy::parse_postfix(&s).unwrap_err().kind(), ErrorKind::Limit);
+        assert_eq!(
+            Policy::parse_postfix(&s).unwrap_err().kind(),
+            ErrorKind::Limit
+        );
         // A chain of ANDs flattens, so it is fine.
         let mut s = String::from("X0");
         for i in 1..100 {
@@ -181,8 +182,14 @@ mod tests {
         }
         assert_eq!(Policy::parse_postfix(&s).map(|p| p.depth()), Ok(1));
         let many = vec!["x"; 4097].join(" ");
-        assert_eq!(Policy::parse_postfix(&many).unwrap_err().kind(), ErrorKind::Limit);
+        assert_eq!(
+            Policy::parse_postfix(&many).unwrap_err().kind(),
+            ErrorKind::Limit
+        );
         let huge = "x ".repeat(40_000);
-        assert_eq!(Policy::parse_postfix(&huge).unwrap_err().kind(), ErrorKind::Limit);
+        assert_eq!(
+            Policy::parse_postfix(&huge).unwrap_err().kind(),
+            ErrorKind::Limit
+        );
     }
 }

@@ -40,7 +40,12 @@ pub fn quote_name(name: &str) -> String {
     s
 }
 
-fn write_list(f: &mut fmt::Formatter<'_>, children: &[Policy], sep: &str, paren_or: bool) -> fmt::Result {
+fn write_list(
+    f: &mut fmt::Formatter<'_>,
+    children: &[Policy],
+    sep: &str,
+    paren_or: bool,
+) -> fmt::Result {
     for (i, c) in children.iter().enumerate() {
         if i > 0 {
             f.write_str(sep)?;

@@ -9,8 +9,21 @@ use super::lsss::toy::Fp;
 use super::{AccessTree, AttributeSet, CmpOp, Lsss, Node, Policy, Selection};
 
 const NAMES: &[&str] = &[
-    "a", "b", "c", "doctor", "Or", "of", "and", "42", "x y", "q\"uote", "back\\slash", "héllo",
-    "k-1.v:w/z@e", "_", "2of3",
+    "a",
+    "b",
+    "c",
+    "doctor",
+    "Or",
+    "of",
+    "and",
+    "42",
+    "x y",
+    "q\"uote",
+    "back\\slash",
+    "héllo",
+    "k-1.v:w/z@e",
+    "_",
+    "2of3",
 ];
 
 fn arb_cmp() -> impl Strategy<Value = Policy> {
@@ -22,9 +35,17 @@ fn arb_cmp() -> impl Strategy<Value = Policy> {
         0u8..4,
     )
         .prop_map(|(attr, op, bits, raw, small)| {
-            let mask = if bits == 64 { u64::MAX } else { (1u64 << bits) - 1 };
+            let mask = if bits == 64 {
+                u64::MAX
+            } else {
+                (1u64 << bits) - 1
+            };
             // Mostly small constants so that edge cases are hit often.
-            let value = if small == 0 { raw & mask } else { raw & mask & 0x3f };
+            let value = if small == 0 {
+                raw & mask
+            } else {
+                raw & mask & 0x3f
+            };
             Policy::Compare {
                 attr: attr.to_string(),
                 op,
@@ -43,18 +64,39 @@ fn arb_raw_policy() -> impl Strategy<Value = Policy> {
         prop_oneof![
             prop::collection::vec(inner.clone(), 1..5).prop_map(Policy::And),
             prop::collection::vec(inner.clone(), 1..5).prop_map(Policy::Or),
-            (prop::collection::vec(inner, 1..5), any::<prop::sample::Index>()).prop_map(
-                |(children, ix)| Policy::Threshold {
+            (
+                prop::collection::vec(inner, 1..5),
+                any::<prop::sample::Index>()
+            )
+                .prop_map(|(children, ix)| Policy::Threshold {
                     k: ix.index(children.len()) + 1,
                     children,
-                }
-            ),
+                }),
         ]
     })
 }
 
 fn arb_policy() -> impl Strategy<Value = Policy> {
     arb_raw_policy().prop_filter_map("invalid comparison", |p| p.normalize().ok())
+}
+
+/// Small policies over plain attributes only (for brute-force checks).
+fn arb_small_attr_policy() -> impl Strategy<Value = Policy> {
+    let leaf = prop::sample::select(NAMES).prop_map(Policy::attr);
+    leaf.prop_recursive(3, 12, 4, |inner| {
+        prop_oneof![
+            prop::collection::vec(inner.clone(), 1..5).prop_map(Policy::And),
+            prop::collection::vec(inner.clone(), 1..5).prop_map(Policy::Or),
+            (
+                prop::collection::vec(inner, 1..5),
+                any::<prop::sample::Index>()
+            )
+                .prop_map(|(children, ix)| Policy::Threshold {
+                    k: ix.index(children.len()) + 1,
+                    children,
+                }),
+        ]
+    })
 }
 
 /// Leaf-level satisfaction: leaf `i` is true iff bit `i` of `mask` is set.
@@ -97,7 +139,9 @@ fn check_tree(tree: &AccessTree, attrs: &AttributeSet, seed: u64) -> Result<(), 
     let mut rng = ChaCha20Rng::seed_from_u64(seed);
     let secret = Fp::new(rng.next_u64());
     let rand: Vec<Fp> = (1..lsss.width()).map(|_| Fp::new(rng.next_u64())).collect();
-    let lambda = lsss.shares(secret, &rand).map_err(|e| TestCaseError::fail(e.to_string()))?;
+    let lambda = lsss
+        .shares(secret, &rand)
+        .map_err(|e| TestCaseError::fail(e.to_string()))?;
     let omega = lsss
         .reconstruction(tree, &sel)
         .map_err(|e| TestCaseError::fail(e.to_string()))?;
@@ -134,7 +178,9 @@ fn check_no_panic(s: &str) {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+    // 256 cases unless PROPTEST_CASES says otherwise; never write regression
+    // files (they would land outside this module's directory).
+    #![proptest_config(ProptestConfig { failure_persistence: None, ..ProptestConfig::default() })]
 
     #[test]
     fn print_parse_roundtrip(p in arb_policy()) {
@@ -174,9 +220,11 @@ proptest! {
     }
 
     #[test]
-    fn cheapest_never_worse_than_any_satisfying_subset(p in arb_policy(), mask in any::<u32>()) {
+    fn cheapest_never_worse_than_any_satisfying_subset(p in arb_small_attr_policy(), mask in any::<u32>()) {
         let tree = p.to_tree().map_err(|e| TestCaseError::fail(e.to_string()))?;
-        prop_assume!(tree.leaves().len() <= 12);
+        if tree.leaves().len() > 12 || tree.leaves().iter().any(|a| a.contains('#')) {
+            return Ok(());
+        }
         // Leaf-level selection given by `mask`: if it satisfies, cheapest is no larger.
         let n = tree.leaves().len();
         let m = mask & ((1u32 << n) - 1);
@@ -213,5 +261,7 @@ fn selection_from_other_tree_is_rejected() {
         panic!("parse failed");
     };
     let l: Lsss<Fp> = Lsss::from_tree(&t1);
-    assert!(l.reconstruction(&t2, &Selection::from_leaves(vec![0])).is_err());
+    assert!(l
+        .reconstruction(&t2, &Selection::from_leaves(vec![0]))
+        .is_err());
 }

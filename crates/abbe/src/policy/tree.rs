@@ -97,10 +97,7 @@ impl Selection {
 
     /// Attributes of the selected leaves (in leaf order).
     pub fn attributes<'t>(&self, tree: &'t AccessTree) -> Vec<&'t str> {
-        self.leaves
-            .iter()
-            .filter_map(|&i| tree.leaf(i))
-            .collect()
+        self.leaves.iter().filter_map(|&i| tree.leaf(i)).collect()
     }
 }
 
@@ -297,7 +294,8 @@ mod tests {
 
     #[test]
     fn tree_shape_and_cheapest() {
-        let p = Policy::parse("(doctor and cardiology) or 2 of (nurse, ward25, age >= 30)").unwrap();
+        let p =
+            Policy::parse("(doctor and cardiology) or 2 of (nurse, ward25, age >= 30)").unwrap();
         let t = p.to_tree().unwrap();
         assert_eq!(t.leaves().first().map(String::as_str), Some("doctor"));
         assert_eq!(t.leaf(2), Some("nurse"));

@@ -1,0 +1,118 @@
+//! The key-encapsulation interface every scheme implements — CP-ABE, KP-ABE
+//! and, later, broadcast encryption.
+//!
+//! `setup → (public key, master key)`, `keygen(master, key-side description)`,
+//! `encapsulate(public, ciphertext-side target) → (session key, header)`,
+//! `decapsulate(key, header) → session key | NotSatisfied`.
+//! For CP-ABE the key side is an attribute set and the ciphertext side a
+//! policy; for KP-ABE the other way round; for broadcast encryption a user
+//! index and a set of users.
+
+use crate::curve::{CurveId, Target};
+use crate::policy::PolicyError;
+use crate::wire::{SchemeId, WireError};
+use hkdf::Hkdf;
+use rand_core::{CryptoRng, RngCore};
+use sha2::Sha256;
+use zeroize::{Zeroize, ZeroizeOnDrop};
+
+/// A 32-byte symmetric session key, zeroized on drop, compared in constant
+/// time.
+#[derive(Clone, Zeroize, ZeroizeOnDrop)]
+pub struct SessionKey([u8; 32]);
+
+impl SessionKey {
+    pub fn as_bytes(&self) -> &[u8; 32] {
+        &self.0
+    }
+
+    /// Derives the session key from the encapsulated GT element:
+    /// HKDF-SHA256(ikm = encoding of the element, info = scheme and curve).
+    pub fn from_gt<T: Target>(element: &T, scheme: SchemeId, curve: CurveId) -> SessionKey {
+        let mut ikm = element.to_bytes();
+        let hk = Hkdf::<Sha256>::new(Some(b"abbe/v1/kem"), &ikm);
+        let mut out = [0u8; 32];
+        // 32 bytes is far below HKDF's limit of 255·32.
+        let _ = hk.expand(&[b"session-key/".as_slice(), &[scheme as u8, curve as u8]].concat(), &mut out);
+        ikm.zeroize();
+        SessionKey(out)
+    }
+}
+
+impl PartialEq for SessionKey {
+    fn eq(&self, other: &Self) -> bool {
+        use subtle::ConstantTimeEq;
+        bool::from(self.0.ct_eq(&other.0))
+    }
+}
+impl Eq for SessionKey {}
+
+impl core::fmt::Debug for SessionKey {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str("SessionKey(<redacted>)")
+    }
+}
+
+/// Errors of the KEM operations.
+#[derive(Debug, thiserror::Error)]
+pub enum KemError {
+    /// The key does not satisfy the ciphertext's policy (or is not a
+    /// recipient).
+    #[error("the key does not satisfy this ciphertext's policy")]
+    NotSatisfied,
+    /// Key and ciphertext come from different setups (public keys).
+    #[error("the key and the ciphertext belong to different setups (different public keys)")]
+    WrongSetup,
+    #[error(transparent)]
+    Policy(#[from] PolicyError),
+    #[error(transparent)]
+    Wire(#[from] WireError),
+    /// A transformed ciphertext did not decrypt consistently.
+    #[error("the transformed ciphertext is invalid: {0}")]
+    BadTransformation(&'static str),
+    #[error("{0}")]
+    Invalid(String),
+}
+
+/// A key-encapsulation mechanism.
+pub trait Kem {
+    const SCHEME: SchemeId;
+    type PublicKey;
+    type MasterKey;
+    type UserKey;
+    type Header;
+    /// What a user key is made for (an attribute set, a policy, a user index).
+    type KeySide: ?Sized;
+    /// What a ciphertext is made for (a policy, an attribute set, a set of users).
+    type CiphertextSide: ?Sized;
+
+    fn setup<R: RngCore + CryptoRng>(rng: &mut R) -> (Self::PublicKey, Self::MasterKey);
+    fn keygen<R: RngCore + CryptoRng>(
+        pk: &Self::PublicKey,
+        mk: &Self::MasterKey,
+        key_side: &Self::KeySide,
+        rng: &mut R,
+    ) -> Result<Self::UserKey, KemError>;
+    fn encapsulate<R: RngCore + CryptoRng>(
+        pk: &Self::PublicKey,
+        target: &Self::CiphertextSide,
+        rng: &mut R,
+    ) -> Result<(SessionKey, Self::Header), KemError>;
+    fn decapsulate(key: &Self::UserKey, header: &Self::Header) -> Result<SessionKey, KemError>;
+}
+
+/// Outsourced decryption (GHW11): a transformation key lets an untrusted
+/// proxy turn a header into a short transformed header; the retrieval key
+/// finishes decryption with one GT exponentiation.
+pub trait Outsourcing: Kem {
+    type TransformKey;
+    type RetrievalKey;
+    type Transformed;
+
+    fn transform_key<R: RngCore + CryptoRng>(
+        key: &Self::UserKey,
+        rng: &mut R,
+    ) -> (Self::TransformKey, Self::RetrievalKey);
+    fn transform(tk: &Self::TransformKey, header: &Self::Header) -> Result<Self::Transformed, KemError>;
+    fn decrypt_transformed(rk: &Self::RetrievalKey, t: &Self::Transformed) -> Result<SessionKey, KemError>;
+}
