@@ -164,6 +164,11 @@ impl<C: Curve> MasterKey<C> {
     pub fn setup_id(&self) -> [u8; 16] {
         self.setup_id
     }
+    /// Recomputes the public key (e(g,g)^α, g^a) from the master secrets.
+    pub fn public_key(&self) -> PublicKey<C> {
+        let e_gg = C::pairing(&C::G1::generator(), &C::G2::generator());
+        PublicKey { e_gg_alpha: e_gg.pow(&self.alpha), g2_a: C::G2::generator() * self.a, tables: OnceLock::new() }
+    }
     pub fn to_bytes(&self) -> Vec<u8> {
         let mut w = Writer::new(preamble::<C>(ObjectKind::MasterKey));
         w.raw(&self.setup_id).scalar(&self.alpha).scalar(&self.a);
@@ -176,7 +181,11 @@ impl<C: Curve> MasterKey<C> {
         let alpha = r.scalar("alpha")?;
         let a = r.scalar("a")?;
         r.finish()?;
-        Ok(MasterKey { alpha, a, setup_id })
+        let mk = MasterKey { alpha, a, setup_id };
+        if mk.public_key().setup_id() != setup_id {
+            return Err(WireError::Invalid { what: "master key", detail: "secrets do not match its setup id".into() });
+        }
+        Ok(mk)
     }
 }
 
@@ -470,12 +479,10 @@ impl<C: Curve> Kem for Waters11<C> {
     type CiphertextSide = Policy;
 
     fn setup<R: RngCore + CryptoRng>(rng: &mut R) -> (PublicKey<C>, MasterKey<C>) {
-        let alpha = C::Scalar::random(rng);
-        let a = C::Scalar::random(rng);
-        let e_gg = C::pairing(&C::G1::generator(), &C::G2::generator());
-        let pk = PublicKey { e_gg_alpha: e_gg.pow(&alpha), g2_a: C::G2::generator() * a, tables: OnceLock::new() };
-        let setup_id = pk.setup_id();
-        (pk, MasterKey { alpha, a, setup_id })
+        let mut mk = MasterKey { alpha: C::Scalar::random(rng), a: C::Scalar::random(rng), setup_id: [0; 16] };
+        let pk = mk.public_key();
+        mk.setup_id = pk.setup_id();
+        (pk, mk)
     }
 
     fn keygen<R: RngCore + CryptoRng>(

@@ -1,0 +1,105 @@
+//! File handling: bounded reads of key files, atomic writes (temp file in the
+//! same directory + rename, so a failure leaves nothing behind), and
+//! stdin/stdout when no path is given.
+
+use crate::{CliError, Result};
+use std::fs::File;
+use std::io::{BufWriter, Read, Write};
+use std::path::{Path, PathBuf};
+
+/// Key files are small; anything larger is not a key.
+const MAX_KEY_FILE: u64 = 64 << 20;
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Secrecy {
+    /// Mode 0600.
+    Secret,
+    /// Mode 0644.
+    Public,
+}
+
+pub fn read_small_file(path: &Path) -> Result<Vec<u8>> {
+    let f = File::open(path).map_err(|e| CliError::Other(format!("cannot read {}: {e}", path.display())))?;
+    let mut buf = Vec::new();
+    f.take(MAX_KEY_FILE + 1)
+        .read_to_end(&mut buf)
+        .map_err(|e| CliError::Other(format!("cannot read {}: {e}", path.display())))?;
+    if buf.len() as u64 > MAX_KEY_FILE {
+        return Err(CliError::Invalid(format!("{} is too large to be a key", path.display())));
+    }
+    Ok(buf)
+}
+
+pub fn open_input(path: Option<&PathBuf>) -> Result<Box<dyn Read>> {
+    match path {
+        Some(p) if p.as_os_str() != "-" => {
+            let f = File::open(p).map_err(|e| CliError::Other(format!("cannot read {}: {e}", p.display())))?;
+            Ok(Box::new(f))
+        }
+        _ => Ok(Box::new(std::io::stdin().lock())),
+    }
+}
+
+fn set_mode(f: &File, secrecy: Secrecy) -> std::io::Result<()> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = match secrecy {
+            Secrecy::Secret => 0o600,
+            Secrecy::Public => 0o644,
+        };
+        f.set_permissions(std::fs::Permissions::from_mode(mode))?;
+    }
+    #[cfg(not(unix))]
+    let _ = (f, secrecy);
+    Ok(())
+}
+
+/// Writes `path` atomically through `write`: a temporary file in the same
+/// directory is renamed over `path` only if `write` succeeds.
+pub fn atomic<F>(path: &Path, secrecy: Secrecy, write: F) -> Result<()>
+where
+    F: FnOnce(&mut dyn Write) -> Result<()>,
+{
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let tmp = tempfile::Builder::new()
+        .prefix(".abbe-tmp-")
+        .tempfile_in(&dir)
+        .map_err(|e| CliError::Other(format!("cannot create a file in {}: {e}", dir.display())))?;
+    // NamedTempFile is created 0600; widen only public outputs.
+    set_mode(tmp.as_file(), secrecy).map_err(|e| CliError::Other(format!("cannot set permissions: {e}")))?;
+    {
+        let mut w = BufWriter::with_capacity(1 << 20, tmp.as_file());
+        write(&mut w)?;
+        w.flush().map_err(|e| CliError::Other(format!("cannot write {}: {e}", path.display())))?;
+    }
+    tmp.as_file().sync_all().map_err(|e| CliError::Other(format!("cannot write {}: {e}", path.display())))?;
+    // On error the temporary file is removed when `tmp` is dropped.
+    tmp.persist(path).map_err(|e| CliError::Other(format!("cannot write {}: {}", path.display(), e.error)))?;
+    Ok(())
+}
+
+pub fn write_atomic(path: &Path, bytes: &[u8], secrecy: Secrecy) -> Result<()> {
+    atomic(path, secrecy, |w| {
+        w.write_all(bytes).map_err(|e| CliError::Other(format!("cannot write {}: {e}", path.display())))
+    })
+}
+
+/// Runs `write` against the output file (atomically) or stdout.
+pub fn with_output<F>(path: Option<&PathBuf>, secrecy: Secrecy, write: F) -> Result<()>
+where
+    F: FnOnce(&mut dyn Write) -> Result<()>,
+{
+    match path {
+        Some(p) if p.as_os_str() != "-" => atomic(p, secrecy, write),
+        _ => {
+            let stdout = std::io::stdout();
+            let mut w = BufWriter::with_capacity(1 << 20, stdout.lock());
+            write(&mut w)?;
+            w.flush().map_err(|e| CliError::Other(format!("cannot write to stdout: {e}")))
+        }
+    }
+}
