@@ -4,8 +4,8 @@ use crate::{curve_label, on_curve, CliError, Result};
 use abbe::abe::waters11;
 use abbe::envelope;
 use abbe::wire::{ObjectKind, Preamble, FORMAT_VERSION};
-use std::fs::File;
 use std::fmt::Write as _;
+use std::fs::File;
 use std::io::{Read, Write as _};
 use std::path::Path;
 
@@ -18,16 +18,21 @@ pub fn run(path: &Path) -> Result<()> {
     describe(path, &mut o)?;
     // A closed pipe (`abbe inspect f | head`) is not an error.
     match std::io::stdout().lock().write_all(o.as_bytes()) {
-        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(CliError::Other(format!("cannot write to stdout: {e}"))),
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+            Err(CliError::Other(format!("cannot write to stdout: {e}")))
+        }
         _ => Ok(()),
     }
 }
 
 fn describe(path: &Path, o: &mut String) -> Result<()> {
-    let mut f = File::open(path).map_err(|e| CliError::Other(format!("cannot read {}: {e}", path.display())))?;
+    let mut f = File::open(path)
+        .map_err(|e| CliError::Other(format!("cannot read {}: {e}", path.display())))?;
     let size = f.metadata().map(|m| m.len()).unwrap_or(0);
     let mut pre = [0u8; 8];
-    f.read_exact(&mut pre).map_err(|_| CliError::Invalid(format!("{}: too short to be an abbe file", path.display())))?;
+    f.read_exact(&mut pre).map_err(|_| {
+        CliError::Invalid(format!("{}: too short to be an abbe file", path.display()))
+    })?;
     let p = Preamble::parse(&pre)?;
     let _ = writeln!(o, "file:           {}", path.display());
     let _ = writeln!(o, "kind:           {}", p.kind.describe());
@@ -51,11 +56,16 @@ fn describe(path: &Path, o: &mut String) -> Result<()> {
             } else {
                 let _ = writeln!(o, "(a transformed ciphertext: finish it with `abbe decrypt --key <retrieval key>`)");
             }
-            let _ = writeln!(o, "payload:        {payload} bytes (AES-256-GCM STREAM, 64 KiB chunks)");
+            let _ = writeln!(
+                o,
+                "payload:        {payload} bytes (AES-256-GCM STREAM, 64 KiB chunks)"
+            );
         }
         kind => {
             let mut bytes = pre.to_vec();
-            f.take(64 << 20).read_to_end(&mut bytes).map_err(|e| CliError::Other(e.to_string()))?;
+            f.take(64 << 20)
+                .read_to_end(&mut bytes)
+                .map_err(|e| CliError::Other(e.to_string()))?;
             on_curve!(p.curve, C => match kind {
                 ObjectKind::PublicKey => {
                     let pk = waters11::PublicKey::<C>::from_bytes(&bytes)?;
@@ -84,4 +94,3 @@ fn describe(path: &Path, o: &mut String) -> Result<()> {
     }
     Ok(())
 }
-

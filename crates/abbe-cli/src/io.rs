@@ -19,13 +19,17 @@ pub enum Secrecy {
 }
 
 pub fn read_small_file(path: &Path) -> Result<Vec<u8>> {
-    let f = File::open(path).map_err(|e| CliError::Other(format!("cannot read {}: {e}", path.display())))?;
+    let f = File::open(path)
+        .map_err(|e| CliError::Other(format!("cannot read {}: {e}", path.display())))?;
     let mut buf = Vec::new();
     f.take(MAX_KEY_FILE + 1)
         .read_to_end(&mut buf)
         .map_err(|e| CliError::Other(format!("cannot read {}: {e}", path.display())))?;
     if buf.len() as u64 > MAX_KEY_FILE {
-        return Err(CliError::Invalid(format!("{} is too large to be a key", path.display())));
+        return Err(CliError::Invalid(format!(
+            "{} is too large to be a key",
+            path.display()
+        )));
     }
     Ok(buf)
 }
@@ -33,7 +37,8 @@ pub fn read_small_file(path: &Path) -> Result<Vec<u8>> {
 pub fn open_input(path: Option<&PathBuf>) -> Result<Box<dyn Read>> {
     match path {
         Some(p) if p.as_os_str() != "-" => {
-            let f = File::open(p).map_err(|e| CliError::Other(format!("cannot read {}: {e}", p.display())))?;
+            let f = File::open(p)
+                .map_err(|e| CliError::Other(format!("cannot read {}: {e}", p.display())))?;
             Ok(Box::new(f))
         }
         _ => Ok(Box::new(std::io::stdin().lock())),
@@ -70,21 +75,27 @@ where
         .tempfile_in(&dir)
         .map_err(|e| CliError::Other(format!("cannot create a file in {}: {e}", dir.display())))?;
     // NamedTempFile is created 0600; widen only public outputs.
-    set_mode(tmp.as_file(), secrecy).map_err(|e| CliError::Other(format!("cannot set permissions: {e}")))?;
+    set_mode(tmp.as_file(), secrecy)
+        .map_err(|e| CliError::Other(format!("cannot set permissions: {e}")))?;
     {
         let mut w = BufWriter::with_capacity(1 << 20, tmp.as_file());
         write(&mut w)?;
-        w.flush().map_err(|e| CliError::Other(format!("cannot write {}: {e}", path.display())))?;
+        w.flush()
+            .map_err(|e| CliError::Other(format!("cannot write {}: {e}", path.display())))?;
     }
-    tmp.as_file().sync_all().map_err(|e| CliError::Other(format!("cannot write {}: {e}", path.display())))?;
+    tmp.as_file()
+        .sync_all()
+        .map_err(|e| CliError::Other(format!("cannot write {}: {e}", path.display())))?;
     // On error the temporary file is removed when `tmp` is dropped.
-    tmp.persist(path).map_err(|e| CliError::Other(format!("cannot write {}: {}", path.display(), e.error)))?;
+    tmp.persist(path)
+        .map_err(|e| CliError::Other(format!("cannot write {}: {}", path.display(), e.error)))?;
     Ok(())
 }
 
 pub fn write_atomic(path: &Path, bytes: &[u8], secrecy: Secrecy) -> Result<()> {
     atomic(path, secrecy, |w| {
-        w.write_all(bytes).map_err(|e| CliError::Other(format!("cannot write {}: {e}", path.display())))
+        w.write_all(bytes)
+            .map_err(|e| CliError::Other(format!("cannot write {}: {e}", path.display())))
     })
 }
 
@@ -99,7 +110,8 @@ where
             let stdout = std::io::stdout();
             let mut w = BufWriter::with_capacity(1 << 20, stdout.lock());
             write(&mut w)?;
-            w.flush().map_err(|e| CliError::Other(format!("cannot write to stdout: {e}")))
+            w.flush()
+                .map_err(|e| CliError::Other(format!("cannot write to stdout: {e}")))
         }
     }
 }

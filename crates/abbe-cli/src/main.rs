@@ -161,7 +161,9 @@ impl From<EnvelopeError> for CliError {
     fn from(e: EnvelopeError) -> Self {
         match e {
             EnvelopeError::Io(io) => CliError::Other(format!("I/O error: {io}")),
-            EnvelopeError::Stream(envelope::StreamError::Io(io)) => CliError::Other(format!("I/O error: {io}")),
+            EnvelopeError::Stream(envelope::StreamError::Io(io)) => {
+                CliError::Other(format!("I/O error: {io}"))
+            }
             other => CliError::Invalid(format!("corrupt ciphertext: {other}")),
         }
     }
@@ -198,26 +200,36 @@ fn main() -> ExitCode {
 }
 
 fn parse_curve(name: &str) -> Result<CurveId> {
-    CurveId::from_name(name)
-        .ok_or_else(|| CliError::Other(format!("unknown curve '{name}' (expected bls12-381 or bn254)")))
+    CurveId::from_name(name).ok_or_else(|| {
+        CliError::Other(format!(
+            "unknown curve '{name}' (expected bls12-381 or bn254)"
+        ))
+    })
 }
 
 fn parse_scheme(name: &str) -> Result<SchemeId> {
     SchemeId::from_name(name).ok_or_else(|| {
-        CliError::Other(format!("unknown scheme '{name}' (this build supports: waters11)"))
+        CliError::Other(format!(
+            "unknown scheme '{name}' (this build supports: waters11)"
+        ))
     })
 }
 
 /// Reads a key file and checks its preamble.
-fn read_object(path: &PathBuf, expected: &[ObjectKind]) -> Result<(Preamble, Vec<u8>)> {
+fn read_object(path: &std::path::Path, expected: &[ObjectKind]) -> Result<(Preamble, Vec<u8>)> {
     let bytes = io::read_small_file(path)?;
-    let pre = Preamble::parse(&bytes).map_err(|e| CliError::Invalid(format!("{}: {e}", path.display())))?;
+    let pre = Preamble::parse(&bytes)
+        .map_err(|e| CliError::Invalid(format!("{}: {e}", path.display())))?;
     if !expected.contains(&pre.kind) {
         return Err(CliError::Invalid(format!(
             "{}: this is a {}, expected a {}",
             path.display(),
             pre.kind.describe(),
-            expected.iter().map(|k| k.describe()).collect::<Vec<_>>().join(" or ")
+            expected
+                .iter()
+                .map(|k| k.describe())
+                .collect::<Vec<_>>()
+                .join(" or ")
         )));
     }
     Ok((pre, bytes))
@@ -225,7 +237,12 @@ fn read_object(path: &PathBuf, expected: &[ObjectKind]) -> Result<(Preamble, Vec
 
 fn run(cmd: Command) -> Result<()> {
     match cmd {
-        Command::Setup { scheme, curve, out, force } => {
+        Command::Setup {
+            scheme,
+            curve,
+            out,
+            force,
+        } => {
             parse_scheme(&scheme)?;
             let curve = parse_curve(&curve)?;
             let (pk, mk) = on_curve!(curve, C => {
@@ -248,10 +265,19 @@ fn run(cmd: Command) -> Result<()> {
             }
             io::write_atomic(&mk_path, &mk, io::Secrecy::Secret)?;
             io::write_atomic(&pk_path, &pk, io::Secrecy::Public)?;
-            eprintln!("abbe: wrote {} and {} (keep the master key secret)", pk_path.display(), mk_path.display());
+            eprintln!(
+                "abbe: wrote {} and {} (keep the master key secret)",
+                pk_path.display(),
+                mk_path.display()
+            );
             Ok(())
         }
-        Command::Keygen { master, attrs, policy, output } => {
+        Command::Keygen {
+            master,
+            attrs,
+            policy,
+            output,
+        } => {
             let attrs = match (attrs, policy) {
                 (Some(a), _) => a,
                 (None, Some(_)) => {
@@ -270,7 +296,13 @@ fn run(cmd: Command) -> Result<()> {
             });
             io::write_atomic(&output, &key, io::Secrecy::Secret)
         }
-        Command::Encrypt { public, policy, attrs, output, input } => {
+        Command::Encrypt {
+            public,
+            policy,
+            attrs,
+            output,
+            input,
+        } => {
             let policy = match (policy, attrs) {
                 (Some(p), _) => p,
                 (None, Some(_)) => {
@@ -294,7 +326,8 @@ fn run(cmd: Command) -> Result<()> {
             })
         }
         Command::Decrypt { key, output, input } => {
-            let (kpre, kbytes) = read_object(&key, &[ObjectKind::UserKey, ObjectKind::RetrievalKey])?;
+            let (kpre, kbytes) =
+                read_object(&key, &[ObjectKind::UserKey, ObjectKind::RetrievalKey])?;
             let mut reader = io::open_input(input.as_ref())?;
             let head = envelope::read_head(&mut reader)?;
             let hpre = Preamble::parse(&head.header)?;
@@ -351,11 +384,16 @@ fn run(cmd: Command) -> Result<()> {
             let mut reader = io::open_input(input.as_ref())?;
             let head = envelope::read_head(&mut reader)?;
             if head.preamble.kind != ObjectKind::Ciphertext {
-                return Err(CliError::Invalid("this ciphertext is already transformed".into()));
+                return Err(CliError::Invalid(
+                    "this ciphertext is already transformed".into(),
+                ));
             }
             let hpre = Preamble::parse(&head.header)?;
             if hpre.curve != pre.curve || hpre.scheme != pre.scheme {
-                return Err(CliError::Invalid("the transformation key and the ciphertext are for different curves or schemes".into()));
+                return Err(CliError::Invalid(
+                    "the transformation key and the ciphertext are for different curves or schemes"
+                        .into(),
+                ));
             }
             let transformed = on_curve!(pre.curve, C => {
                 let t = waters11::TransformKey::<C>::from_bytes(&bytes)?;

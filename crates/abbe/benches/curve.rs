@@ -115,12 +115,16 @@ fn bench_curve<C: BenchCurve>(c: &mut Criterion) {
     let q_prepared = C::prepare(&q);
 
     // Pairings.
-    group.bench_function("pairing", |b| b.iter(|| C::pairing(black_box(&p), black_box(&q))));
+    group.bench_function("pairing", |b| {
+        b.iter(|| C::pairing(black_box(&p), black_box(&q)))
+    });
     group.bench_function("miller-loop/1", |b| {
         b.iter(|| C::multi_miller_loop(&[(black_box(p), black_box(&q_prepared))]))
     });
     let f = C::multi_miller_loop(&[(p, &q_prepared)]);
-    group.bench_function("final-exp", |b| b.iter(|| C::final_exponentiation(black_box(&f))));
+    group.bench_function("final-exp", |b| {
+        b.iter(|| C::final_exponentiation(black_box(&f)))
+    });
     group.bench_function("prepare-g2", |b| b.iter(|| C::prepare(black_box(&q))));
 
     // Scalar multiplication.

@@ -58,13 +58,12 @@ fn configure(group: &mut BenchmarkGroup<'_, WallTime>, n: usize) {
 }
 
 fn bench_scheme<C: Curve>(c: &mut Criterion) {
-    type W<C> = Waters11<C>;
     let mut rng = ChaCha20Rng::seed_from_u64(0xabbe_0011);
     let mut group = c.benchmark_group(format!("waters11/{}", C::NAME));
 
     configure(&mut group, 1);
-    group.bench_function("setup", |b| b.iter(|| W::<C>::setup(&mut rng)));
-    let (pk, mk) = W::<C>::setup(&mut rng);
+    group.bench_function("setup", |b| b.iter(|| Waters11::<C>::setup(&mut rng)));
+    let (pk, mk) = Waters11::<C>::setup(&mut rng);
 
     for n in SIZES {
         configure(&mut group, n);
@@ -74,57 +73,65 @@ fn bench_scheme<C: Curve>(c: &mut Criterion) {
 
         // Fixtures (this also builds the public key's fixed-base tables and
         // fills the attribute hash cache), checked for correctness.
-        let key = W::<C>::keygen(&pk, &mk, &set, &mut rng).expect("keygen");
-        let (session, header) = W::<C>::encapsulate(&pk, &policy, &mut rng).expect("encapsulate");
-        assert!(W::<C>::decapsulate(&key, &header).expect("decapsulate") == session);
+        let key = Waters11::<C>::keygen(&pk, &mk, &set, &mut rng).expect("keygen");
+        let (session, header) =
+            Waters11::<C>::encapsulate(&pk, &policy, &mut rng).expect("encapsulate");
+        assert_eq!(
+            Waters11::<C>::decapsulate(&key, &header).expect("decapsulate"),
+            session
+        );
         let key_bytes = key.to_bytes();
-        let (tk, rk) = W::<C>::transform_key(&key, &mut rng);
-        let transformed = W::<C>::transform(&tk, &header).expect("transform");
-        assert!(W::<C>::decrypt_transformed(&rk, &transformed).expect("final decryption") == session);
+        let (tk, rk) = Waters11::<C>::transform_key(&key, &mut rng);
+        let transformed = Waters11::<C>::transform(&tk, &header).expect("transform");
+        assert_eq!(
+            Waters11::<C>::decrypt_transformed(&rk, &transformed).expect("final decryption"),
+            session
+        );
 
         group.bench_function(BenchmarkId::new("keygen", n), |b| {
-            b.iter(|| W::<C>::keygen(&pk, &mk, black_box(&set), &mut rng))
+            b.iter(|| Waters11::<C>::keygen(&pk, &mk, black_box(&set), &mut rng))
         });
         group.bench_function(BenchmarkId::new("keygen-cold", n), |b| {
             b.iter_batched(
                 clear_attribute_hash_cache,
-                |()| W::<C>::keygen(&pk, &mk, black_box(&set), &mut rng),
+                |()| Waters11::<C>::keygen(&pk, &mk, black_box(&set), &mut rng),
                 BatchSize::PerIteration,
             )
         });
         group.bench_function(BenchmarkId::new("encrypt", n), |b| {
-            b.iter(|| W::<C>::encapsulate(&pk, black_box(&policy), &mut rng))
+            b.iter(|| Waters11::<C>::encapsulate(&pk, black_box(&policy), &mut rng))
         });
         group.bench_function(BenchmarkId::new("encrypt-cold", n), |b| {
             b.iter_batched(
                 clear_attribute_hash_cache,
-                |()| W::<C>::encapsulate(&pk, black_box(&policy), &mut rng),
+                |()| Waters11::<C>::encapsulate(&pk, black_box(&policy), &mut rng),
                 BatchSize::PerIteration,
             )
         });
         group.bench_function(BenchmarkId::new("decrypt", n), |b| {
-            b.iter(|| W::<C>::decapsulate(black_box(&key), black_box(&header)))
+            b.iter(|| Waters11::<C>::decapsulate(black_box(&key), black_box(&header)))
         });
         group.bench_function(BenchmarkId::new("decrypt-fresh-key", n), |b| {
             b.iter_batched_ref(
                 || UserKey::<C>::from_bytes(&key_bytes).expect("decode key"),
-                |fresh| W::<C>::decapsulate(black_box(fresh), black_box(&header)),
+                |fresh| Waters11::<C>::decapsulate(black_box(&*fresh), black_box(&header)),
                 BatchSize::PerIteration,
             )
         });
         group.bench_function(BenchmarkId::new("transform-key", n), |b| {
-            b.iter(|| W::<C>::transform_key(black_box(&key), &mut rng))
+            b.iter(|| Waters11::<C>::transform_key(black_box(&key), &mut rng))
         });
         group.bench_function(BenchmarkId::new("transform", n), |b| {
-            b.iter(|| W::<C>::transform(black_box(&tk), black_box(&header)))
+            b.iter(|| Waters11::<C>::transform(black_box(&tk), black_box(&header)))
         });
         group.bench_function(BenchmarkId::new("final-decryption", n), |b| {
-            b.iter(|| W::<C>::decrypt_transformed(black_box(&rk), black_box(&transformed)))
+            b.iter(|| Waters11::<C>::decrypt_transformed(black_box(&rk), black_box(&transformed)))
         });
 
         // The pairing work of a decryption alone: N+2 pairs, G2 prepared.
-        let g1s: Vec<C::G1> =
-            (0..n + 2).map(|_| C::G1::generator() * C::Scalar::random(&mut rng)).collect();
+        let g1s: Vec<C::G1> = (0..n + 2)
+            .map(|_| C::G1::generator() * C::Scalar::random(&mut rng))
+            .collect();
         let prepared: Vec<C::G2Prepared> = (0..n + 2)
             .map(|_| C::prepare(&(C::G2::generator() * C::Scalar::random(&mut rng))))
             .collect();

@@ -33,7 +33,10 @@ impl SessionKey {
         let hk = Hkdf::<Sha256>::new(Some(b"abbe/v1/kem"), &ikm);
         let mut out = [0u8; 32];
         // 32 bytes is far below HKDF's limit of 255·32.
-        let _ = hk.expand(&[b"session-key/".as_slice(), &[scheme as u8, curve as u8]].concat(), &mut out);
+        let _ = hk.expand(
+            &[b"session-key/".as_slice(), &[scheme as u8, curve as u8]].concat(),
+            &mut out,
+        );
         ikm.zeroize();
         SessionKey(out)
     }
@@ -113,6 +116,12 @@ pub trait Outsourcing: Kem {
         key: &Self::UserKey,
         rng: &mut R,
     ) -> (Self::TransformKey, Self::RetrievalKey);
-    fn transform(tk: &Self::TransformKey, header: &Self::Header) -> Result<Self::Transformed, KemError>;
-    fn decrypt_transformed(rk: &Self::RetrievalKey, t: &Self::Transformed) -> Result<SessionKey, KemError>;
+    fn transform(
+        tk: &Self::TransformKey,
+        header: &Self::Header,
+    ) -> Result<Self::Transformed, KemError>;
+    fn decrypt_transformed(
+        rk: &Self::RetrievalKey,
+        t: &Self::Transformed,
+    ) -> Result<SessionKey, KemError>;
 }

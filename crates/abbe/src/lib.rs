@@ -8,8 +8,8 @@
 //! * [`envelope`] — hybrid encryption of data under a KEM session key.
 #![forbid(unsafe_op_in_unsafe_fn)]
 
-pub mod curve;
 pub mod abe;
+pub mod curve;
 pub mod envelope;
 pub mod kem;
 pub mod policy;

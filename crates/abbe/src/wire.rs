@@ -161,13 +161,20 @@ pub enum WireError {
     #[error("{0} trailing bytes after the end of the object")]
     TrailingBytes(usize),
     #[error("length of {what} is {len}, above the limit {max}")]
-    TooLong { what: &'static str, len: usize, max: usize },
+    TooLong {
+        what: &'static str,
+        len: usize,
+        max: usize,
+    },
     #[error("invalid {what}: {detail}")]
     Invalid { what: &'static str, detail: String },
     #[error(transparent)]
     Point(#[from] PointError),
     #[error("expected a {expected}, found a {found}")]
-    WrongKind { expected: &'static str, found: &'static str },
+    WrongKind {
+        expected: &'static str,
+        found: &'static str,
+    },
 }
 
 /// A byte writer for object bodies.
@@ -178,7 +185,9 @@ pub struct Writer {
 
 impl Writer {
     pub fn new(preamble: Preamble) -> Self {
-        Writer { buf: preamble.to_bytes().to_vec() }
+        Writer {
+            buf: preamble.to_bytes().to_vec(),
+        }
     }
     pub fn body() -> Self {
         Writer { buf: Vec::new() }
@@ -240,9 +249,18 @@ impl<'a> Reader<'a> {
     pub fn open(buf: &'a [u8], expected: ObjectKind) -> Result<(Preamble, Reader<'a>), WireError> {
         let pre = Preamble::parse(buf)?;
         if pre.kind != expected {
-            return Err(WireError::WrongKind { expected: expected.describe(), found: pre.kind.describe() });
+            return Err(WireError::WrongKind {
+                expected: expected.describe(),
+                found: pre.kind.describe(),
+            });
         }
-        Ok((pre, Reader { buf, pos: PREAMBLE_LEN }))
+        Ok((
+            pre,
+            Reader {
+                buf,
+                pos: PREAMBLE_LEN,
+            },
+        ))
     }
 
     pub fn remaining(&self) -> usize {
@@ -284,7 +302,10 @@ impl<'a> Reader<'a> {
     }
     pub fn str(&mut self, what: &'static str) -> Result<&'a str, WireError> {
         let b = self.bytes(what)?;
-        core::str::from_utf8(b).map_err(|_| WireError::Invalid { what, detail: "not UTF-8".into() })
+        core::str::from_utf8(b).map_err(|_| WireError::Invalid {
+            what,
+            detail: "not UTF-8".into(),
+        })
     }
     pub fn point<G: Group>(&mut self, what: &'static str) -> Result<G, WireError> {
         let b = self.take(G::COMPRESSED_BYTES, what)?;
@@ -323,10 +344,17 @@ mod tests {
 
     #[test]
     fn preamble_round_trip_and_errors() {
-        let p = Preamble { kind: ObjectKind::UserKey, scheme: SchemeId::Waters11, curve: CurveId::Bn254 };
+        let p = Preamble {
+            kind: ObjectKind::UserKey,
+            scheme: SchemeId::Waters11,
+            curve: CurveId::Bn254,
+        };
         let b = p.to_bytes();
         assert_eq!(Preamble::parse(&b).unwrap(), p);
-        assert_eq!(Preamble::parse(&b[..7]), Err(WireError::Truncated("preamble")));
+        assert_eq!(
+            Preamble::parse(&b[..7]),
+            Err(WireError::Truncated("preamble"))
+        );
         let mut bad = b;
         bad[0] = b'X';
         assert_eq!(Preamble::parse(&bad), Err(WireError::NotAbbe));
@@ -336,7 +364,10 @@ mod tests {
         let mut bad = b;
         bad[5] = 99;
         assert_eq!(Preamble::parse(&bad), Err(WireError::UnknownKind(99)));
-        assert!(matches!(Reader::open(&b, ObjectKind::PublicKey), Err(WireError::WrongKind { .. })));
+        assert!(matches!(
+            Reader::open(&b, ObjectKind::PublicKey),
+            Err(WireError::WrongKind { .. })
+        ));
     }
 
     #[test]
@@ -348,9 +379,15 @@ mod tests {
         assert_eq!(r.u32("n").unwrap(), 5);
         assert_eq!(r.str("s").unwrap(), "hello");
         assert!(r.remaining() == 1);
-        assert_eq!(Reader::new(&buf).finish(), Err(WireError::TrailingBytes(buf.len())));
+        assert_eq!(
+            Reader::new(&buf).finish(),
+            Err(WireError::TrailingBytes(buf.len()))
+        );
         let mut r = Reader::new(&[0xff, 0xff, 0xff, 0xff]);
-        assert!(matches!(r.count("items", 10), Err(WireError::TooLong { .. })));
+        assert!(matches!(
+            r.count("items", 10),
+            Err(WireError::TooLong { .. })
+        ));
         let mut r = Reader::new(&[0, 0, 0, 9, 1]);
         assert_eq!(r.bytes("b"), Err(WireError::Truncated("b")));
     }

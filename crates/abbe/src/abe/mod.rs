@@ -25,7 +25,10 @@ pub(crate) mod attr_cache {
         CACHE.get_or_init(|| Mutex::new(HashMap::new()))
     }
 
-    pub(crate) fn get_or_insert<G: Copy + Send + Sync + 'static>(attr: &str, compute: impl FnOnce() -> G) -> G {
+    pub(crate) fn get_or_insert<G: Copy + Send + Sync + 'static>(
+        attr: &str,
+        compute: impl FnOnce() -> G,
+    ) -> G {
         let key = (TypeId::of::<G>(), attr.to_owned());
         if let Ok(m) = map().lock() {
             if let Some(v) = m.get(&key).and_then(|b| b.downcast_ref::<G>()) {

@@ -77,7 +77,9 @@ fn hash_dst<C: Curve>() -> Vec<u8> {
 
 /// H(x) ∈ G2, cached per process.
 pub fn attr_hash<C: Curve>(attr: &str) -> C::G2 {
-    attr_cache::get_or_insert::<C::G2>(attr, || C::G2::hash_to_curve(attr.as_bytes(), &hash_dst::<C>()))
+    attr_cache::get_or_insert::<C::G2>(attr, || {
+        C::G2::hash_to_curve(attr.as_bytes(), &hash_dst::<C>())
+    })
 }
 
 /// Fixed-base tables, built on first use.
@@ -96,13 +98,22 @@ pub struct PublicKey<C: Curve> {
 
 impl<C: Curve> Clone for PublicKey<C> {
     fn clone(&self) -> Self {
-        PublicKey { e_gg_alpha: self.e_gg_alpha, g2_a: self.g2_a, tables: self.tables.clone() }
+        PublicKey {
+            e_gg_alpha: self.e_gg_alpha,
+            g2_a: self.g2_a,
+            tables: self.tables.clone(),
+        }
     }
 }
 
 impl<C: Curve> core::fmt::Debug for PublicKey<C> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        write!(f, "Waters11 PublicKey on {} (setup {})", C::NAME, hex16(&self.setup_id()))
+        write!(
+            f,
+            "Waters11 PublicKey on {} (setup {})",
+            C::NAME,
+            hex16(&self.setup_id())
+        )
     }
 }
 
@@ -142,7 +153,11 @@ impl<C: Curve> PublicKey<C> {
         let e_gg_alpha = r.gt("e(g,g)^alpha")?;
         let g2_a = r.point("g^a")?;
         r.finish()?;
-        Ok(PublicKey { e_gg_alpha, g2_a, tables: OnceLock::new() })
+        Ok(PublicKey {
+            e_gg_alpha,
+            g2_a,
+            tables: OnceLock::new(),
+        })
     }
 }
 
@@ -167,7 +182,11 @@ impl<C: Curve> MasterKey<C> {
     /// Recomputes the public key (e(g,g)^α, g^a) from the master secrets.
     pub fn public_key(&self) -> PublicKey<C> {
         let e_gg = C::pairing(&C::G1::generator(), &C::G2::generator());
-        PublicKey { e_gg_alpha: e_gg.pow(&self.alpha), g2_a: C::G2::generator() * self.a, tables: OnceLock::new() }
+        PublicKey {
+            e_gg_alpha: e_gg.pow(&self.alpha),
+            g2_a: C::G2::generator() * self.a,
+            tables: OnceLock::new(),
+        }
     }
     pub fn to_bytes(&self) -> Vec<u8> {
         let mut w = Writer::new(preamble::<C>(ObjectKind::MasterKey));
@@ -183,7 +202,10 @@ impl<C: Curve> MasterKey<C> {
         r.finish()?;
         let mk = MasterKey { alpha, a, setup_id };
         if mk.public_key().setup_id() != setup_id {
-            return Err(WireError::Invalid { what: "master key", detail: "secrets do not match its setup id".into() });
+            return Err(WireError::Invalid {
+                what: "master key",
+                detail: "secrets do not match its setup id".into(),
+            });
         }
         Ok(mk)
     }
@@ -237,8 +259,10 @@ impl<C: Curve> KeyElements<C> {
     fn decode(r: &mut Reader<'_>) -> Result<Self, WireError> {
         let setup_id = r.array("setup id")?;
         let text = r.str("attribute list")?;
-        let set = AttributeSet::parse(text)
-            .map_err(|e| WireError::Invalid { what: "attribute list", detail: e.to_string() })?;
+        let set = AttributeSet::parse(text).map_err(|e| WireError::Invalid {
+            what: "attribute list",
+            detail: e.to_string(),
+        })?;
         let k = r.point("K")?;
         let l = r.point("L")?;
         let n = r.count("key attributes", MAX_ITEMS)?;
@@ -252,12 +276,22 @@ impl<C: Curve> KeyElements<C> {
         for expected in set.iter() {
             let name = r.str("attribute name")?;
             if name != expected {
-                return Err(WireError::Invalid { what: "key", detail: "key elements do not match the attribute list".into() });
+                return Err(WireError::Invalid {
+                    what: "key",
+                    detail: "key elements do not match the attribute list".into(),
+                });
             }
             let p = r.point("K_x")?;
             kx.insert(name.to_owned(), (p, OnceLock::new()));
         }
-        Ok(KeyElements { setup_id, set, k, l, kx, k_lines: OnceLock::new() })
+        Ok(KeyElements {
+            setup_id,
+            set,
+            k,
+            l,
+            kx,
+            k_lines: OnceLock::new(),
+        })
     }
 
     /// The decryption equation, with this key's elements:
@@ -266,7 +300,10 @@ impl<C: Curve> KeyElements<C> {
         if header.setup_id != self.setup_id {
             return Err(KemError::WrongSetup);
         }
-        let selection = header.tree.cheapest_satisfying(&self.set).ok_or(KemError::NotSatisfied)?;
+        let selection = header
+            .tree
+            .cheapest_satisfying(&self.set)
+            .ok_or(KemError::NotSatisfied)?;
         let lsss = Lsss::<C::Scalar>::from_tree(&header.tree);
         let omega = lsss.reconstruction(&header.tree, &selection)?;
         let leaves = header.tree.leaves();
@@ -282,10 +319,12 @@ impl<C: Curve> KeyElements<C> {
         } else {
             let cs: Vec<C::G2> = omega.iter().map(|(i, _)| header.rows[*i].0).collect();
             let ws: Vec<C::Scalar> = omega.iter().map(|(_, w)| *w).collect();
-            c_sum = c_sum + C::G2::msm(&cs, &ws);
+            c_sum += C::G2::msm(&cs, &ws);
         }
         for (i, w) in &omega {
-            let attr = leaves.get(*i).ok_or_else(|| KemError::Invalid("row index out of range".into()))?;
+            let attr = leaves
+                .get(*i)
+                .ok_or_else(|| KemError::Invalid("row index out of range".into()))?;
             let (_, cell) = self.kx.get(attr.as_str()).ok_or(KemError::NotSatisfied)?;
             let (kx, _) = &self.kx[attr.as_str()];
             let d = header.rows[*i].1;
@@ -363,7 +402,10 @@ impl<C: Curve> RetrievalKey<C> {
         let z: C::Scalar = r.scalar("z")?;
         r.finish()?;
         if z.is_zero() {
-            return Err(WireError::Invalid { what: "retrieval key", detail: "z = 0".into() });
+            return Err(WireError::Invalid {
+                what: "retrieval key",
+                detail: "z = 0".into(),
+            });
         }
         Ok(RetrievalKey { setup_id, z })
     }
@@ -390,7 +432,9 @@ impl<C: Curve> Header<C> {
     }
     pub fn to_bytes(&self) -> Vec<u8> {
         let mut w = Writer::new(preamble::<C>(ObjectKind::Header));
-        w.raw(&self.setup_id).str(&self.policy.to_string()).point(&self.c_prime);
+        w.raw(&self.setup_id)
+            .str(&self.policy.to_string())
+            .point(&self.c_prime);
         w.u32(self.rows.len() as u32);
         for (c, d) in &self.rows {
             w.point(c).point(d);
@@ -402,14 +446,24 @@ impl<C: Curve> Header<C> {
         check_preamble::<C>(&pre)?;
         let setup_id = r.array("setup id")?;
         let text = r.str("policy")?;
-        let policy = Policy::parse(text).map_err(|e| WireError::Invalid { what: "policy", detail: e.to_string() })?;
-        let tree = policy.to_tree().map_err(|e| WireError::Invalid { what: "policy", detail: e.to_string() })?;
+        let policy = Policy::parse(text).map_err(|e| WireError::Invalid {
+            what: "policy",
+            detail: e.to_string(),
+        })?;
+        let tree = policy.to_tree().map_err(|e| WireError::Invalid {
+            what: "policy",
+            detail: e.to_string(),
+        })?;
         let c_prime = r.point("C'")?;
         let n = r.count("rows", MAX_ITEMS)?;
         if n != tree.leaves().len() {
             return Err(WireError::Invalid {
                 what: "header",
-                detail: format!("{} rows for a policy with {} leaves", n, tree.leaves().len()),
+                detail: format!(
+                    "{} rows for a policy with {} leaves",
+                    n,
+                    tree.leaves().len()
+                ),
             });
         }
         let mut rows = Vec::with_capacity(n);
@@ -419,7 +473,13 @@ impl<C: Curve> Header<C> {
             rows.push((c, d));
         }
         r.finish()?;
-        Ok(Header { setup_id, policy, tree, c_prime, rows })
+        Ok(Header {
+            setup_id,
+            policy,
+            tree,
+            c_prime,
+            rows,
+        })
     }
 }
 
@@ -447,7 +507,11 @@ impl<C: Curve> Transformed<C> {
 }
 
 fn preamble<C: Curve>(kind: ObjectKind) -> Preamble {
-    Preamble { kind, scheme: SchemeId::Waters11, curve: C::ID }
+    Preamble {
+        kind,
+        scheme: SchemeId::Waters11,
+        curve: C::ID,
+    }
 }
 
 fn check_preamble<C: Curve>(p: &Preamble) -> Result<(), WireError> {
@@ -479,7 +543,11 @@ impl<C: Curve> Kem for Waters11<C> {
     type CiphertextSide = Policy;
 
     fn setup<R: RngCore + CryptoRng>(rng: &mut R) -> (PublicKey<C>, MasterKey<C>) {
-        let mut mk = MasterKey { alpha: C::Scalar::random(rng), a: C::Scalar::random(rng), setup_id: [0; 16] };
+        let mut mk = MasterKey {
+            alpha: C::Scalar::random(rng),
+            a: C::Scalar::random(rng),
+            setup_id: [0; 16],
+        };
         let pk = mk.public_key();
         mk.setup_id = pk.setup_id();
         (pk, mk)
@@ -495,7 +563,9 @@ impl<C: Curve> Kem for Waters11<C> {
             return Err(KemError::WrongSetup);
         }
         if attrs.is_empty() {
-            return Err(KemError::Invalid("a key needs at least one attribute".into()));
+            return Err(KemError::Invalid(
+                "a key needs at least one attribute".into(),
+            ));
         }
         let t = C::Scalar::random(rng);
         let tables = pk.tables();
@@ -503,7 +573,10 @@ impl<C: Curve> Kem for Waters11<C> {
         let k = C::G2::mul_fixed(&tables.g2, &exp);
         wipe(&mut exp, C::Scalar::zero());
         let l = C::G1::mul_fixed(&tables.g1, &t);
-        let kx = attrs.iter().map(|x| (x.to_owned(), (attr_hash::<C>(x) * t, OnceLock::new()))).collect();
+        let kx = attrs
+            .iter()
+            .map(|x| (x.to_owned(), (attr_hash::<C>(x) * t, OnceLock::new())))
+            .collect();
         let mut t = t;
         wipe(&mut t, C::Scalar::zero());
         Ok(UserKey(KeyElements {
@@ -540,7 +613,13 @@ impl<C: Curve> Kem for Waters11<C> {
             .collect();
         let c_prime = C::G1::mul_fixed(&tables.g1, &s);
         let key = SessionKey::from_gt(&pk.e_gg_alpha.pow(&s), SchemeId::Waters11, C::ID);
-        let header = Header { setup_id: pk.setup_id(), policy: policy.clone(), tree, c_prime, rows };
+        let header = Header {
+            setup_id: pk.setup_id(),
+            policy: policy.clone(),
+            tree,
+            c_prime,
+            rows,
+        };
         Ok((key, header))
     }
 
@@ -555,7 +634,10 @@ impl<C: Curve> Outsourcing for Waters11<C> {
     type RetrievalKey = RetrievalKey<C>;
     type Transformed = Transformed<C>;
 
-    fn transform_key<R: RngCore + CryptoRng>(key: &UserKey<C>, rng: &mut R) -> (TransformKey<C>, RetrievalKey<C>) {
+    fn transform_key<R: RngCore + CryptoRng>(
+        key: &UserKey<C>,
+        rng: &mut R,
+    ) -> (TransformKey<C>, RetrievalKey<C>) {
         let (z, mut z_inv) = loop {
             let z = C::Scalar::random(rng);
             if let Some(inv) = z.invert() {
@@ -568,23 +650,43 @@ impl<C: Curve> Outsourcing for Waters11<C> {
             set: e.set.clone(),
             k: e.k * z_inv,
             l: e.l * z_inv,
-            kx: e.kx.iter().map(|(n, (p, _))| (n.clone(), (*p * z_inv, OnceLock::new()))).collect(),
+            kx: e
+                .kx
+                .iter()
+                .map(|(n, (p, _))| (n.clone(), (*p * z_inv, OnceLock::new())))
+                .collect(),
             k_lines: OnceLock::new(),
         };
         wipe(&mut z_inv, C::Scalar::zero());
-        (TransformKey(tk), RetrievalKey { setup_id: e.setup_id, z })
+        (
+            TransformKey(tk),
+            RetrievalKey {
+                setup_id: e.setup_id,
+                z,
+            },
+        )
     }
 
     fn transform(tk: &TransformKey<C>, header: &Header<C>) -> Result<Transformed<C>, KemError> {
         let t = tk.0.pair(header)?;
-        Ok(Transformed { setup_id: header.setup_id, t })
+        Ok(Transformed {
+            setup_id: header.setup_id,
+            t,
+        })
     }
 
-    fn decrypt_transformed(rk: &RetrievalKey<C>, t: &Transformed<C>) -> Result<SessionKey, KemError> {
+    fn decrypt_transformed(
+        rk: &RetrievalKey<C>,
+        t: &Transformed<C>,
+    ) -> Result<SessionKey, KemError> {
         if rk.setup_id != t.setup_id {
             return Err(KemError::WrongSetup);
         }
-        Ok(SessionKey::from_gt(&t.t.pow(&rk.z), SchemeId::Waters11, C::ID))
+        Ok(SessionKey::from_gt(
+            &t.t.pow(&rk.z),
+            SchemeId::Waters11,
+            C::ID,
+        ))
     }
 }
 
@@ -610,7 +712,8 @@ mod tests {
     fn round_trip<C: Curve>() {
         let mut r = rng(1);
         let (pk, mk) = Waters11::<C>::setup(&mut r);
-        let policy = Policy::parse("(doctor and cardiology) or 2 of (nurse, ward25, age >= 30)").unwrap();
+        let policy =
+            Policy::parse("(doctor and cardiology) or 2 of (nurse, ward25, age >= 30)").unwrap();
         let (key, header) = Waters11::<C>::encapsulate(&pk, &policy, &mut r).unwrap();
         let header = Header::<C>::from_bytes(&header.to_bytes()).unwrap();
         for (set, ok) in [
@@ -656,8 +759,14 @@ mod tests {
         let (pk2, mk2) = W::setup(&mut r);
         let (_, header) = W::encapsulate(&pk1, &Policy::parse("a").unwrap(), &mut r).unwrap();
         let key = W::keygen(&pk2, &mk2, &attrs("a"), &mut r).unwrap();
-        assert!(matches!(W::decapsulate(&key, &header), Err(KemError::WrongSetup)));
-        assert!(matches!(W::keygen(&pk1, &mk2, &attrs("a"), &mut r), Err(KemError::WrongSetup)));
+        assert!(matches!(
+            W::decapsulate(&key, &header),
+            Err(KemError::WrongSetup)
+        ));
+        assert!(matches!(
+            W::keygen(&pk1, &mk2, &attrs("a"), &mut r),
+            Err(KemError::WrongSetup)
+        ));
     }
 
     /// Two keys, each missing a different attribute of an AND policy, cannot
@@ -671,8 +780,14 @@ mod tests {
         let (key, header) = W::encapsulate(&pk, &policy, &mut r).unwrap();
         let k1 = W::keygen(&pk, &mk, &attrs("a, b"), &mut r).unwrap();
         let k2 = W::keygen(&pk, &mk, &attrs("b, c"), &mut r).unwrap();
-        assert!(matches!(W::decapsulate(&k1, &header), Err(KemError::NotSatisfied)));
-        assert!(matches!(W::decapsulate(&k2, &header), Err(KemError::NotSatisfied)));
+        assert!(matches!(
+            W::decapsulate(&k1, &header),
+            Err(KemError::NotSatisfied)
+        ));
+        assert!(matches!(
+            W::decapsulate(&k2, &header),
+            Err(KemError::NotSatisfied)
+        ));
         // Merge: K, L of one key with the union of both keys' K_x.
         for (base, other) in [(&k1, &k2), (&k2, &k1)] {
             let mut kx: BTreeMap<String, (<Bls12 as Curve>::G2, OnceLock<_>)> = BTreeMap::new();
@@ -704,14 +819,24 @@ mod tests {
     fn relabelled_attribute_does_not_decrypt() {
         let mut r = rng(4);
         let (pk, mk) = W::setup(&mut r);
-        let (key, header) = W::encapsulate(&pk, &Policy::parse("b and c").unwrap(), &mut r).unwrap();
+        let (key, header) =
+            W::encapsulate(&pk, &Policy::parse("b and c").unwrap(), &mut r).unwrap();
         let k = W::keygen(&pk, &mk, &attrs("a"), &mut r).unwrap();
         let (ka, _) = k.0.kx["a"];
         let mut kx = BTreeMap::new();
         kx.insert("b".to_string(), (ka, OnceLock::new()));
-        kx.insert("c".to_string(), (ka * <Bls12 as Curve>::Scalar::from_u64(2), OnceLock::new()));
-        let forged =
-            UserKey(KeyElements { setup_id: k.0.setup_id, set: attrs("b, c"), k: k.0.k, l: k.0.l, kx, k_lines: OnceLock::new() });
+        kx.insert(
+            "c".to_string(),
+            (ka * <Bls12 as Curve>::Scalar::from_u64(2), OnceLock::new()),
+        );
+        let forged = UserKey(KeyElements {
+            setup_id: k.0.setup_id,
+            set: attrs("b, c"),
+            k: k.0.k,
+            l: k.0.l,
+            kx,
+            k_lines: OnceLock::new(),
+        });
         assert_ne!(W::decapsulate(&forged, &header).unwrap(), key);
     }
 
@@ -724,7 +849,8 @@ mod tests {
             let policy = generate::flat_and(n).unwrap();
             let set = AttributeSet::from_names(policy.attributes()).unwrap();
             let key = CW::keygen(&pk, &mk, &set, &mut r).unwrap();
-            let ((_, header), enc) = OpCounts::measure(|| CW::encapsulate(&pk, &policy, &mut r).unwrap());
+            let ((_, header), enc) =
+                OpCounts::measure(|| CW::encapsulate(&pk, &policy, &mut r).unwrap());
             assert_eq!(enc.g2_exp, n as u64, "one H(x)^r per row");
             assert_eq!(enc.g2_fixed_exp, n as u64);
             assert_eq!(enc.g1_fixed_exp, n as u64 + 1);
@@ -733,7 +859,11 @@ mod tests {
             let (_, dec) = OpCounts::measure(|| CW::decapsulate(&key, &header).unwrap());
             assert_eq!(dec.miller_loops, n as u64 + 2, "N+2 Miller loops");
             assert_eq!(dec.final_exps, 1, "one final exponentiation");
-            assert_eq!(dec.g1_exp + dec.g2_exp + dec.gt_exp, 0, "no exponentiation for an AND policy");
+            assert_eq!(
+                dec.g1_exp + dec.g2_exp + dec.gt_exp,
+                0,
+                "no exponentiation for an AND policy"
+            );
             let (tk, rk) = CW::transform_key(&key, &mut r);
             let t = CW::transform(&tk, &header).unwrap();
             let (_, fin) = OpCounts::measure(|| CW::decrypt_transformed(&rk, &t).unwrap());
@@ -748,7 +878,12 @@ mod tests {
         let (pk, mk) = W::setup(&mut r);
         let (_, header) = W::encapsulate(&pk, &Policy::parse("a or b").unwrap(), &mut r).unwrap();
         let key = W::keygen(&pk, &mk, &attrs("a"), &mut r).unwrap();
-        for bytes in [pk.to_bytes(), mk.to_bytes(), header.to_bytes(), key.to_bytes()] {
+        for bytes in [
+            pk.to_bytes(),
+            mk.to_bytes(),
+            header.to_bytes(),
+            key.to_bytes(),
+        ] {
             for cut in [0, 1, 7, 8, bytes.len() / 2, bytes.len() - 1] {
                 let t = &bytes[..cut];
                 assert!(PublicKey::<Bls12>::from_bytes(t).is_err());
@@ -779,7 +914,7 @@ mod tests {
             let mut r = rng(seed);
             // a random subset of the policy's attributes
             let names: Vec<String> = policy.attributes().into_iter()
-                .filter(|_| (r.next_u32() as f64 / u32::MAX as f64) < pa).collect();
+                .filter(|_| (rand_core::RngCore::next_u32(&mut r) as f64 / u32::MAX as f64) < pa).collect();
             let names = if names.is_empty() { vec!["unrelated".to_string()] } else { names };
             let set = AttributeSet::from_names(names).unwrap();
             let (pk, mk) = W::setup(&mut r);
@@ -813,12 +948,13 @@ mod tests {
     fn mutated_valid_encodings_never_panic() {
         let mut r = rng(7);
         let (pk, mk) = W::setup(&mut r);
-        let (_, header) = W::encapsulate(&pk, &Policy::parse("a and (b or c)").unwrap(), &mut r).unwrap();
+        let (_, header) =
+            W::encapsulate(&pk, &Policy::parse("a and (b or c)").unwrap(), &mut r).unwrap();
         let key = W::keygen(&pk, &mk, &attrs("a, b"), &mut r).unwrap();
         for bytes in [header.to_bytes(), key.to_bytes(), pk.to_bytes()] {
             for i in 0..bytes.len() {
                 let mut m = bytes.clone();
-                m[i] ^= 1 << (r.next_u32() % 8);
+                m[i] ^= 1 << (rand_core::RngCore::next_u32(&mut r) % 8);
                 let _ = Header::<Bls12>::from_bytes(&m);
                 let _ = UserKey::<Bls12>::from_bytes(&m);
                 let _ = PublicKey::<Bls12>::from_bytes(&m);

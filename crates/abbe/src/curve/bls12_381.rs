@@ -167,7 +167,11 @@ pub struct G2Lines {
 
 impl core::fmt::Debug for G2Lines {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.write_str(if self.infinity { "G2Lines(infinity)" } else { "G2Lines(68 lines)" })
+        f.write_str(if self.infinity {
+            "G2Lines(infinity)"
+        } else {
+            "G2Lines(68 lines)"
+        })
     }
 }
 
@@ -176,14 +180,23 @@ impl G2Lines {
         let a = q.to_affine();
         let mut lines = Box::new([blst_fp6::default(); 68]);
         if bool::from(a.is_identity()) {
-            return G2Lines { lines, infinity: true };
+            return G2Lines {
+                lines,
+                infinity: true,
+            };
         }
-        let raw = blst_p2_affine { x: a.x().into(), y: a.y().into() };
+        let raw = blst_p2_affine {
+            x: a.x().into(),
+            y: a.y().into(),
+        };
         // SAFETY: `lines` points to 68 writable `blst_fp6`, exactly what
         // `blst_precompute_lines` fills; `raw` is a valid affine point that
         // lives for the duration of the call.
         unsafe { blst_precompute_lines(lines.as_mut_ptr(), &raw) };
-        G2Lines { lines, infinity: false }
+        G2Lines {
+            lines,
+            infinity: false,
+        }
     }
 }
 
@@ -350,7 +363,14 @@ fn fp_from_be(b: &[u8]) -> Option<blst_fp> {
 
 /// The six Fp coefficients of the "c0" Fp6 half of an fp12, in order.
 fn fp6_coeffs(x: &blst_fp6) -> [blst_fp; 6] {
-    [x.fp2[0].fp[0], x.fp2[0].fp[1], x.fp2[1].fp[0], x.fp2[1].fp[1], x.fp2[2].fp[0], x.fp2[2].fp[1]]
+    [
+        x.fp2[0].fp[0],
+        x.fp2[0].fp[1],
+        x.fp2[1].fp[0],
+        x.fp2[1].fp[1],
+        x.fp2[2].fp[0],
+        x.fp2[2].fp[1],
+    ]
 }
 
 impl Target for Gt {
@@ -384,7 +404,11 @@ impl Target for Gt {
         for mask in 1..16usize {
             let low = mask & mask.wrapping_neg();
             let idx = low.trailing_zeros() as usize;
-            table[mask] = if mask == low { bases[idx] } else { table[mask ^ low] * bases[idx] };
+            table[mask] = if mask == low {
+                bases[idx]
+            } else {
+                table[mask ^ low] * bases[idx]
+            };
         }
         let mut acc = Gt::one();
         for bit in (0..64).rev() {
@@ -466,14 +490,14 @@ impl Target for Gt {
     }
     fn ct_eq(&self, other: &Self) -> bool {
         use subtle::ConstantTimeEq;
-        let a = self.to_raw_bytes();
-        let b = other.to_raw_bytes();
+        let a = self.raw_bytes();
+        let b = other.raw_bytes();
         bool::from(a[..].ct_eq(&b[..]))
     }
 }
 
 impl Gt {
-    fn to_raw_bytes(&self) -> [u8; 576] {
+    fn raw_bytes(&self) -> [u8; 576] {
         let mut out = [0u8; 576];
         // SAFETY: `out` has room for the 576-byte serialisation.
         unsafe { blst::blst_bendian_from_fp12(out.as_mut_ptr(), &self.0) };
@@ -557,14 +581,20 @@ pub fn reference_miller_loop_n(terms: &[(G1Projective, G2Projective)]) -> Miller
         .iter()
         .map(|(p, _)| {
             let a = p.to_affine();
-            blst_p1_affine { x: a.x().into(), y: a.y().into() }
+            blst_p1_affine {
+                x: a.x().into(),
+                y: a.y().into(),
+            }
         })
         .collect();
     let q: Vec<blst_p2_affine> = terms
         .iter()
         .map(|(_, q)| {
             let a = q.to_affine();
-            blst_p2_affine { x: a.x().into(), y: a.y().into() }
+            blst_p2_affine {
+                x: a.x().into(),
+                y: a.y().into(),
+            }
         })
         .collect();
     let pp: Vec<*const blst_p1_affine> = p.iter().map(|x| x as *const _).collect();
@@ -590,11 +620,19 @@ mod tests {
         let mut r = rng();
         for n in [1usize, 2, 3, 10] {
             let pairs: Vec<(G1, G2)> = (0..n)
-                .map(|_| (<G1 as Group>::generator() * <Fr as ScalarTrait>::random(&mut r), <G2 as Group>::generator() * <Fr as ScalarTrait>::random(&mut r)))
+                .map(|_| {
+                    (
+                        <G1 as Group>::generator() * <Fr as ScalarTrait>::random(&mut r),
+                        <G2 as Group>::generator() * <Fr as ScalarTrait>::random(&mut r),
+                    )
+                })
                 .collect();
             let prepared: Vec<G2Lines> = pairs.iter().map(|(_, q)| G2Lines::new(q)).collect();
-            let terms: Vec<(G1, &G2Lines)> =
-                pairs.iter().zip(&prepared).map(|((p, _), l)| (*p, l)).collect();
+            let terms: Vec<(G1, &G2Lines)> = pairs
+                .iter()
+                .zip(&prepared)
+                .map(|((p, _), l)| (*p, l))
+                .collect();
             let ours = Bls12::final_exponentiation(&Bls12::multi_miller_loop(&terms));
             let theirs = Bls12::final_exponentiation(&reference_miller_loop_n(&pairs));
             assert_eq!(ours, theirs, "n = {n}");
@@ -604,8 +642,14 @@ mod tests {
     #[test]
     fn pairing_is_bilinear_and_skips_identity() {
         let mut r = rng();
-        let (a, b) = (<Fr as ScalarTrait>::random(&mut r), <Fr as ScalarTrait>::random(&mut r));
-        let e = Bls12::pairing(&(<G1 as Group>::generator() * a), &(<G2 as Group>::generator() * b));
+        let (a, b) = (
+            <Fr as ScalarTrait>::random(&mut r),
+            <Fr as ScalarTrait>::random(&mut r),
+        );
+        let e = Bls12::pairing(
+            &(<G1 as Group>::generator() * a),
+            &(<G2 as Group>::generator() * b),
+        );
         let e1 = Bls12::pairing(&<G1 as Group>::generator(), &<G2 as Group>::generator());
         assert_eq!(e, e1.pow(&(a * b)));
         assert!(Bls12::pairing(&<G1 as Group>::identity(), &<G2 as Group>::generator()).is_one());
@@ -617,7 +661,13 @@ mod tests {
     fn gt_pow_matches_square_and_multiply() {
         let mut r = rng();
         let g = Bls12::pairing(&<G1 as Group>::generator(), &<G2 as Group>::generator());
-        for s in [Fr::from(0u64), Fr::from(1u64), Fr::from(Z_ABS), -Fr::from(1u64), <Fr as ScalarTrait>::random(&mut r)] {
+        for s in [
+            Fr::from(0u64),
+            Fr::from(1u64),
+            Fr::from(Z_ABS),
+            -Fr::from(1u64),
+            <Fr as ScalarTrait>::random(&mut r),
+        ] {
             // reference: plain square-and-multiply on bits
             let mut acc = <Gt as Target>::one();
             let limbs = s.to_le_limbs();
@@ -637,11 +687,15 @@ mod tests {
     #[test]
     fn gt_encoding_round_trips_and_rejects_garbage() {
         let mut r = rng();
-        let g = Bls12::pairing(&<G1 as Group>::generator(), &<G2 as Group>::generator()).pow(&<Fr as ScalarTrait>::random(&mut r));
+        let g = Bls12::pairing(&<G1 as Group>::generator(), &<G2 as Group>::generator())
+            .pow(&<Fr as ScalarTrait>::random(&mut r));
         let bytes = g.to_bytes();
         assert_eq!(bytes.len(), 288);
         assert_eq!(<Gt as Target>::from_bytes(&bytes).unwrap(), g);
-        assert_eq!(<Gt as Target>::from_bytes(&<Gt as Target>::one().to_bytes()).unwrap(), <Gt as Target>::one());
+        assert_eq!(
+            <Gt as Target>::from_bytes(&<Gt as Target>::one().to_bytes()).unwrap(),
+            <Gt as Target>::one()
+        );
         let mut bad = bytes.clone();
         bad[100] ^= 1;
         assert!(<Gt as Target>::from_bytes(&bad).is_err());
@@ -659,7 +713,10 @@ mod tests {
         bad[5] ^= 0x40;
         assert!(<G1 as Group>::from_compressed(&bad).is_err());
         let q = <G2 as Group>::generator() * Fr::from(9u64);
-        assert_eq!(<G2 as Group>::from_compressed(&Group::to_compressed(&q)).unwrap(), q);
+        assert_eq!(
+            <G2 as Group>::from_compressed(&Group::to_compressed(&q)).unwrap(),
+            q
+        );
         assert!(<G2 as Group>::from_compressed(&[0xaa; 96]).is_err());
     }
 
@@ -669,6 +726,9 @@ mod tests {
         wide[63] = 5;
         assert_eq!(Fr::from_bytes_wide(&wide), Fr::from(5u64));
         wide[55] = 1; // 2^64
-        assert_eq!(Fr::from_bytes_wide(&wide), Fr::from(5u64) + Fr::from(1u64 << 32) * Fr::from(1u64 << 32));
+        assert_eq!(
+            Fr::from_bytes_wide(&wide),
+            Fr::from(5u64) + Fr::from(1u64 << 32) * Fr::from(1u64 << 32)
+        );
     }
 }

@@ -201,7 +201,11 @@ impl_group!(
         let mut out = *a;
         out.x = select_fq(&a.x, &b.x, c);
         out.y = select_fq(&a.y, &b.y, c);
-        out.infinity = bool::from(Choice::conditional_select(&Choice::from(a.infinity as u8), &Choice::from(b.infinity as u8), c));
+        out.infinity = bool::from(Choice::conditional_select(
+            &Choice::from(a.infinity as u8),
+            &Choice::from(b.infinity as u8),
+            c,
+        ));
         out
     },
     |msg, dst| {
@@ -227,7 +231,11 @@ impl_group!(
         let mut out = *a;
         out.x = select_fq2(&a.x, &b.x, c);
         out.y = select_fq2(&a.y, &b.y, c);
-        out.infinity = bool::from(Choice::conditional_select(&Choice::from(a.infinity as u8), &Choice::from(b.infinity as u8), c));
+        out.infinity = bool::from(Choice::conditional_select(
+            &Choice::from(a.infinity as u8),
+            &Choice::from(b.infinity as u8),
+            c,
+        ));
         out
     },
     |msg, dst| {
@@ -284,7 +292,8 @@ impl Target for Gt {
         if bytes.len() != 384 {
             return Err(PointError::Length("GT", 384, bytes.len()));
         }
-        let f = Fq12::deserialize_compressed_unchecked(bytes).map_err(|_| PointError::NotOnCurve("GT"))?;
+        let f = Fq12::deserialize_compressed_unchecked(bytes)
+            .map_err(|_| PointError::NotOnCurve("GT"))?;
         let g = Gt(PairingOutput(f));
         if g.to_bytes() != bytes {
             return Err(PointError::NotOnCurve("GT"));
@@ -339,8 +348,14 @@ mod tests {
     #[test]
     fn pairing_is_bilinear() {
         let mut r = rand_chacha::ChaCha20Rng::seed_from_u64(3);
-        let (a, b) = (<Fr as ScalarTrait>::random(&mut r), <Fr as ScalarTrait>::random(&mut r));
-        let e = Bn254::pairing(&(<G1 as Group>::generator() * a), &(<G2 as Group>::generator() * b));
+        let (a, b) = (
+            <Fr as ScalarTrait>::random(&mut r),
+            <Fr as ScalarTrait>::random(&mut r),
+        );
+        let e = Bn254::pairing(
+            &(<G1 as Group>::generator() * a),
+            &(<G2 as Group>::generator() * b),
+        );
         let e1 = Bn254::pairing(&<G1 as Group>::generator(), &<G2 as Group>::generator());
         assert_eq!(e, e1.pow(&(a * b)));
         assert!((e * e.inverse()).is_one());
@@ -355,9 +370,15 @@ mod tests {
     fn hash_and_decode() {
         let h = <G2 as Group>::hash_to_curve(b"doctor", b"abbe-test");
         assert!(!Group::is_identity(&h));
-        assert_eq!(<G2 as Group>::from_compressed(&Group::to_compressed(&h)).unwrap(), h);
+        assert_eq!(
+            <G2 as Group>::from_compressed(&Group::to_compressed(&h)).unwrap(),
+            h
+        );
         let g = <G1 as Group>::hash_to_curve(b"doctor", b"abbe-test");
-        assert_eq!(<G1 as Group>::from_compressed(&Group::to_compressed(&g)).unwrap(), g);
+        assert_eq!(
+            <G1 as Group>::from_compressed(&Group::to_compressed(&g)).unwrap(),
+            g
+        );
         assert_ne!(g, <G1 as Group>::hash_to_curve(b"nurse", b"abbe-test"));
         assert!(<G2 as Group>::from_compressed(&[0x17; 64]).is_err());
     }

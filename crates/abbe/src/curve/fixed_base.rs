@@ -48,13 +48,21 @@ impl<G: Group> FixedBaseTable<G> {
             })
             .collect();
         let identity = G::to_affine_batch(&[G::identity()])[0];
-        FixedBaseTable { base, rows, identity }
+        FixedBaseTable {
+            base,
+            rows,
+            identity,
+        }
     }
 
     /// The same table for a wrapper type with the same affine form (the
     /// counting backend).
     pub(crate) fn rewrap<H: Group<Affine = G::Affine>>(self, base: H) -> FixedBaseTable<H> {
-        FixedBaseTable { base, rows: self.rows, identity: self.identity }
+        FixedBaseTable {
+            base,
+            rows: self.rows,
+            identity: self.identity,
+        }
     }
 
     pub fn base(&self) -> &G {
@@ -75,7 +83,11 @@ impl<G: Group> FixedBaseTable<G> {
             pick = G::select_affine(&pick, &neg, subtle::Choice::from((d < 0) as u8));
             // A zero digit adds the identity: the same sequence of
             // operations whatever the scalar.
-            pick = G::select_affine(&pick, &self.identity, subtle::Choice::from((mag == 0) as u8));
+            pick = G::select_affine(
+                &pick,
+                &self.identity,
+                subtle::Choice::from((mag == 0) as u8),
+            );
             acc = acc.add_affine(&pick);
         }
         acc
@@ -120,7 +132,13 @@ mod tests {
         let t1 = FixedBaseTable::new(b1);
         let b2 = <G2 as Group>::generator() * <Fr as Scalar>::random(&mut rng);
         let t2 = FixedBaseTable::new(b2);
-        let mut cases = vec![<Fr as Scalar>::zero(), <Fr as Scalar>::one(), -<Fr as Scalar>::one(), <Fr as Scalar>::from_u64(16), <Fr as Scalar>::from_u64(17)];
+        let mut cases = vec![
+            <Fr as Scalar>::zero(),
+            <Fr as Scalar>::one(),
+            -<Fr as Scalar>::one(),
+            <Fr as Scalar>::from_u64(16),
+            <Fr as Scalar>::from_u64(17),
+        ];
         for _ in 0..20 {
             cases.push(<Fr as Scalar>::random(&mut rng));
         }

@@ -55,7 +55,11 @@ pub fn header_digest(header: &[u8]) -> [u8; 32] {
     Sha256::digest(header).into()
 }
 
-fn read_exact_or<R: Read>(input: &mut R, buf: &mut [u8], what: &'static str) -> Result<(), EnvelopeError> {
+fn read_exact_or<R: Read>(
+    input: &mut R,
+    buf: &mut [u8],
+    what: &'static str,
+) -> Result<(), EnvelopeError> {
     input.read_exact(buf).map_err(|e| match e.kind() {
         std::io::ErrorKind::UnexpectedEof => EnvelopeError::Wire(WireError::Truncated(what)),
         _ => EnvelopeError::Io(e),
@@ -67,14 +71,26 @@ pub fn read_head<R: Read>(input: &mut R) -> Result<Head, EnvelopeError> {
     let mut pre = [0u8; PREAMBLE_LEN];
     read_exact_or(input, &mut pre, "file preamble")?;
     let preamble = Preamble::parse(&pre)?;
-    if !matches!(preamble.kind, ObjectKind::Ciphertext | ObjectKind::TransformedCiphertext) {
-        return Err(WireError::WrongKind { expected: "ciphertext", found: preamble.kind.describe() }.into());
+    if !matches!(
+        preamble.kind,
+        ObjectKind::Ciphertext | ObjectKind::TransformedCiphertext
+    ) {
+        return Err(WireError::WrongKind {
+            expected: "ciphertext",
+            found: preamble.kind.describe(),
+        }
+        .into());
     }
     let mut len = [0u8; 4];
     read_exact_or(input, &mut len, "header length")?;
     let len = u32::from_be_bytes(len) as usize;
     if len > MAX_HEADER_BYTES {
-        return Err(WireError::TooLong { what: "KEM header", len, max: MAX_HEADER_BYTES }.into());
+        return Err(WireError::TooLong {
+            what: "KEM header",
+            len,
+            max: MAX_HEADER_BYTES,
+        }
+        .into());
     }
     let mut header = vec![0u8; len];
     read_exact_or(input, &mut header, "KEM header")?;
@@ -87,7 +103,12 @@ pub fn read_head<R: Read>(input: &mut R) -> Result<Head, EnvelopeError> {
     };
     let mut salt = [0u8; 16];
     read_exact_or(input, &mut salt, "payload salt")?;
-    Ok(Head { preamble, header, header_digest, salt })
+    Ok(Head {
+        preamble,
+        header,
+        header_digest,
+        salt,
+    })
 }
 
 fn write_head<W: Write>(head: &Head, output: &mut W) -> std::io::Result<()> {
@@ -113,7 +134,10 @@ pub fn seal<R: Read, W: Write, G: RngCore + CryptoRng>(
     let mut salt = [0u8; 16];
     rng.fill_bytes(&mut salt);
     let head = Head {
-        preamble: Preamble { kind: ObjectKind::Ciphertext, ..hp },
+        preamble: Preamble {
+            kind: ObjectKind::Ciphertext,
+            ..hp
+        },
         header: header.to_vec(),
         header_digest: header_digest(header),
         salt,
@@ -127,7 +151,12 @@ pub fn seal<R: Read, W: Write, G: RngCore + CryptoRng>(
 
 /// Decrypts the payload that follows `head` in `input`. Writes a chunk only
 /// after it authenticated; on error the caller must discard the output.
-pub fn open<R: Read, W: Write>(head: &Head, session: &SessionKey, input: R, mut output: W) -> Result<u64, EnvelopeError> {
+pub fn open<R: Read, W: Write>(
+    head: &Head,
+    session: &SessionKey,
+    input: R,
+    mut output: W,
+) -> Result<u64, EnvelopeError> {
     let key = PayloadKey::derive(session.as_bytes(), &head.salt, &head.header_digest);
     let n = stream::decrypt(&key, &head.header_digest, input, &mut output)?;
     output.flush()?;
@@ -144,7 +173,10 @@ pub fn write_transformed<R: Read, W: Write>(
 ) -> Result<u64, EnvelopeError> {
     let hp = Preamble::parse(transformed_header)?;
     let out_head = Head {
-        preamble: Preamble { kind: ObjectKind::TransformedCiphertext, ..hp },
+        preamble: Preamble {
+            kind: ObjectKind::TransformedCiphertext,
+            ..hp
+        },
         header: transformed_header.to_vec(),
         header_digest: head.header_digest,
         salt: head.salt,
@@ -169,7 +201,8 @@ mod tests {
         type W = Waters11<Bls12>;
         let mut rng = rand_chacha::ChaCha20Rng::seed_from_u64(9);
         let (pk, mk) = W::setup(&mut rng);
-        let (session, header) = W::encapsulate(&pk, &Policy::parse("a and b").unwrap(), &mut rng).unwrap();
+        let (session, header) =
+            W::encapsulate(&pk, &Policy::parse("a and b").unwrap(), &mut rng).unwrap();
         let data: Vec<u8> = (0..200_000u32).map(|i| i as u8).collect();
         let mut file = Vec::new();
         seal(&header.to_bytes(), &session, &mut rng, &data[..], &mut file).unwrap();
@@ -208,7 +241,12 @@ mod tests {
 
     #[test]
     fn heads_are_strict() {
-        for bytes in [&b""[..], b"ABBE", b"ABBE\x01\x08\x01\x01\xff\xff\xff\xff", b"XXXXXXXXXXXXXXXX"] {
+        for bytes in [
+            &b""[..],
+            b"ABBE",
+            b"ABBE\x01\x08\x01\x01\xff\xff\xff\xff",
+            b"XXXXXXXXXXXXXXXX",
+        ] {
             assert!(read_head(&mut &bytes[..]).is_err());
         }
     }
