@@ -189,7 +189,19 @@ macro_rules! on_curve {
 pub(crate) use on_curve;
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    // clap exits with 2 on usage errors, which is our "not satisfied" code:
+    // report usage errors as 1 instead.
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let _ = e.print();
+            return if e.use_stderr() {
+                ExitCode::from(1)
+            } else {
+                ExitCode::SUCCESS
+            };
+        }
+    };
     match run(cli.command) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {

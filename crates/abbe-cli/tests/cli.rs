@@ -1,0 +1,1422 @@
+//! End-to-end tests of the `abbe` binary: every test runs the real executable
+//! in a temporary directory and checks exit codes, output bytes, file modes
+//! and that failures leave no output (or temporary) file behind.
+//!
+//! File layout relied on (crates/abbe/src/envelope): 8-byte preamble (kind at
+//! byte 5), big-endian u32 header length, header, [32-byte digest in
+//! transformed files], 16-byte salt, then the STREAM payload: 64 KiB
+//! plaintext chunks, each followed by a 16-byte GCM tag.
+
+use std::fs;
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+const BIN: &str = env!("CARGO_BIN_EXE_abbe");
+const CHUNK: usize = 64 * 1024;
+const TAG: usize = 16;
+const ENC_CHUNK: usize = CHUNK + TAG;
+const MIB: usize = 1 << 20;
+
+const POLICY: &str = "(doctor and cardiology) or 2 of (nurse, ward25, age >= 30)";
+const ALICE: &str = "doctor, cardiology, age = 42";
+const BOB: &str = "nurse, age = 25";
+
+const KIND_CIPHERTEXT: u8 = 8;
+const KIND_TRANSFORMED: u8 = 9;
+
+// ---------------------------------------------------------------------------
+// Running the binary
+// ---------------------------------------------------------------------------
+
+struct Run {
+    code: Option<i32>,
+    stdout: Vec<u8>,
+    stderr: String,
+}
+
+fn run(args: &[&str]) -> Run {
+    let out = Command::new(BIN)
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .expect("cannot run abbe");
+    Run {
+        code: out.status.code(),
+        stdout: out.stdout,
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+/// Runs abbe with `input` written to its stdin from another thread.
+fn run_piped(args: &[&str], input: Vec<u8>) -> Run {
+    let mut child = Command::new(BIN)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("cannot run abbe");
+    let mut stdin = child.stdin.take().unwrap();
+    let writer = std::thread::spawn(move || {
+        // A child that fails early closes the pipe; that shows in its exit code.
+        let _ = stdin.write_all(&input);
+    });
+    let out = child.wait_with_output().expect("cannot wait for abbe");
+    writer.join().unwrap();
+    Run {
+        code: out.status.code(),
+        stdout: out.stdout,
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+/// Runs abbe and measures its peak RSS in KiB (`None` if it cannot be measured
+/// on this platform).
+fn run_measured(args: &[&str]) -> (Run, Option<u64>) {
+    if Path::new("/usr/bin/time").exists() {
+        let out = Command::new("/usr/bin/time")
+            .args(["-f", "%M", BIN])
+            .args(args)
+            .stdin(Stdio::null())
+            .output()
+            .expect("cannot run /usr/bin/time abbe");
+        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+        let mut lines: Vec<&str> = stderr.lines().collect();
+        let kib = lines.pop().and_then(|l| l.trim().parse::<u64>().ok());
+        let mut rest = lines.join("\n");
+        if !rest.is_empty() {
+            rest.push('\n');
+        }
+        let run = Run {
+            code: out.status.code(),
+            stdout: out.stdout,
+            stderr: rest,
+        };
+        return (run, kib);
+    }
+    run_polling_vmhwm(args)
+}
+
+/// Fallback: polls `VmHWM` in /proc/<pid>/status until the child exits.
+fn run_polling_vmhwm(args: &[&str]) -> (Run, Option<u64>) {
+    let mut child = Command::new(BIN)
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("cannot run abbe");
+    let mut so = child.stdout.take().unwrap();
+    let mut se = child.stderr.take().unwrap();
+    let out_reader = std::thread::spawn(move || {
+        let mut v = Vec::new();
+        so.read_to_end(&mut v).unwrap();
+        v
+    });
+    let err_reader = std::thread::spawn(move || {
+        let mut v = Vec::new();
+        se.read_to_end(&mut v).unwrap();
+        v
+    });
+    let status_path = format!("/proc/{}/status", child.id());
+    let mut peak: Option<u64> = None;
+    let status = loop {
+        if let Ok(s) = fs::read_to_string(&status_path) {
+            if let Some(kib) = s
+                .lines()
+                .find_map(|l| l.strip_prefix("VmHWM:"))
+                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+            {
+                peak = Some(peak.map_or(kib, |p| p.max(kib)));
+            }
+        }
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        std::thread::sleep(Duration::from_millis(2));
+    };
+    let run = Run {
+        code: status.code(),
+        stdout: out_reader.join().unwrap(),
+        stderr: String::from_utf8_lossy(&err_reader.join().unwrap()).into_owned(),
+    };
+    (run, peak)
+}
+
+fn p(path: &Path) -> &str {
+    path.to_str().expect("temporary paths are UTF-8")
+}
+
+#[track_caller]
+fn assert_ok(r: &Run) {
+    assert_eq!(r.code, Some(0), "expected success, stderr: {}", r.stderr);
+    assert!(!r.stderr.contains("panicked"), "stderr: {}", r.stderr);
+}
+
+/// The failure contract: the exit code, one `abbe: error:` line on stderr,
+/// no panic, nothing on stdout.
+#[track_caller]
+fn assert_fails(r: &Run, code: i32) {
+    assert_eq!(
+        r.code,
+        Some(code),
+        "expected exit {code}, stderr: {}",
+        r.stderr
+    );
+    assert!(
+        r.stderr.starts_with("abbe: error: "),
+        "stderr does not start with 'abbe: error:': {:?}",
+        r.stderr
+    );
+    assert!(
+        r.stderr.ends_with('\n') && r.stderr.lines().count() == 1,
+        "stderr is not a single line: {:?}",
+        r.stderr
+    );
+    assert!(!r.stderr.contains("panicked"), "stderr: {}", r.stderr);
+    assert!(
+        r.stdout.is_empty(),
+        "a failing command printed {} bytes to stdout",
+        r.stdout.len()
+    );
+}
+
+/// No temporary file of an atomic write is left in `dir`.
+#[track_caller]
+fn assert_no_stray_tmp(dir: &Path) {
+    for e in fs::read_dir(dir).unwrap() {
+        let name = e.unwrap().file_name();
+        let name = name.to_string_lossy();
+        assert!(
+            !name.starts_with(".abbe-tmp-"),
+            "stray temporary file {name} in {}",
+            dir.display()
+        );
+    }
+}
+
+/// A failed command left neither `out` nor a temporary file next to it.
+#[track_caller]
+fn assert_no_output(out: &Path) {
+    assert!(!out.exists(), "{} was left behind", out.display());
+    assert_no_stray_tmp(out.parent().unwrap());
+}
+
+/// Runs a command that must fail with `code` without writing `out`.
+#[track_caller]
+fn expect_failure(args: &[&str], out: &Path, code: i32) -> Run {
+    let r = run(args);
+    assert_fails(&r, code);
+    assert_no_output(out);
+    r
+}
+
+// ---------------------------------------------------------------------------
+// Data and file layout helpers
+// ---------------------------------------------------------------------------
+
+/// Deterministic pseudo-random bytes (xorshift64*).
+fn pseudo_random(len: usize, seed: u64) -> Vec<u8> {
+    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    let mut v = Vec::with_capacity(len + 8);
+    while v.len() < len {
+        x ^= x >> 12;
+        x ^= x << 25;
+        x ^= x >> 27;
+        v.extend_from_slice(&x.wrapping_mul(0x2545_F491_4F6C_DD1D).to_le_bytes());
+    }
+    v.truncate(len);
+    v
+}
+
+fn header_len(file: &[u8]) -> usize {
+    u32::from_be_bytes(file[8..12].try_into().unwrap()) as usize
+}
+
+/// Offset of the STREAM payload in a ciphertext or transformed file.
+fn payload_offset(file: &[u8]) -> usize {
+    let digest = match file[5] {
+        KIND_CIPHERTEXT => 0,
+        KIND_TRANSFORMED => 32,
+        k => panic!("not a ciphertext file (kind {k})"),
+    };
+    12 + header_len(file) + digest + 16
+}
+
+/// Size of the STREAM payload for `n` plaintext bytes.
+fn payload_len(n: usize) -> usize {
+    n + TAG * n.div_ceil(CHUNK).max(1)
+}
+
+fn hex(b: &[u8]) -> String {
+    b.iter().map(|x| format!("{x:02x}")).collect()
+}
+
+#[cfg(unix)]
+fn mode(path: &Path) -> u32 {
+    use std::os::unix::fs::PermissionsExt;
+    fs::metadata(path).unwrap().permissions().mode() & 0o777
+}
+
+/// A setup (public.key, master.key) and keys for alice and bob in a temp dir.
+struct Env {
+    dir: tempfile::TempDir,
+}
+
+impl Env {
+    fn new(curve: &str) -> Env {
+        let dir = tempfile::tempdir().unwrap();
+        let env = Env { dir };
+        let keys = env.path("keys");
+        assert_ok(&run(&["setup", "--curve", curve, "--out", p(&keys)]));
+        env.keygen("alice", ALICE);
+        env.keygen("bob", BOB);
+        env
+    }
+
+    fn path(&self, name: &str) -> PathBuf {
+        self.dir.path().join(name)
+    }
+
+    fn public(&self) -> PathBuf {
+        self.path("keys/public.key")
+    }
+
+    fn master(&self) -> PathBuf {
+        self.path("keys/master.key")
+    }
+
+    fn key(&self, who: &str) -> PathBuf {
+        self.path(&format!("{who}.key"))
+    }
+
+    fn keygen(&self, who: &str, attrs: &str) -> PathBuf {
+        let key = self.key(who);
+        assert_ok(&run(&[
+            "keygen",
+            "--master",
+            p(&self.master()),
+            "--attrs",
+            attrs,
+            "-o",
+            p(&key),
+        ]));
+        key
+    }
+
+    /// Splits `who`'s key into (transformation key, retrieval key).
+    fn transform_key(&self, who: &str) -> (PathBuf, PathBuf) {
+        let tk = self.path(&format!("{who}.tk"));
+        let rk = self.path(&format!("{who}.rk"));
+        assert_ok(&run(&[
+            "transform-key",
+            "--key",
+            p(&self.key(who)),
+            "--tk",
+            p(&tk),
+            "--rk",
+            p(&rk),
+        ]));
+        (tk, rk)
+    }
+
+    /// Encrypts `plain` (via `NAME.plain`) to `NAME.abbe`.
+    fn encrypt(&self, name: &str, plain: &[u8], policy: &str) -> PathBuf {
+        let input = self.path(&format!("{name}.plain"));
+        let ct = self.path(&format!("{name}.abbe"));
+        fs::write(&input, plain).unwrap();
+        assert_ok(&run(&[
+            "encrypt",
+            "--public",
+            p(&self.public()),
+            "--policy",
+            policy,
+            "-o",
+            p(&ct),
+            p(&input),
+        ]));
+        ct
+    }
+
+    /// Decrypts `ct` with `key` into a file and returns the plaintext.
+    fn decrypt(&self, key: &Path, ct: &Path) -> Vec<u8> {
+        let out = self.path("decrypted.out");
+        let _ = fs::remove_file(&out);
+        assert_ok(&run(&["decrypt", "--key", p(key), "-o", p(&out), p(ct)]));
+        let plain = fs::read(&out).unwrap();
+        fs::remove_file(&out).unwrap();
+        plain
+    }
+
+    /// Writes `bytes` to `name` and returns its path.
+    fn file(&self, name: &str, bytes: &[u8]) -> PathBuf {
+        let path = self.path(name);
+        fs::write(&path, bytes).unwrap();
+        path
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Round trips
+// ---------------------------------------------------------------------------
+
+fn round_trips(curve: &str) {
+    let env = Env::new(curve);
+    let alice = env.key("alice");
+    let public = env.public();
+    for (i, len) in [0usize, 1, MIB].into_iter().enumerate() {
+        let plain = pseudo_random(len, 100 + i as u64);
+
+        // Files in, files out.
+        let ct = env.encrypt(&format!("rt{len}"), &plain, POLICY);
+        let ct_bytes = fs::read(&ct).unwrap();
+        assert_eq!(&ct_bytes[..4], b"ABBE");
+        assert_eq!(ct_bytes[5], KIND_CIPHERTEXT);
+        assert_eq!(
+            ct_bytes.len(),
+            payload_offset(&ct_bytes) + payload_len(len),
+            "ciphertext size for {len} bytes"
+        );
+        if len > 0 {
+            // The payload is encrypted, not copied.
+            let off = payload_offset(&ct_bytes);
+            assert_ne!(&ct_bytes[off..off + len.min(64)], &plain[..len.min(64)]);
+        }
+        assert!(
+            env.decrypt(&alice, &ct) == plain,
+            "file round trip of {len} bytes on {curve}"
+        );
+
+        // Bob does not satisfy the policy.
+        let refused = env.path("refused.out");
+        expect_failure(
+            &[
+                "decrypt",
+                "--key",
+                p(&env.key("bob")),
+                "-o",
+                p(&refused),
+                p(&ct),
+            ],
+            &refused,
+            2,
+        );
+
+        // File in, stdout out: stdout holds exactly the plaintext.
+        let r = run(&["decrypt", "--key", p(&alice), p(&ct)]);
+        assert_ok(&r);
+        assert!(
+            r.stdout == plain,
+            "decrypt to stdout of {len} bytes on {curve}"
+        );
+
+        // stdin -> stdout, both ways.
+        let enc = run_piped(
+            &["encrypt", "--public", p(&public), "--policy", POLICY],
+            plain.clone(),
+        );
+        assert_ok(&enc);
+        assert!(
+            enc.stderr.is_empty(),
+            "encrypt wrote to stderr: {}",
+            enc.stderr
+        );
+        assert_eq!(&enc.stdout[..4], b"ABBE");
+        assert_eq!(
+            enc.stdout.len(),
+            payload_offset(&enc.stdout) + payload_len(len),
+            "piped ciphertext holds something besides the envelope"
+        );
+        assert_ne!(enc.stdout, ct_bytes, "encryption is randomized");
+        let dec = run_piped(&["decrypt", "--key", p(&alice)], enc.stdout.clone());
+        assert_ok(&dec);
+        assert!(
+            dec.stderr.is_empty(),
+            "decrypt wrote to stderr: {}",
+            dec.stderr
+        );
+        assert_eq!(dec.stdout.len(), plain.len());
+        assert!(
+            dec.stdout == plain,
+            "piped round trip of {len} bytes on {curve}"
+        );
+
+        // "-" names stdin and stdout explicitly.
+        let dec = run_piped(&["decrypt", "--key", p(&alice), "-o", "-", "-"], enc.stdout);
+        assert_ok(&dec);
+        assert!(
+            dec.stdout == plain,
+            "'-' round trip of {len} bytes on {curve}"
+        );
+    }
+
+    // Every file is on the requested curve.
+    for f in [env.public(), env.master(), alice, env.path("rt0.abbe")] {
+        let r = run(&["inspect", p(&f)]);
+        assert_ok(&r);
+        let text = String::from_utf8(r.stdout).unwrap();
+        assert!(
+            text.lines()
+                .any(|l| l.starts_with("curve:") && l.contains(curve)),
+            "{} is not on {curve}:\n{text}",
+            f.display()
+        );
+    }
+    assert_no_stray_tmp(env.dir.path());
+}
+
+#[test]
+fn round_trips_bls12_381() {
+    round_trips("bls12-381");
+}
+
+#[test]
+fn round_trips_bn254() {
+    round_trips("bn254");
+}
+
+/// The 200 MiB plaintext: 1 MiB pseudo-random block `i`, with the global
+/// chunk index stamped into every 64 KiB chunk so that no two chunks repeat.
+fn big_block(base: &[u8], i: usize, buf: &mut Vec<u8>) {
+    buf.clear();
+    buf.extend_from_slice(base);
+    for j in 0..MIB / CHUNK {
+        let index = (i * (MIB / CHUNK) + j) as u64;
+        buf[j * CHUNK..j * CHUNK + 8].copy_from_slice(&index.to_le_bytes());
+    }
+}
+
+#[track_caller]
+fn check_rss(what: &str, kib: Option<u64>) {
+    match kib {
+        Some(kib) => {
+            eprintln!(
+                "abbe {what} of 200 MiB: peak RSS {kib} KiB ({:.1} MiB)",
+                kib as f64 / 1024.0
+            );
+            assert!(
+                kib < 64 * 1024,
+                "{what} used {kib} KiB peak RSS (limit 64 MiB)"
+            );
+            if kib >= 32 * 1024 {
+                eprintln!("warning: {what} peak RSS {kib} KiB is above the 32 MiB target");
+            }
+        }
+        None if cfg!(target_os = "linux") => panic!("cannot measure the peak RSS of abbe {what}"),
+        None => eprintln!("abbe {what}: peak RSS not measurable on this platform"),
+    }
+}
+
+#[test]
+fn large_payload_round_trip_in_constant_memory() {
+    const BLOCKS: usize = 200;
+    let env = Env::new("bls12-381");
+    let base = pseudo_random(MIB, 42);
+    let mut block = Vec::with_capacity(MIB);
+
+    let plain = env.path("big.plain");
+    {
+        let mut f = fs::File::create(&plain).unwrap();
+        for i in 0..BLOCKS {
+            big_block(&base, i, &mut block);
+            f.write_all(&block).unwrap();
+        }
+    }
+    let total = BLOCKS * MIB;
+    assert_eq!(fs::metadata(&plain).unwrap().len(), total as u64);
+
+    let ct = env.path("big.abbe");
+    let t = Instant::now();
+    let (r, kib) = run_measured(&[
+        "encrypt",
+        "--public",
+        p(&env.public()),
+        "--policy",
+        POLICY,
+        "-o",
+        p(&ct),
+        p(&plain),
+    ]);
+    assert_ok(&r);
+    eprintln!("abbe encrypt of 200 MiB took {:.2?}", t.elapsed());
+    check_rss("encrypt", kib);
+    fs::remove_file(&plain).unwrap();
+
+    let mut head = vec![0u8; 12];
+    fs::File::open(&ct).unwrap().read_exact(&mut head).unwrap();
+    assert_eq!(head[5], KIND_CIPHERTEXT);
+    let expected_len = 12 + header_len(&head) + 16 + payload_len(total);
+    assert_eq!(fs::metadata(&ct).unwrap().len(), expected_len as u64);
+
+    let out = env.path("big.out");
+    let t = Instant::now();
+    let (r, kib) = run_measured(&[
+        "decrypt",
+        "--key",
+        p(&env.key("alice")),
+        "-o",
+        p(&out),
+        p(&ct),
+    ]);
+    assert_ok(&r);
+    eprintln!("abbe decrypt of 200 MiB took {:.2?}", t.elapsed());
+    check_rss("decrypt", kib);
+
+    // Streaming comparison against the regenerated plaintext.
+    let mut f = fs::File::open(&out).unwrap();
+    let mut got = vec![0u8; MIB];
+    for i in 0..BLOCKS {
+        f.read_exact(&mut got)
+            .unwrap_or_else(|e| panic!("decrypted file ends in block {i}: {e}"));
+        big_block(&base, i, &mut block);
+        assert!(got == block, "decrypted block {i} differs");
+    }
+    assert_eq!(
+        f.read(&mut got).unwrap(),
+        0,
+        "decrypted file is longer than 200 MiB"
+    );
+    assert_no_stray_tmp(env.dir.path());
+}
+
+// ---------------------------------------------------------------------------
+// Outsourced decryption
+// ---------------------------------------------------------------------------
+
+fn outsourced(curve: &str) {
+    let env = Env::new(curve);
+    let (tk, rk) = env.transform_key("alice");
+    let plain = pseudo_random(3 * CHUNK + 4321, 5);
+    let ct = env.encrypt("o", &plain, POLICY);
+    let ct_bytes = fs::read(&ct).unwrap();
+
+    // Transform a file.
+    let t = env.path("o.transformed");
+    assert_ok(&run(&["transform", "--tk", p(&tk), "-o", p(&t), p(&ct)]));
+    let t_bytes = fs::read(&t).unwrap();
+    assert_eq!(&t_bytes[..4], b"ABBE");
+    assert_eq!(t_bytes[5], KIND_TRANSFORMED);
+    assert!(
+        t_bytes.len() < ct_bytes.len(),
+        "transformed file ({} B) is not smaller than the ciphertext ({} B)",
+        t_bytes.len(),
+        ct_bytes.len()
+    );
+    assert!(
+        2 * header_len(&t_bytes) < header_len(&ct_bytes),
+        "transformed header {} B vs original {} B",
+        header_len(&t_bytes),
+        header_len(&ct_bytes)
+    );
+    // The salt and payload are carried over unchanged.
+    let (to, co) = (payload_offset(&t_bytes), payload_offset(&ct_bytes));
+    assert_eq!(&t_bytes[to - 16..], &ct_bytes[co - 16..]);
+    assert_eq!(t_bytes.len() - to, payload_len(plain.len()));
+
+    // The retrieval key finishes the decryption.
+    assert!(
+        env.decrypt(&rk, &t) == plain,
+        "outsourced file decryption on {curve}"
+    );
+
+    // Transform and decrypt through pipes.
+    let tr = run_piped(&["transform", "--tk", p(&tk)], ct_bytes.clone());
+    assert_ok(&tr);
+    assert_eq!(tr.stdout.len(), t_bytes.len());
+    assert_eq!(tr.stdout[5], KIND_TRANSFORMED);
+    let dec = run_piped(&["decrypt", "--key", p(&rk)], tr.stdout);
+    assert_ok(&dec);
+    assert!(
+        dec.stdout == plain,
+        "outsourced piped decryption on {curve}"
+    );
+
+    // inspect tells what a transformed file is.
+    let r = run(&["inspect", p(&t)]);
+    assert_ok(&r);
+    assert!(String::from_utf8(r.stdout).unwrap().contains("transformed"));
+
+    // A transformed file cannot be transformed again.
+    let again = env.path("again.out");
+    expect_failure(
+        &["transform", "--tk", p(&tk), "-o", p(&again), p(&t)],
+        &again,
+        3,
+    );
+
+    // A transformation key whose attributes do not satisfy the policy: exit 2.
+    let (bob_tk, _) = env.transform_key("bob");
+    let bob_t = env.path("bob.transformed");
+    expect_failure(
+        &["transform", "--tk", p(&bob_tk), "-o", p(&bob_t), p(&ct)],
+        &bob_t,
+        2,
+    );
+    assert_no_stray_tmp(env.dir.path());
+}
+
+#[test]
+fn outsourced_decryption_bls12_381() {
+    outsourced("bls12-381");
+}
+
+#[test]
+fn outsourced_decryption_bn254() {
+    outsourced("bn254");
+}
+
+// ---------------------------------------------------------------------------
+// Errors
+// ---------------------------------------------------------------------------
+
+#[test]
+fn unsatisfied_key_exits_2() {
+    let env = Env::new("bls12-381");
+    let ct = env.encrypt("m", b"for doctors only", POLICY);
+    let out = env.path("m.out");
+    let r = expect_failure(
+        &[
+            "decrypt",
+            "--key",
+            p(&env.key("bob")),
+            "-o",
+            p(&out),
+            p(&ct),
+        ],
+        &out,
+        2,
+    );
+    assert!(r.stderr.contains("does not satisfy"), "{}", r.stderr);
+    // Also when writing to stdout: nothing leaks.
+    let r = run(&["decrypt", "--key", p(&env.key("bob")), p(&ct)]);
+    assert_fails(&r, 2);
+    // The same key does satisfy a policy it matches.
+    let ct2 = env.encrypt("n", b"for nurses", "nurse and age < 30");
+    assert_eq!(env.decrypt(&env.key("bob"), &ct2), b"for nurses");
+}
+
+/// Decrypting `bytes` (written to `name`) with alice's key fails with exit 3.
+#[track_caller]
+fn assert_corrupt(env: &Env, name: &str, bytes: &[u8]) -> Run {
+    let bad = env.file(name, bytes);
+    let out = env.path(&format!("{name}.out"));
+    expect_failure(
+        &[
+            "decrypt",
+            "--key",
+            p(&env.key("alice")),
+            "-o",
+            p(&out),
+            p(&bad),
+        ],
+        &out,
+        3,
+    )
+}
+
+#[test]
+fn truncated_ciphertexts_exit_3() {
+    let env = Env::new("bls12-381");
+    let small = fs::read(env.encrypt("small", b"hello world", POLICY)).unwrap();
+    let multi =
+        fs::read(env.encrypt("multi", &pseudo_random(4 * CHUNK + 1000, 1), POLICY)).unwrap();
+    let exact = fs::read(env.encrypt("exact", &pseudo_random(3 * CHUNK, 2), POLICY)).unwrap();
+    let (so, mo, eo) = (
+        payload_offset(&small),
+        payload_offset(&multi),
+        payload_offset(&exact),
+    );
+    assert_eq!(multi.len() - mo, 4 * ENC_CHUNK + 1000 + TAG);
+    assert_eq!(exact.len() - eo, 3 * ENC_CHUNK);
+
+    let cases: [(&str, &[u8]); 11] = [
+        ("empty", &[]),
+        ("in-preamble", &small[..5]),
+        ("in-header", &small[..12 + header_len(&small) / 2]),
+        ("no-payload", &small[..so]),
+        ("small-last-byte", &small[..small.len() - 1]),
+        ("small-in-tag", &small[..so + 5]),
+        ("multi-in-chunk", &multi[..mo + ENC_CHUNK + 1234]),
+        ("multi-boundary-2", &multi[..mo + 2 * ENC_CHUNK]),
+        ("multi-boundary-4", &multi[..mo + 4 * ENC_CHUNK]),
+        ("exact-boundary-2", &exact[..eo + 2 * ENC_CHUNK]),
+        ("exact-in-last", &exact[..exact.len() - 100]),
+    ];
+    for (name, bytes) in cases {
+        assert_corrupt(&env, name, bytes);
+    }
+    // Through a pipe to stdout as well.
+    let r = run_piped(
+        &["decrypt", "--key", p(&env.key("alice"))],
+        small[..small.len() - 1].to_vec(),
+    );
+    assert_fails(&r, 3);
+    // The untouched files still decrypt.
+    assert_eq!(
+        env.decrypt(&env.key("alice"), &env.path("small.abbe")),
+        b"hello world"
+    );
+}
+
+#[test]
+fn reordered_duplicated_and_extended_chunks_exit_3() {
+    let env = Env::new("bls12-381");
+    let ct = fs::read(env.encrypt("m", &pseudo_random(4 * CHUNK + 1000, 3), POLICY)).unwrap();
+    let off = payload_offset(&ct);
+    let chunk = |i: usize| off + i * ENC_CHUNK..off + (i + 1) * ENC_CHUNK;
+
+    for (a, b) in [(0, 1), (1, 2), (0, 3)] {
+        let mut bad = ct.clone();
+        let ca = ct[chunk(a)].to_vec();
+        let cb = ct[chunk(b)].to_vec();
+        bad[chunk(a)].copy_from_slice(&cb);
+        bad[chunk(b)].copy_from_slice(&ca);
+        assert_eq!(bad.len(), ct.len());
+        assert_corrupt(&env, &format!("swap-{a}-{b}"), &bad);
+    }
+
+    let mut dup = ct.clone();
+    let c1 = ct[chunk(1)].to_vec();
+    dup[chunk(2)].copy_from_slice(&c1);
+    assert_corrupt(&env, "duplicate", &dup);
+
+    let mut dropped = ct[..off + ENC_CHUNK].to_vec();
+    dropped.extend_from_slice(&ct[off + 2 * ENC_CHUNK..]);
+    assert_corrupt(&env, "dropped-chunk", &dropped);
+
+    let mut extended = ct.clone();
+    extended.extend_from_slice(b"trailing");
+    assert_corrupt(&env, "trailing", &extended);
+
+    // A full-chunk plaintext followed by trailing data.
+    let full = fs::read(env.encrypt("full", &pseudo_random(2 * CHUNK, 4), POLICY)).unwrap();
+    let mut extended = full.clone();
+    extended.extend_from_slice(&full[payload_offset(&full)..payload_offset(&full) + ENC_CHUNK]);
+    assert_corrupt(&env, "trailing-chunk", &extended);
+}
+
+#[test]
+fn bit_flips_exit_3() {
+    let env = Env::new("bls12-381");
+    let plain = pseudo_random(4 * CHUNK + 1000, 6);
+    let ct = fs::read(env.encrypt("m", &plain, POLICY)).unwrap();
+    let hlen = header_len(&ct);
+    let off = payload_offset(&ct);
+    let positions = [
+        ("preamble-magic", 0),
+        ("preamble-kind", 5),
+        ("header-group-element", 12 + hlen / 2),
+        ("header-group-element-2", 12 + hlen - 100),
+        ("header-last-byte", 12 + hlen - 1),
+        ("salt", off - 1),
+        ("payload-first-byte", off),
+        ("payload-chunk-2", off + 2 * ENC_CHUNK + 777),
+        ("payload-tag-of-chunk-0", off + CHUNK + 3),
+        ("payload-last-byte", ct.len() - 1),
+    ];
+    for (name, pos) in positions {
+        for bit in [0x01u8, 0x80] {
+            let mut bad = ct.clone();
+            bad[pos] ^= bit;
+            assert_corrupt(&env, &format!("{name}-{bit:02x}"), &bad);
+        }
+    }
+    assert!(env.decrypt(&env.key("alice"), &env.path("m.abbe")) == plain);
+}
+
+#[test]
+fn malformed_policies_exit_3_with_position() {
+    let env = Env::new("bls12-381");
+    let input = env.file("m.txt", b"hello");
+    let out = env.path("m.abbe");
+    let cases = [
+        ("doctor and (", Some("byte 12")),
+        ("doctor and and nurse", Some("byte 11")),
+        ("(doctor or nurse", Some("byte")),
+        ("3 of (doctor, nurse)", Some("byte")),
+        ("doctor ))", Some("byte")),
+        ("", Some("byte")),
+    ];
+    for (policy, needle) in cases {
+        let r = expect_failure(
+            &[
+                "encrypt",
+                "--public",
+                p(&env.public()),
+                "--policy",
+                policy,
+                "-o",
+                p(&out),
+                p(&input),
+            ],
+            &out,
+            3,
+        );
+        if let Some(needle) = needle {
+            assert!(r.stderr.contains(needle), "policy {policy:?}: {}", r.stderr);
+        }
+    }
+    // Also when the output would go to stdout.
+    let r = run_piped(
+        &["encrypt", "--public", p(&env.public()), "--policy", "a and"],
+        b"x".to_vec(),
+    );
+    assert_fails(&r, 3);
+}
+
+#[test]
+fn missing_files_exit_1() {
+    let env = Env::new("bls12-381");
+    let ct = env.encrypt("m", b"hello", POLICY);
+    let input = env.path("m.plain");
+    let missing = env.path("does-not-exist");
+    let out = env.path("out.bin");
+    let alice = env.key("alice");
+    let (tk, _rk) = env.transform_key("alice");
+
+    // Missing input files.
+    for args in [
+        vec![
+            "encrypt",
+            "--public",
+            p(&env.public()),
+            "--policy",
+            POLICY,
+            "-o",
+            p(&out),
+            p(&missing),
+        ],
+        vec!["decrypt", "--key", p(&alice), "-o", p(&out), p(&missing)],
+        vec!["transform", "--tk", p(&tk), "-o", p(&out), p(&missing)],
+    ] {
+        let r = expect_failure(&args, &out, 1);
+        assert!(r.stderr.contains("does-not-exist"), "{}", r.stderr);
+    }
+    let r = run(&["inspect", p(&missing)]);
+    assert_fails(&r, 1);
+
+    // Missing key files.
+    for args in [
+        vec![
+            "encrypt",
+            "--public",
+            p(&missing),
+            "--policy",
+            POLICY,
+            "-o",
+            p(&out),
+            p(&input),
+        ],
+        vec!["decrypt", "--key", p(&missing), "-o", p(&out), p(&ct)],
+        vec!["transform", "--tk", p(&missing), "-o", p(&out), p(&ct)],
+        vec![
+            "keygen",
+            "--master",
+            p(&missing),
+            "--attrs",
+            ALICE,
+            "-o",
+            p(&out),
+        ],
+    ] {
+        let r = expect_failure(&args, &out, 1);
+        assert!(r.stderr.contains("does-not-exist"), "{}", r.stderr);
+    }
+    let (tk2, rk2) = (env.path("x.tk"), env.path("x.rk"));
+    let r = run(&[
+        "transform-key",
+        "--key",
+        p(&missing),
+        "--tk",
+        p(&tk2),
+        "--rk",
+        p(&rk2),
+    ]);
+    assert_fails(&r, 1);
+    assert_no_output(&tk2);
+    assert_no_output(&rk2);
+}
+
+#[test]
+fn key_from_another_setup_exits_3() {
+    let env = Env::new("bls12-381");
+    let other = Env::new("bls12-381");
+    let ct = env.encrypt("m", b"hello", POLICY);
+    let out = env.path("m.out");
+    let r = expect_failure(
+        &[
+            "decrypt",
+            "--key",
+            p(&other.key("alice")),
+            "-o",
+            p(&out),
+            p(&ct),
+        ],
+        &out,
+        3,
+    );
+    assert!(r.stderr.contains("different setups"), "{}", r.stderr);
+
+    // The other setup's transformation key neither.
+    let (tk, _) = other.transform_key("alice");
+    let t = env.path("m.transformed");
+    let r = expect_failure(&["transform", "--tk", p(&tk), "-o", p(&t), p(&ct)], &t, 3);
+    assert!(r.stderr.contains("different setups"), "{}", r.stderr);
+}
+
+#[test]
+fn wrong_key_kinds_exit_3() {
+    let env = Env::new("bls12-381");
+    let ct = env.encrypt("m", b"hello", POLICY);
+    let input = env.path("m.plain");
+    let (tk, rk) = env.transform_key("alice");
+    let t = env.path("m.transformed");
+    assert_ok(&run(&["transform", "--tk", p(&tk), "-o", p(&t), p(&ct)]));
+    let out = env.path("out.bin");
+    let alice = env.key("alice");
+
+    // A user key on a transformed file.
+    let r = expect_failure(
+        &["decrypt", "--key", p(&alice), "-o", p(&out), p(&t)],
+        &out,
+        3,
+    );
+    assert!(r.stderr.contains("retrieval key"), "{}", r.stderr);
+    // A retrieval key on a normal ciphertext.
+    let r = expect_failure(
+        &["decrypt", "--key", p(&rk), "-o", p(&out), p(&ct)],
+        &out,
+        3,
+    );
+    assert!(r.stderr.contains("transform"), "{}", r.stderr);
+    // Other objects in the key's place.
+    for key in [&tk, &env.public(), &env.master(), &ct] {
+        expect_failure(
+            &["decrypt", "--key", p(key), "-o", p(&out), p(&ct)],
+            &out,
+            3,
+        );
+    }
+    for key in [&alice, &rk, &env.public()] {
+        expect_failure(
+            &["transform", "--tk", p(key), "-o", p(&out), p(&ct)],
+            &out,
+            3,
+        );
+    }
+    expect_failure(
+        &[
+            "encrypt",
+            "--public",
+            p(&env.master()),
+            "--policy",
+            POLICY,
+            "-o",
+            p(&out),
+            p(&input),
+        ],
+        &out,
+        3,
+    );
+    expect_failure(
+        &[
+            "keygen",
+            "--master",
+            p(&env.public()),
+            "--attrs",
+            ALICE,
+            "-o",
+            p(&out),
+        ],
+        &out,
+        3,
+    );
+    // A key in the ciphertext's place.
+    expect_failure(
+        &["decrypt", "--key", p(&alice), "-o", p(&out), p(&alice)],
+        &out,
+        3,
+    );
+    // The right pairings still work.
+    assert_eq!(env.decrypt(&rk, &t), b"hello");
+    assert_eq!(env.decrypt(&alice, &ct), b"hello");
+}
+
+#[test]
+fn key_on_another_curve_exits_3() {
+    let bls = Env::new("bls12-381");
+    let bn = Env::new("bn254");
+    let ct = bls.encrypt("m", b"hello", POLICY);
+    let out = bls.path("m.out");
+    let r = expect_failure(
+        &[
+            "decrypt",
+            "--key",
+            p(&bn.key("alice")),
+            "-o",
+            p(&out),
+            p(&ct),
+        ],
+        &out,
+        3,
+    );
+    assert!(
+        r.stderr.contains("bn254") && r.stderr.contains("bls12-381"),
+        "{}",
+        r.stderr
+    );
+
+    let bn_ct = bn.encrypt("m", b"hello", POLICY);
+    let bn_out = bn.path("m.out");
+    expect_failure(
+        &[
+            "decrypt",
+            "--key",
+            p(&bls.key("alice")),
+            "-o",
+            p(&bn_out),
+            p(&bn_ct),
+        ],
+        &bn_out,
+        3,
+    );
+
+    let (bn_tk, _) = bn.transform_key("alice");
+    let t = bls.path("m.transformed");
+    expect_failure(
+        &["transform", "--tk", p(&bn_tk), "-o", p(&t), p(&ct)],
+        &t,
+        3,
+    );
+}
+
+#[test]
+fn policy_and_attributes_go_to_their_own_side() {
+    let env = Env::new("bls12-381");
+    let out = env.path("carol.key");
+    let r = run(&[
+        "keygen",
+        "--master",
+        p(&env.master()),
+        "--policy",
+        "doctor and cardiology",
+        "-o",
+        p(&out),
+    ]);
+    assert_ne!(r.code, Some(0));
+    assert_fails(&r, r.code.unwrap());
+    assert_no_output(&out);
+    assert!(r.stderr.contains("encrypt --policy"), "{}", r.stderr);
+    assert!(r.stderr.contains("--attrs"), "{}", r.stderr);
+
+    let input = env.file("m.txt", b"hello");
+    let ct = env.path("m.abbe");
+    let r = run(&[
+        "encrypt",
+        "--public",
+        p(&env.public()),
+        "--attrs",
+        "doctor",
+        "-o",
+        p(&ct),
+        p(&input),
+    ]);
+    assert_ne!(r.code, Some(0));
+    assert_fails(&r, r.code.unwrap());
+    assert_no_output(&ct);
+    assert!(r.stderr.contains("keygen --attrs"), "{}", r.stderr);
+    assert!(r.stderr.contains("--policy"), "{}", r.stderr);
+}
+
+#[test]
+fn garbage_keys_exit_3() {
+    let env = Env::new("bls12-381");
+    let ct = env.encrypt("m", b"hello", POLICY);
+    let alice = fs::read(env.key("alice")).unwrap();
+    let out = env.path("m.out");
+
+    let mut with_preamble = alice[..8].to_vec();
+    with_preamble.extend_from_slice(&pseudo_random(3000, 9));
+    let mut body_flipped = alice.clone();
+    let mid = alice.len() / 2;
+    body_flipped[mid] ^= 0x40;
+    let keys: [(&str, Vec<u8>); 5] = [
+        ("random.key", pseudo_random(500, 8)),
+        ("empty.key", Vec::new()),
+        ("preamble-then-garbage.key", with_preamble),
+        ("half.key", alice[..alice.len() / 2].to_vec()),
+        ("trailing.key", [&alice[..], b"junk"].concat()),
+    ];
+    for (name, bytes) in keys {
+        let key = env.file(name, &bytes);
+        let r = run(&["decrypt", "--key", p(&key), "-o", p(&out), p(&ct)]);
+        assert_fails(&r, 3);
+        assert_no_output(&out);
+        // Not a key for transform-key, transform or inspect either.
+        let (tk, rk) = (env.path("g.tk"), env.path("g.rk"));
+        let r = run(&[
+            "transform-key",
+            "--key",
+            p(&key),
+            "--tk",
+            p(&tk),
+            "--rk",
+            p(&rk),
+        ]);
+        assert_fails(&r, 3);
+        assert_no_output(&tk);
+        assert_no_output(&rk);
+        expect_failure(
+            &["transform", "--tk", p(&key), "-o", p(&out), p(&ct)],
+            &out,
+            3,
+        );
+        assert_fails(&run(&["inspect", p(&key)]), 3);
+    }
+    // A key with one bit flipped inside a group element is rejected as invalid.
+    let key = env.file("flipped.key", &body_flipped);
+    expect_failure(
+        &["decrypt", "--key", p(&key), "-o", p(&out), p(&ct)],
+        &out,
+        3,
+    );
+}
+
+// ---------------------------------------------------------------------------
+// setup, file modes, inspect, demo, policy syntaxes
+// ---------------------------------------------------------------------------
+
+#[test]
+fn setup_refuses_to_overwrite_without_force() {
+    let env = Env::new("bls12-381");
+    let keys = env.path("keys");
+    let public = fs::read(env.public()).unwrap();
+    let master = fs::read(env.master()).unwrap();
+
+    let r = run(&["setup", "--out", p(&keys)]);
+    assert_fails(&r, 1);
+    assert!(r.stderr.contains("--force"), "{}", r.stderr);
+    assert_eq!(fs::read(env.public()).unwrap(), public);
+    assert_eq!(fs::read(env.master()).unwrap(), master);
+    assert_no_stray_tmp(&keys);
+
+    // Either file existing is enough to refuse.
+    fs::remove_file(env.public()).unwrap();
+    let r = run(&["setup", "--out", p(&keys)]);
+    assert_fails(&r, 1);
+    assert!(!env.public().exists());
+    assert_eq!(fs::read(env.master()).unwrap(), master);
+    fs::write(env.public(), &public).unwrap();
+
+    let old_ct = env.encrypt("old", b"old setup", POLICY);
+    let r = run(&["setup", "--out", p(&keys), "--force"]);
+    assert_ok(&r);
+    assert_ne!(fs::read(env.public()).unwrap(), public);
+    assert_ne!(fs::read(env.master()).unwrap(), master);
+    assert_no_stray_tmp(&keys);
+
+    // The old key belongs to the old setup only.
+    assert_eq!(env.decrypt(&env.key("alice"), &old_ct), b"old setup");
+    let new_ct = env.encrypt("new", b"new setup", POLICY);
+    let out = env.path("new.out");
+    let r = expect_failure(
+        &[
+            "decrypt",
+            "--key",
+            p(&env.key("alice")),
+            "-o",
+            p(&out),
+            p(&new_ct),
+        ],
+        &out,
+        3,
+    );
+    assert!(r.stderr.contains("different setups"), "{}", r.stderr);
+    let fresh = env.keygen("alice2", ALICE);
+    assert_eq!(env.decrypt(&fresh, &new_ct), b"new setup");
+}
+
+#[cfg(unix)]
+#[test]
+fn file_modes() {
+    let env = Env::new("bls12-381");
+    assert_eq!(mode(&env.master()), 0o600, "master.key");
+    assert_eq!(mode(&env.public()), 0o644, "public.key");
+    assert_eq!(mode(&env.key("alice")), 0o600, "user key");
+    assert_eq!(mode(&env.key("bob")), 0o600, "user key");
+    let (tk, rk) = env.transform_key("alice");
+    assert_eq!(mode(&tk), 0o600, "transformation key");
+    assert_eq!(mode(&rk), 0o600, "retrieval key");
+    let ct = env.encrypt("m", b"hello", POLICY);
+    assert_eq!(mode(&ct), 0o644, "ciphertext");
+    let out = env.path("m.out");
+    assert_ok(&run(&[
+        "decrypt",
+        "--key",
+        p(&env.key("alice")),
+        "-o",
+        p(&out),
+        p(&ct),
+    ]));
+    assert_eq!(mode(&out), 0o600, "decrypted plaintext");
+    // Overwriting with --force keeps the modes.
+    assert_ok(&run(&["setup", "--out", p(&env.path("keys")), "--force"]));
+    assert_eq!(mode(&env.master()), 0o600, "master.key after --force");
+    assert_eq!(mode(&env.public()), 0o644, "public.key after --force");
+}
+
+fn inspect(path: &Path) -> String {
+    let r = run(&["inspect", p(path)]);
+    assert_ok(&r);
+    String::from_utf8(r.stdout).unwrap()
+}
+
+/// `text` contains no 8-byte run of `secret` (hex-encoded), once the public
+/// setup id (which key files embed) is removed from `text`.
+#[track_caller]
+fn assert_no_key_bytes(text: &str, secret: &[u8], setup_id: &str) {
+    let text = text.to_lowercase().replace(setup_id, "<setup id>");
+    let secret_hex = hex(secret);
+    for w in (16..secret_hex.len()).step_by(2) {
+        let window = &secret_hex[w - 16..w];
+        assert!(
+            !text.contains(window),
+            "inspect printed key bytes {window}:\n{text}"
+        );
+    }
+}
+
+#[test]
+fn inspect_describes_without_secrets() {
+    let env = Env::new("bls12-381");
+    let ct = env.encrypt("m", b"hello", POLICY);
+    let (tk, rk) = env.transform_key("alice");
+
+    let public = inspect(&env.public());
+    let setup_id = public
+        .lines()
+        .find_map(|l| l.strip_prefix("setup id:"))
+        .expect("public key shows its setup id")
+        .trim()
+        .to_lowercase();
+    assert_eq!(setup_id.len(), 32, "setup id {setup_id:?}");
+
+    let text = inspect(&ct);
+    assert!(text.contains("kind:           ciphertext"), "{text}");
+    let policy = text
+        .lines()
+        .find_map(|l| l.strip_prefix("policy:"))
+        .unwrap_or_else(|| panic!("no policy line:\n{text}"))
+        .trim();
+    for part in [
+        "doctor",
+        "cardiology",
+        "2 of (",
+        "nurse",
+        "ward25",
+        "age >= 30",
+    ] {
+        assert!(
+            policy.contains(part),
+            "policy line {policy:?} lacks {part:?}"
+        );
+    }
+    assert!(
+        text.contains(&setup_id),
+        "ciphertext shows the setup id:\n{text}"
+    );
+    assert!(text.contains("payload:        21 bytes"), "{text}");
+
+    let text = inspect(&env.key("alice"));
+    assert!(text.contains("user decryption key"), "{text}");
+    assert!(
+        text.contains("attributes:     doctor, cardiology, age = 42"),
+        "{text}"
+    );
+    let text_bob = inspect(&env.key("bob"));
+    assert!(
+        text_bob.contains("attributes:     nurse, age = 25"),
+        "{text_bob}"
+    );
+
+    for secret in [env.key("alice"), env.key("bob"), env.master(), tk, rk] {
+        let text = inspect(&secret);
+        let bytes = fs::read(&secret).unwrap();
+        assert!(text.contains("kind:"), "{text}");
+        assert!(
+            text.len() < bytes.len() || text.len() < 1024,
+            "inspect of {} prints {} bytes",
+            secret.display(),
+            text.len()
+        );
+        assert_no_key_bytes(&text, &bytes[8..], &setup_id);
+    }
+}
+
+#[test]
+fn demo_runs_and_shows_a_refusal() {
+    for curve in ["bls12-381", "bn254"] {
+        let r = run(&["demo", "--curve", curve]);
+        assert_ok(&r);
+        let text = String::from_utf8(r.stdout).unwrap();
+        assert!(text.contains("refused"), "demo on {curve}:\n{text}");
+        assert!(text.contains(curve), "demo on {curve}:\n{text}");
+    }
+    let r = run(&["demo", "--curve", "p256"]);
+    assert_fails(&r, 1);
+}
+
+#[test]
+fn alternative_policy_syntaxes() {
+    let env = Env::new("bls12-381");
+    let alice = env.key("alice");
+    let bob = env.key("bob");
+    for (name, policy) in [
+        ("postfix", "doctor cardiology 2of2"),
+        ("fbf", "(doctor,cardiology,2)"),
+    ] {
+        let ct = env.encrypt(name, b"syntax", policy);
+        assert_eq!(env.decrypt(&alice, &ct), b"syntax", "{policy}");
+        let text = inspect(&ct);
+        assert!(
+            text.contains("policy:         doctor and cardiology"),
+            "{policy}:\n{text}"
+        );
+        // Read as an AND: bob is refused.
+        let out = env.path(&format!("{name}.bob"));
+        expect_failure(
+            &["decrypt", "--key", p(&bob), "-o", p(&out), p(&ct)],
+            &out,
+            2,
+        );
+    }
+    // A 1-of-2 threshold lets bob in.
+    for (name, policy) in [
+        ("postfix1", "doctor nurse 1of2"),
+        ("fbf1", "(doctor,nurse,1)"),
+    ] {
+        let ct = env.encrypt(name, b"either", policy);
+        assert_eq!(env.decrypt(&bob, &ct), b"either", "{policy}");
+        assert_eq!(env.decrypt(&alice, &ct), b"either", "{policy}");
+    }
+}
+
+/// Usage errors exit 1 (clap's own code 2 would read as "not satisfied").
+#[test]
+fn usage_errors_exit_1() {
+    for args in [&["setup"][..], &["decrypt", "--bogus"], &["frobnicate"]] {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_abbe"))
+            .args(args)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1), "abbe {args:?}");
+        assert!(!String::from_utf8_lossy(&out.stderr).contains("panicked"));
+    }
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_abbe"))
+        .arg("--help")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+}
