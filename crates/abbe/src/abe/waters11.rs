@@ -54,7 +54,7 @@
 //!   whose ω_i are all 1); N−1 G2 additions; 1 G2 line precomputation (ΣωC_i).
 //! * Final outsourced decryption: 1 GT exponentiation.
 
-use crate::curve::{wipe, Curve, FixedBaseTable, Group, Scalar, Target};
+use crate::curve::{par_map, wipe, Curve, FixedBaseTable, Group, Scalar, Target};
 use crate::kem::{Kem, KemError, Outsourcing, SessionKey};
 use crate::policy::{AccessTree, AttributeSet, Lsss, Policy};
 use crate::wire::{ObjectKind, Preamble, Reader, SchemeId, WireError, Writer, MAX_ITEMS};
@@ -321,15 +321,23 @@ impl<C: Curve> KeyElements<C> {
             let ws: Vec<C::Scalar> = omega.iter().map(|(_, w)| *w).collect();
             c_sum += C::G2::msm(&cs, &ws);
         }
+        let mut cells = Vec::with_capacity(omega.len());
         for (i, w) in &omega {
             let attr = leaves
                 .get(*i)
                 .ok_or_else(|| KemError::Invalid("row index out of range".into()))?;
-            let (_, cell) = self.kx.get(attr.as_str()).ok_or(KemError::NotSatisfied)?;
-            let (kx, _) = &self.kx[attr.as_str()];
+            let (kx, cell) = self.kx.get(attr.as_str()).ok_or(KemError::NotSatisfied)?;
             let d = header.rows[*i].1;
             let term = if *w == one { -d } else { d * (-*w) };
             g1_terms.push(term);
+            cells.push((kx, cell));
+        }
+        // The key's G2 lines are computed once per key (on all cores the
+        // first time), then reused by every decryption.
+        par_map::<C, _, _>(&cells, |(kx, cell)| {
+            cell.get_or_init(|| C::prepare(kx));
+        });
+        for (kx, cell) in &cells {
             lines.push(cell.get_or_init(|| C::prepare(kx)));
         }
         let c_sum_lines = C::prepare(&c_sum);
@@ -573,9 +581,12 @@ impl<C: Curve> Kem for Waters11<C> {
         let k = C::G2::mul_fixed(&tables.g2, &exp);
         wipe(&mut exp, C::Scalar::zero());
         let l = C::G1::mul_fixed(&tables.g1, &t);
-        let kx = attrs
+        let names: Vec<&str> = attrs.iter().collect();
+        let points = par_map::<C, _, _>(&names, |x| attr_hash::<C>(x) * t);
+        let kx = names
             .iter()
-            .map(|x| (x.to_owned(), (attr_hash::<C>(x) * t, OnceLock::new())))
+            .zip(points)
+            .map(|(x, p)| (x.to_string(), (p, OnceLock::new())))
             .collect();
         let mut t = t;
         wipe(&mut t, C::Scalar::zero());
@@ -600,17 +611,18 @@ impl<C: Curve> Kem for Waters11<C> {
         let ys: Vec<C::Scalar> = (1..lsss.width()).map(|_| C::Scalar::random(rng)).collect();
         let lambdas = lsss.shares(s, &ys)?;
         let tables = pk.tables();
-        let rows = tree
+        // Randomness is drawn in order; the rows are then independent.
+        let inputs: Vec<(&String, C::Scalar, C::Scalar)> = tree
             .leaves()
             .iter()
             .zip(&lambdas)
-            .map(|(attr, lambda)| {
-                let r = C::Scalar::random(rng);
-                let c = C::G2::mul_fixed(&tables.g2_a, lambda) - attr_hash::<C>(attr) * r;
-                let d = C::G1::mul_fixed(&tables.g1, &r);
-                (c, d)
-            })
+            .map(|(attr, lambda)| (attr, *lambda, C::Scalar::random(rng)))
             .collect();
+        let rows = par_map::<C, _, _>(&inputs, |(attr, lambda, r)| {
+            let c = C::G2::mul_fixed(&tables.g2_a, lambda) - attr_hash::<C>(attr) * *r;
+            let d = C::G1::mul_fixed(&tables.g1, r);
+            (c, d)
+        });
         let c_prime = C::G1::mul_fixed(&tables.g1, &s);
         let key = SessionKey::from_gt(&pk.e_gg_alpha.pow(&s), SchemeId::Waters11, C::ID);
         let header = Header {
@@ -650,11 +662,15 @@ impl<C: Curve> Outsourcing for Waters11<C> {
             set: e.set.clone(),
             k: e.k * z_inv,
             l: e.l * z_inv,
-            kx: e
-                .kx
-                .iter()
-                .map(|(n, (p, _))| (n.clone(), (*p * z_inv, OnceLock::new())))
-                .collect(),
+            kx: {
+                let items: Vec<(&String, &C::G2)> = e.kx.iter().map(|(n, (p, _))| (n, p)).collect();
+                let pts = par_map::<C, _, _>(&items, |(_, p)| **p * z_inv);
+                items
+                    .iter()
+                    .zip(pts)
+                    .map(|((n, _), p)| ((*n).clone(), (p, OnceLock::new())))
+                    .collect()
+            },
             k_lines: OnceLock::new(),
         };
         wipe(&mut z_inv, C::Scalar::zero());

@@ -273,6 +273,7 @@ impl<C: Curve> Curve for Counted<C> {
     const ID: CurveId = C::ID;
     const NAME: &'static str = C::NAME;
     const SECURITY_BITS: u32 = C::SECURITY_BITS;
+    const PARALLEL: bool = false;
     type Scalar = C::Scalar;
     type G1 = CountedPoint<C::G1>;
     type G2 = CountedPoint<C::G2>;

@@ -233,6 +233,9 @@ pub trait Curve: 'static + Copy + Clone + Debug + Send + Sync + Default {
     const NAME: &'static str;
     /// Estimated security level in bits (see [`CurveId::security_bits`]).
     const SECURITY_BITS: u32;
+    /// Whether schemes may spread independent group operations over threads.
+    /// The counting backend says no: its counters are per thread.
+    const PARALLEL: bool = true;
 
     type Scalar: Scalar;
     type G1: Group<Scalar = Self::Scalar>;
@@ -264,6 +267,20 @@ pub trait Curve: 'static + Copy + Clone + Debug + Send + Sync + Default {
 /// Overwrites a value with `zero` in a way the optimiser may not elide; used
 /// by the `Drop` impls of secret keys, whose scalar and point types come
 /// from backends that do not implement `Zeroize`.
+/// Maps `f` over `items`, on all cores when the curve allows it and there
+/// is enough work, otherwise in order on this thread.
+pub fn par_map<C: Curve, T: Sync, U: Send>(
+    items: &[T],
+    f: impl Fn(&T) -> U + Sync + Send,
+) -> Vec<U> {
+    use rayon::prelude::*;
+    if C::PARALLEL && items.len() >= 4 && rayon::current_num_threads() > 1 {
+        items.par_iter().map(f).collect()
+    } else {
+        items.iter().map(f).collect()
+    }
+}
+
 pub fn wipe<T: Copy>(slot: &mut T, zero: T) {
     // SAFETY: `slot` is a valid, aligned, exclusive reference to a `T`, and
     // `T: Copy` has no drop glue, so overwriting it in place is sound.
