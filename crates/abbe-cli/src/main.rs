@@ -247,6 +247,21 @@ fn read_object(path: &std::path::Path, expected: &[ObjectKind]) -> Result<(Pream
     Ok((pre, bytes))
 }
 
+/// The argument a CP-ABE command needs, or an error that says which side
+/// takes the policy when the user gave the other one.
+fn cp_abe_side(
+    given: Option<String>,
+    other_given: bool,
+    wrong_side: &str,
+    missing: &str,
+) -> Result<String> {
+    match given {
+        Some(v) => Ok(v),
+        None if other_given => Err(CliError::Other(wrong_side.into())),
+        None => Err(CliError::Other(missing.into())),
+    }
+}
+
 fn run(cmd: Command) -> Result<()> {
     match cmd {
         Command::Setup {
@@ -290,15 +305,12 @@ fn run(cmd: Command) -> Result<()> {
             policy,
             output,
         } => {
-            let attrs = match (attrs, policy) {
-                (Some(a), _) => a,
-                (None, Some(_)) => {
-                    return Err(CliError::Other(
-                        "waters11 is ciphertext-policy ABE: keys take attributes (--attrs \"a, b, age = 42\"); the policy goes to `abbe encrypt --policy`".into(),
-                    ))
-                }
-                (None, None) => return Err(CliError::Other("keygen needs --attrs \"a, b, ...\"".into())),
-            };
+            let attrs = cp_abe_side(
+                attrs,
+                policy.is_some(),
+                "waters11 is ciphertext-policy ABE: keys take attributes (--attrs \"a, b, age = 42\"); the policy goes to `abbe encrypt --policy`",
+                "keygen needs --attrs \"a, b, ...\"",
+            )?;
             let set = AttributeSet::parse(&attrs)?;
             let (pre, bytes) = read_object(&master, &[ObjectKind::MasterKey])?;
             let key = on_curve!(pre.curve, C => {
@@ -315,15 +327,12 @@ fn run(cmd: Command) -> Result<()> {
             output,
             input,
         } => {
-            let policy = match (policy, attrs) {
-                (Some(p), _) => p,
-                (None, Some(_)) => {
-                    return Err(CliError::Other(
-                        "waters11 is ciphertext-policy ABE: ciphertexts take a policy (--policy \"a and b\"); attributes go to `abbe keygen --attrs`".into(),
-                    ))
-                }
-                (None, None) => return Err(CliError::Other("encrypt needs --policy \"...\"".into())),
-            };
+            let policy = cp_abe_side(
+                policy,
+                attrs.is_some(),
+                "waters11 is ciphertext-policy ABE: ciphertexts take a policy (--policy \"a and b\"); attributes go to `abbe keygen --attrs`",
+                "encrypt needs --policy \"...\"",
+            )?;
             let policy = Policy::parse_any(&policy)?;
             let (pre, bytes) = read_object(&public, &[ObjectKind::PublicKey])?;
             let (session, header) = on_curve!(pre.curve, C => {

@@ -165,6 +165,15 @@ pub struct G2Lines {
     infinity: bool,
 }
 
+/// The lines of a key element are as secret as the element.
+impl Drop for G2Lines {
+    fn drop(&mut self) {
+        for line in self.lines.iter_mut() {
+            wipe(line, blst_fp6::default());
+        }
+    }
+}
+
 impl core::fmt::Debug for G2Lines {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.write_str(if self.infinity {

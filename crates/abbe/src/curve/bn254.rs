@@ -95,6 +95,17 @@ fn select_fq2(a: &Fq2, b: &Fq2, c: Choice) -> Fq2 {
     Fq2::new(select_fq(&a.c0, &b.c0, c), select_fq(&a.c1, &b.c1, c))
 }
 
+fn select_fq12(a: &Fq12, b: &Fq12, c: Choice) -> Fq12 {
+    let mut out = *a;
+    out.c0.c0 = select_fq2(&a.c0.c0, &b.c0.c0, c);
+    out.c0.c1 = select_fq2(&a.c0.c1, &b.c0.c1, c);
+    out.c0.c2 = select_fq2(&a.c0.c2, &b.c0.c2, c);
+    out.c1.c0 = select_fq2(&a.c1.c0, &b.c1.c0, c);
+    out.c1.c1 = select_fq2(&a.c1.c1, &b.c1.c1, c);
+    out.c1.c2 = select_fq2(&a.c1.c2, &b.c1.c2, c);
+    out
+}
+
 /// Hash-to-field by SHA-256 in counter mode, reduced from 64 bytes.
 fn hash_fq(dst: &[u8], msg: &[u8], ctr: u32, idx: u8) -> Fq {
     let mut wide = [0u8; 64];
@@ -273,10 +284,29 @@ impl Target for Gt {
     fn is_one(&self) -> bool {
         self.0 .0.is_one()
     }
-    /// Square-and-multiply with cyclotomic squarings (variable time in the
-    /// exponent's NAF; see the module docs of `curve`).
+    /// Fixed 4-bit windows with cyclotomic squarings and a constant-time
+    /// table scan: the exponent may be secret (the retrieval key z), so the
+    /// sequence of operations does not depend on it.
     fn pow(&self, s: &Fr) -> Self {
-        Gt(PairingOutput(self.0 .0.cyclotomic_exp(s.into_bigint())))
+        let base = self.0 .0;
+        let mut table = [Fq12::one(); 16];
+        for i in 1..16 {
+            table[i] = table[i - 1] * base;
+        }
+        let limbs = ScalarTrait::to_le_limbs(s);
+        let mut acc = Fq12::one();
+        for w in (0..64).rev() {
+            for _ in 0..4 {
+                acc.cyclotomic_square_in_place();
+            }
+            let digit = ((limbs[w / 16] >> ((w % 16) * 4)) & 0xf) as usize;
+            let mut pick = table[0];
+            for (i, entry) in table.iter().enumerate() {
+                pick = select_fq12(&pick, entry, Choice::from((i == digit) as u8));
+            }
+            acc *= pick;
+        }
+        Gt(PairingOutput(acc))
     }
     fn inverse(&self) -> Self {
         let mut f = self.0 .0;
@@ -312,6 +342,15 @@ impl Target for Gt {
 /// A G2 point with its line coefficients precomputed.
 #[derive(Clone, Debug)]
 pub struct G2Lines(pub <ArkBn254 as Pairing>::G2Prepared);
+
+/// The lines of a key element are as secret as the element.
+impl Drop for G2Lines {
+    fn drop(&mut self) {
+        for c in self.0.ell_coeffs.iter_mut() {
+            super::wipe(c, (Fq2::zero(), Fq2::zero(), Fq2::zero()));
+        }
+    }
+}
 
 impl Curve for Bn254 {
     const ID: CurveId = CurveId::Bn254;
@@ -359,6 +398,15 @@ mod tests {
         let e1 = Bn254::pairing(&<G1 as Group>::generator(), &<G2 as Group>::generator());
         assert_eq!(e, e1.pow(&(a * b)));
         assert!((e * e.inverse()).is_one());
+        for x in [
+            Fr::from(0u64),
+            Fr::from(1u64),
+            Fr::from(16u64),
+            -Fr::from(1u64),
+            a,
+        ] {
+            assert_eq!(e1.pow(&x).0 .0, e1.0 .0.cyclotomic_exp(x.into_bigint()));
+        }
         let bytes = e.to_bytes();
         assert_eq!(Gt::from_bytes(&bytes).unwrap(), e);
         let mut bad = bytes.clone();

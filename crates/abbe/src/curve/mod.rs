@@ -264,9 +264,6 @@ pub trait Curve: 'static + Copy + Clone + Debug + Send + Sync + Default {
     }
 }
 
-/// Overwrites a value with `zero` in a way the optimiser may not elide; used
-/// by the `Drop` impls of secret keys, whose scalar and point types come
-/// from backends that do not implement `Zeroize`.
 /// Maps `f` over `items`, on all cores when the curve allows it and there
 /// is enough work, otherwise in order on this thread.
 pub fn par_map<C: Curve, T: Sync, U: Send>(
@@ -281,9 +278,12 @@ pub fn par_map<C: Curve, T: Sync, U: Send>(
     }
 }
 
+/// Overwrites a value with `zero` and keeps the store from being optimised
+/// away (`black_box` makes the overwritten value observable); used by the
+/// `Drop` impls of secret keys, whose scalar and point types come from
+/// backends that do not implement `Zeroize`.
 pub fn wipe<T: Copy>(slot: &mut T, zero: T) {
-    // SAFETY: `slot` is a valid, aligned, exclusive reference to a `T`, and
-    // `T: Copy` has no drop glue, so overwriting it in place is sound.
-    unsafe { core::ptr::write_volatile(slot, zero) };
+    *slot = zero;
+    core::hint::black_box(&*slot);
     core::sync::atomic::compiler_fence(core::sync::atomic::Ordering::SeqCst);
 }

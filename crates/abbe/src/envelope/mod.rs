@@ -239,6 +239,19 @@ mod tests {
         assert!(open(&bhead, &k2, bcur, &mut Vec::new()).is_err());
     }
 
+    proptest::proptest! {
+        /// Random bytes, and random bytes behind a valid preamble, never
+        /// make the head decoder panic or allocate beyond its bound.
+        #[test]
+        fn read_head_never_panics(tail in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..300), kind in 0u8..12) {
+            let _ = read_head(&mut &tail[..]);
+            let mut b = b"ABBE\x01".to_vec();
+            b.extend_from_slice(&[kind, 1, 1]);
+            b.extend_from_slice(&tail);
+            let _ = read_head(&mut &b[..]);
+        }
+    }
+
     #[test]
     fn heads_are_strict() {
         for bytes in [
