@@ -10,7 +10,7 @@
 
 use crate::curve::{CurveId, Target};
 use crate::policy::PolicyError;
-use crate::wire::{SchemeId, WireError};
+use crate::wire::{Encoded, SchemeId, WireError};
 use hkdf::Hkdf;
 use rand_core::{CryptoRng, RngCore};
 use sha2::Sha256;
@@ -77,19 +77,60 @@ pub enum KemError {
     Invalid(String),
 }
 
+/// What a key or a ciphertext is made for, as users write it: an attribute
+/// set (`doctor, age = 42`) or a policy (`doctor and age >= 30`) — later a
+/// user index or a set of users for broadcast encryption.
+pub trait Side: Sized + Clone {
+    /// Parses the user's text.
+    fn parse(input: &str) -> Result<Self, PolicyError>;
+    /// The canonical text, for `abbe inspect`.
+    fn describe(&self) -> String;
+    /// Whether this side is a policy (for messages that say which side takes
+    /// the policy).
+    const IS_POLICY: bool;
+}
+
+impl Side for crate::policy::AttributeSet {
+    fn parse(input: &str) -> Result<Self, PolicyError> {
+        crate::policy::AttributeSet::parse(input)
+    }
+    fn describe(&self) -> String {
+        self.display_attrs().join(", ")
+    }
+    const IS_POLICY: bool = false;
+}
+
+impl Side for crate::policy::Policy {
+    fn parse(input: &str) -> Result<Self, PolicyError> {
+        crate::policy::Policy::parse_any(input)
+    }
+    fn describe(&self) -> String {
+        self.to_string()
+    }
+    const IS_POLICY: bool = true;
+}
+
 /// A key-encapsulation mechanism.
+///
+/// All randomness comes from the `rng` argument and is drawn in a fixed
+/// order, so that encapsulation with a seeded generator is deterministic —
+/// the CCA transform ([`crate::abe::cca`]) relies on it.
 pub trait Kem {
     const SCHEME: SchemeId;
-    type PublicKey;
-    type MasterKey;
-    type UserKey;
-    type Header;
+    /// The curve the objects live on.
+    const CURVE: CurveId;
+    type PublicKey: Encoded;
+    type MasterKey: Encoded;
+    type UserKey: Encoded;
+    type Header: Encoded;
     /// What a user key is made for (an attribute set, a policy, a user index).
-    type KeySide: ?Sized;
+    type KeySide: Side;
     /// What a ciphertext is made for (a policy, an attribute set, a set of users).
-    type CiphertextSide: ?Sized;
+    type CiphertextSide: Side;
 
     fn setup<R: RngCore + CryptoRng>(rng: &mut R) -> (Self::PublicKey, Self::MasterKey);
+    /// The public key, recomputed from (or stored in) the master key.
+    fn public_key(mk: &Self::MasterKey) -> Self::PublicKey;
     fn keygen<R: RngCore + CryptoRng>(
         pk: &Self::PublicKey,
         mk: &Self::MasterKey,
@@ -102,15 +143,19 @@ pub trait Kem {
         rng: &mut R,
     ) -> Result<(SessionKey, Self::Header), KemError>;
     fn decapsulate(key: &Self::UserKey, header: &Self::Header) -> Result<SessionKey, KemError>;
+    /// What the key was made for.
+    fn key_side(key: &Self::UserKey) -> Self::KeySide;
+    /// What the ciphertext was made for.
+    fn ciphertext_side(header: &Self::Header) -> Self::CiphertextSide;
 }
 
 /// Outsourced decryption (GHW11): a transformation key lets an untrusted
 /// proxy turn a header into a short transformed header; the retrieval key
-/// finishes decryption with one GT exponentiation.
+/// finishes decryption with one GT exponentiation (two for RCCA).
 pub trait Outsourcing: Kem {
-    type TransformKey;
-    type RetrievalKey;
-    type Transformed;
+    type TransformKey: Encoded;
+    type RetrievalKey: Encoded;
+    type Transformed: Encoded;
 
     fn transform_key<R: RngCore + CryptoRng>(
         key: &Self::UserKey,

@@ -79,30 +79,62 @@ impl ObjectKind {
     }
 }
 
-/// Scheme identifiers.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// Scheme identifiers, as written in every object.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[repr(u8)]
 pub enum SchemeId {
+    /// Waters11 CP-ABE with GHW11 outsourcing (CPA).
     Waters11 = 1,
+    /// BSW07 CP-ABE (access trees).
+    Bsw07 = 2,
+    /// GPSW06 KP-ABE, large universe (random oracle), with GHW11 outsourcing.
+    Gpsw06 = 3,
+    /// GPSW06 KP-ABE, small universe fixed at setup.
+    Gpsw06Small = 4,
+    /// FAME CP-ABE (Agrawal–Chase 2017).
+    FameCp = 5,
+    /// FAME KP-ABE (Agrawal–Chase 2017).
+    FameKp = 6,
+    /// YCT14 KP-ABE — BROKEN, benchmarking only.
+    Yct14 = 7,
+    /// Waters11 with GHW11 RCCA-secure outsourcing (§3.2).
+    Waters11Rcca = 8,
+    /// GPSW06 large universe with GHW11 RCCA-secure outsourcing (§4.2).
+    Gpsw06Rcca = 9,
 }
 
 impl SchemeId {
+    pub const ALL: [SchemeId; 9] = [
+        SchemeId::Waters11,
+        SchemeId::Bsw07,
+        SchemeId::Gpsw06,
+        SchemeId::Gpsw06Small,
+        SchemeId::FameCp,
+        SchemeId::FameKp,
+        SchemeId::Yct14,
+        SchemeId::Waters11Rcca,
+        SchemeId::Gpsw06Rcca,
+    ];
+
     pub fn from_u8(v: u8) -> Option<Self> {
-        match v {
-            1 => Some(SchemeId::Waters11),
-            _ => None,
-        }
+        Self::ALL.into_iter().find(|s| *s as u8 == v)
     }
     pub fn name(self) -> &'static str {
         match self {
             SchemeId::Waters11 => "waters11",
+            SchemeId::Bsw07 => "bsw07",
+            SchemeId::Gpsw06 => "gpsw06",
+            SchemeId::Gpsw06Small => "gpsw06-small",
+            SchemeId::FameCp => "fame-cp",
+            SchemeId::FameKp => "fame-kp",
+            SchemeId::Yct14 => "yct14",
+            SchemeId::Waters11Rcca => "waters11-rcca",
+            SchemeId::Gpsw06Rcca => "gpsw06-rcca",
         }
     }
     pub fn from_name(s: &str) -> Option<Self> {
-        match s.to_ascii_lowercase().as_str() {
-            "waters11" | "waters" | "w11" => Some(SchemeId::Waters11),
-            _ => None,
-        }
+        let s = s.to_ascii_lowercase();
+        Self::ALL.into_iter().find(|id| id.name() == s)
     }
 }
 
@@ -115,6 +147,31 @@ pub struct Preamble {
 }
 
 impl Preamble {
+    pub fn new(kind: ObjectKind, scheme: SchemeId, curve: CurveId) -> Self {
+        Preamble {
+            kind,
+            scheme,
+            curve,
+        }
+    }
+
+    /// Checks that an object is for the expected scheme and curve.
+    pub fn expect(&self, scheme: SchemeId, curve: CurveId) -> Result<(), WireError> {
+        if self.scheme != scheme || self.curve != curve {
+            return Err(WireError::Invalid {
+                what: "object",
+                detail: format!(
+                    "made for {} on {}, expected {} on {}",
+                    self.scheme.name(),
+                    self.curve.name(),
+                    scheme.name(),
+                    curve.name()
+                ),
+            });
+        }
+        Ok(())
+    }
+
     pub fn to_bytes(&self) -> [u8; PREAMBLE_LEN] {
         let mut b = [0u8; PREAMBLE_LEN];
         b[..4].copy_from_slice(MAGIC);
@@ -175,6 +232,26 @@ pub enum WireError {
         expected: &'static str,
         found: &'static str,
     },
+}
+
+/// The setup identifier every scheme uses: the first 16 bytes of SHA-256
+/// over `"abbe/v1/setup-id"` and the encoded public key. Keys and headers
+/// carry it, so a key of another setup is reported as such.
+pub fn setup_id(public_key_bytes: &[u8]) -> [u8; 16] {
+    use sha2::{Digest, Sha256};
+    let mut h = Sha256::new();
+    h.update(b"abbe/v1/setup-id");
+    h.update(public_key_bytes);
+    let d = h.finalize();
+    let mut id = [0u8; 16];
+    id.copy_from_slice(&d[..16]);
+    id
+}
+
+/// An object with a canonical encoding: the preamble and a strict decoder.
+pub trait Encoded: Sized {
+    fn to_bytes(&self) -> Vec<u8>;
+    fn from_bytes(bytes: &[u8]) -> Result<Self, WireError>;
 }
 
 /// A byte writer for object bodies.
@@ -261,6 +338,18 @@ impl<'a> Reader<'a> {
                 pos: PREAMBLE_LEN,
             },
         ))
+    }
+
+    /// Opens an object of `kind` made for `scheme` on `curve`.
+    pub fn open_for(
+        buf: &'a [u8],
+        kind: ObjectKind,
+        scheme: SchemeId,
+        curve: CurveId,
+    ) -> Result<Reader<'a>, WireError> {
+        let (pre, r) = Self::open(buf, kind)?;
+        pre.expect(scheme, curve)?;
+        Ok(r)
     }
 
     pub fn remaining(&self) -> usize {

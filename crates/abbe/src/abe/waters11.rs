@@ -65,12 +65,12 @@
 //!   whose ω_i are all 1); N−1 G2 additions; 1 G2 line precomputation (ΣωC_i).
 //! * Final outsourced decryption: 1 GT exponentiation.
 
+use crate::curve::CurveId;
 use crate::curve::{par_map, wipe, Curve, FixedBaseTable, Group, Scalar, Target};
 use crate::kem::{Kem, KemError, Outsourcing, SessionKey};
 use crate::policy::{AccessTree, AttributeSet, Lsss, Policy};
-use crate::wire::{ObjectKind, Preamble, Reader, SchemeId, WireError, Writer, MAX_ITEMS};
+use crate::wire::{Encoded, ObjectKind, Preamble, Reader, SchemeId, WireError, Writer, MAX_ITEMS};
 use rand_core::{CryptoRng, RngCore};
-use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;
 use std::marker::PhantomData;
 use std::sync::{Arc, OnceLock};
@@ -143,13 +143,7 @@ impl<C: Curve> PublicKey<C> {
     /// public key. Keys and headers carry it, so a mismatch is reported as
     /// such rather than as a failed decryption.
     pub fn setup_id(&self) -> [u8; 16] {
-        let mut h = Sha256::new();
-        h.update(b"abbe/v1/setup-id");
-        h.update(self.to_bytes());
-        let d = h.finalize();
-        let mut id = [0u8; 16];
-        id.copy_from_slice(&d[..16]);
-        id
+        crate::wire::setup_id(&self.to_bytes())
     }
 
     pub fn to_bytes(&self) -> Vec<u8> {
@@ -526,27 +520,35 @@ impl<C: Curve> Transformed<C> {
 }
 
 fn preamble<C: Curve>(kind: ObjectKind) -> Preamble {
-    Preamble {
-        kind,
-        scheme: SchemeId::Waters11,
-        curve: C::ID,
-    }
+    Preamble::new(kind, SchemeId::Waters11, C::ID)
 }
 
 fn check_preamble<C: Curve>(p: &Preamble) -> Result<(), WireError> {
-    if p.scheme != SchemeId::Waters11 || p.curve != C::ID {
-        return Err(WireError::Invalid {
-            what: "object",
-            detail: format!(
-                "made for {} on {}, expected waters11 on {}",
-                p.scheme.name(),
-                p.curve.name(),
-                C::NAME
-            ),
-        });
-    }
-    Ok(())
+    p.expect(SchemeId::Waters11, C::ID)
 }
+
+/// Every object type of the scheme has the crate-wide encoding trait.
+macro_rules! encoded {
+    ($($t:ident),*) => {$(
+        impl<C: Curve> Encoded for $t<C> {
+            fn to_bytes(&self) -> Vec<u8> {
+                $t::to_bytes(self)
+            }
+            fn from_bytes(bytes: &[u8]) -> Result<Self, WireError> {
+                $t::from_bytes(bytes)
+            }
+        }
+    )*};
+}
+encoded!(
+    PublicKey,
+    MasterKey,
+    UserKey,
+    TransformKey,
+    RetrievalKey,
+    Header,
+    Transformed
+);
 
 fn hex16(b: &[u8; 16]) -> String {
     b.iter().map(|x| format!("{x:02x}")).collect()
@@ -554,6 +556,7 @@ fn hex16(b: &[u8; 16]) -> String {
 
 impl<C: Curve> Kem for Waters11<C> {
     const SCHEME: SchemeId = SchemeId::Waters11;
+    const CURVE: CurveId = C::ID;
     type PublicKey = PublicKey<C>;
     type MasterKey = MasterKey<C>;
     type UserKey = UserKey<C>;
@@ -649,6 +652,18 @@ impl<C: Curve> Kem for Waters11<C> {
     fn decapsulate(key: &UserKey<C>, header: &Header<C>) -> Result<SessionKey, KemError> {
         let e = key.0.pair(header)?;
         Ok(SessionKey::from_gt(&e, SchemeId::Waters11, C::ID))
+    }
+
+    fn public_key(mk: &MasterKey<C>) -> PublicKey<C> {
+        mk.public_key()
+    }
+
+    fn key_side(key: &UserKey<C>) -> AttributeSet {
+        key.0.set.clone()
+    }
+
+    fn ciphertext_side(header: &Header<C>) -> Policy {
+        header.policy.clone()
     }
 }
 

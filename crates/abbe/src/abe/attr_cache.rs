@@ -1,0 +1,44 @@
+//! A process-wide cache of attribute hashes H(x), so encryption and key
+//! generation hash each attribute once per process (perazzo §6.1 notes the
+//! hashes "can be precomputed"). Keyed by the group type and the attribute.
+
+use std::any::{Any, TypeId};
+use std::collections::HashMap;
+use std::sync::{Mutex, OnceLock};
+
+/// Bound on the number of cached hashes; the cache is cleared when full.
+const MAX_ENTRIES: usize = 1 << 16;
+
+type Map = HashMap<(TypeId, String), Box<dyn Any + Send + Sync>>;
+
+fn map() -> &'static Mutex<Map> {
+    static CACHE: OnceLock<Mutex<Map>> = OnceLock::new();
+    CACHE.get_or_init(|| Mutex::new(HashMap::new()))
+}
+
+pub(crate) fn get_or_insert<G: Copy + Send + Sync + 'static>(
+    attr: &str,
+    compute: impl FnOnce() -> G,
+) -> G {
+    let key = (TypeId::of::<G>(), attr.to_owned());
+    if let Ok(m) = map().lock() {
+        if let Some(v) = m.get(&key).and_then(|b| b.downcast_ref::<G>()) {
+            return *v;
+        }
+    }
+    let v = compute();
+    if let Ok(mut m) = map().lock() {
+        if m.len() >= MAX_ENTRIES {
+            m.clear();
+        }
+        m.insert(key, Box::new(v));
+    }
+    v
+}
+
+/// Empties the cache (benchmarks measure cold and warm paths).
+pub fn clear() {
+    if let Ok(mut m) = map().lock() {
+        m.clear();
+    }
+}
