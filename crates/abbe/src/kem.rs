@@ -26,6 +26,11 @@ impl SessionKey {
         &self.0
     }
 
+    /// A session key from 32 uniformly random (or derived) bytes.
+    pub fn from_bytes(bytes: [u8; 32]) -> SessionKey {
+        SessionKey(bytes)
+    }
+
     /// Derives the session key from the encapsulated GT element:
     /// HKDF-SHA256(ikm = encoding of the element, info = scheme and curve).
     pub fn from_gt<T: Target>(element: &T, scheme: SchemeId, curve: CurveId) -> SessionKey {
@@ -169,4 +174,34 @@ pub trait Outsourcing: Kem {
         rk: &Self::RetrievalKey,
         t: &Self::Transformed,
     ) -> Result<SessionKey, KemError>;
+}
+
+/// Outsourcing KEMs whose session key comes from Y^s, with Y = e(g,g)^α in
+/// the public key and s chosen by the encryptor, and whose transform yields
+/// Y^{s/z}: the structure GHW11's RCCA-secure outsourcing (§3.2, §4.2) is
+/// built on ([`crate::abe::rcca`]).
+pub trait BlindedKem: Outsourcing {
+    type Curve: crate::curve::Curve;
+    /// Y = e(g,g)^α.
+    fn blinding_base(pk: &Self::PublicKey) -> <Self::Curve as crate::curve::Curve>::Gt;
+    /// A header for `target` with the given exponent s (other randomness
+    /// from `rng`).
+    fn encapsulate_with_s<R: RngCore + CryptoRng>(
+        pk: &Self::PublicKey,
+        target: &Self::CiphertextSide,
+        s: &<Self::Curve as crate::curve::Curve>::Scalar,
+        rng: &mut R,
+    ) -> Result<Self::Header, KemError>;
+    /// Y^s, with the user key.
+    fn decapsulate_blinded(
+        key: &Self::UserKey,
+        header: &Self::Header,
+    ) -> Result<<Self::Curve as crate::curve::Curve>::Gt, KemError>;
+    /// Y^{s/z}, with the transformation key.
+    fn transform_blinded(
+        tk: &Self::TransformKey,
+        header: &Self::Header,
+    ) -> Result<<Self::Curve as crate::curve::Curve>::Gt, KemError>;
+    /// z.
+    fn retrieval_exponent(rk: &Self::RetrievalKey) -> <Self::Curve as crate::curve::Curve>::Scalar;
 }

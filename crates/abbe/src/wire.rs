@@ -44,6 +44,16 @@ pub enum ObjectKind {
     Ciphertext = 8,
     /// A transformed file: transformed header + the unchanged payload.
     TransformedCiphertext = 9,
+    /// A CCA-secure header: the scheme's header + the masked FO seed.
+    CcaHeader = 10,
+    /// A user key bundled with its public key (CCA decryption re-encrypts).
+    CcaUserKey = 11,
+    /// An RCCA header (GHW11 §3.2/§4.2): C = R·e(g,g)^{αs} + the scheme's header.
+    RccaHeader = 12,
+    /// An RCCA transformed header: (C, e(g,g)^{αs/z}).
+    RccaTransformed = 13,
+    /// An RCCA retrieval key: z and e(g,g)^α for the final check.
+    RccaRetrievalKey = 14,
 }
 
 impl ObjectKind {
@@ -59,6 +69,11 @@ impl ObjectKind {
             7 => TransformedHeader,
             8 => Ciphertext,
             9 => TransformedCiphertext,
+            10 => CcaHeader,
+            11 => CcaUserKey,
+            12 => RccaHeader,
+            13 => RccaTransformed,
+            14 => RccaRetrievalKey,
             _ => return None,
         })
     }
@@ -75,6 +90,11 @@ impl ObjectKind {
             TransformedHeader => "transformed KEM header",
             Ciphertext => "ciphertext",
             TransformedCiphertext => "transformed ciphertext (partially decrypted by a proxy)",
+            CcaHeader => "CCA-secure KEM header",
+            CcaUserKey => "user decryption key",
+            RccaHeader => "RCCA-secure (outsourceable) KEM header",
+            RccaTransformed => "RCCA transformed KEM header",
+            RccaRetrievalKey => "retrieval key (finishes outsourced decryption, checks the proxy)",
         }
     }
 }
@@ -97,14 +117,10 @@ pub enum SchemeId {
     FameKp = 6,
     /// YCT14 KP-ABE — BROKEN, benchmarking only.
     Yct14 = 7,
-    /// Waters11 with GHW11 RCCA-secure outsourcing (§3.2).
-    Waters11Rcca = 8,
-    /// GPSW06 large universe with GHW11 RCCA-secure outsourcing (§4.2).
-    Gpsw06Rcca = 9,
 }
 
 impl SchemeId {
-    pub const ALL: [SchemeId; 9] = [
+    pub const ALL: [SchemeId; 7] = [
         SchemeId::Waters11,
         SchemeId::Bsw07,
         SchemeId::Gpsw06,
@@ -112,8 +128,6 @@ impl SchemeId {
         SchemeId::FameCp,
         SchemeId::FameKp,
         SchemeId::Yct14,
-        SchemeId::Waters11Rcca,
-        SchemeId::Gpsw06Rcca,
     ];
 
     pub fn from_u8(v: u8) -> Option<Self> {
@@ -128,8 +142,6 @@ impl SchemeId {
             SchemeId::FameCp => "fame-cp",
             SchemeId::FameKp => "fame-kp",
             SchemeId::Yct14 => "yct14",
-            SchemeId::Waters11Rcca => "waters11-rcca",
-            SchemeId::Gpsw06Rcca => "gpsw06-rcca",
         }
     }
     pub fn from_name(s: &str) -> Option<Self> {

@@ -554,6 +554,64 @@ fn hex16(b: &[u8; 16]) -> String {
     b.iter().map(|x| format!("{x:02x}")).collect()
 }
 
+/// The header for `policy` with exponent s: C' = g^s and the rows.
+fn encapsulate_with_s<C: Curve, R: RngCore + CryptoRng>(
+    pk: &PublicKey<C>,
+    policy: &Policy,
+    s: &C::Scalar,
+    rng: &mut R,
+) -> Result<Header<C>, KemError> {
+    let tree = policy.to_tree()?;
+    let lsss = Lsss::<C::Scalar>::from_tree(&tree);
+    let ys: Vec<C::Scalar> = (1..lsss.width()).map(|_| C::Scalar::random(rng)).collect();
+    let lambdas = lsss.shares(*s, &ys)?;
+    let tables = pk.tables();
+    // Randomness is drawn in order; the rows are then independent.
+    let inputs: Vec<(&String, C::Scalar, C::Scalar)> = tree
+        .leaves()
+        .iter()
+        .zip(&lambdas)
+        .map(|(attr, lambda)| (attr, *lambda, C::Scalar::random(rng)))
+        .collect();
+    let rows = par_map::<C, _, _>(&inputs, |(attr, lambda, r)| {
+        let c = C::G2::mul_fixed(&tables.g2_a, lambda) - attr_hash::<C>(attr) * *r;
+        let d = C::G1::mul_fixed(&tables.g1, r);
+        (c, d)
+    });
+    let c_prime = C::G1::mul_fixed(&tables.g1, s);
+    Ok(Header {
+        setup_id: pk.setup_id(),
+        policy: policy.clone(),
+        tree,
+        c_prime,
+        rows,
+    })
+}
+
+impl<C: Curve> crate::kem::BlindedKem for Waters11<C> {
+    type Curve = C;
+    fn blinding_base(pk: &PublicKey<C>) -> C::Gt {
+        pk.e_gg_alpha
+    }
+    fn encapsulate_with_s<R: RngCore + CryptoRng>(
+        pk: &PublicKey<C>,
+        policy: &Policy,
+        s: &C::Scalar,
+        rng: &mut R,
+    ) -> Result<Header<C>, KemError> {
+        encapsulate_with_s(pk, policy, s, rng)
+    }
+    fn decapsulate_blinded(key: &UserKey<C>, header: &Header<C>) -> Result<C::Gt, KemError> {
+        key.0.pair(header)
+    }
+    fn transform_blinded(tk: &TransformKey<C>, header: &Header<C>) -> Result<C::Gt, KemError> {
+        tk.0.pair(header)
+    }
+    fn retrieval_exponent(rk: &RetrievalKey<C>) -> C::Scalar {
+        rk.z
+    }
+}
+
 impl<C: Curve> Kem for Waters11<C> {
     const SCHEME: SchemeId = SchemeId::Waters11;
     const CURVE: CurveId = C::ID;
@@ -619,33 +677,9 @@ impl<C: Curve> Kem for Waters11<C> {
         policy: &Policy,
         rng: &mut R,
     ) -> Result<(SessionKey, Header<C>), KemError> {
-        let tree = policy.to_tree()?;
-        let lsss = Lsss::<C::Scalar>::from_tree(&tree);
         let s = C::Scalar::random(rng);
-        let ys: Vec<C::Scalar> = (1..lsss.width()).map(|_| C::Scalar::random(rng)).collect();
-        let lambdas = lsss.shares(s, &ys)?;
-        let tables = pk.tables();
-        // Randomness is drawn in order; the rows are then independent.
-        let inputs: Vec<(&String, C::Scalar, C::Scalar)> = tree
-            .leaves()
-            .iter()
-            .zip(&lambdas)
-            .map(|(attr, lambda)| (attr, *lambda, C::Scalar::random(rng)))
-            .collect();
-        let rows = par_map::<C, _, _>(&inputs, |(attr, lambda, r)| {
-            let c = C::G2::mul_fixed(&tables.g2_a, lambda) - attr_hash::<C>(attr) * *r;
-            let d = C::G1::mul_fixed(&tables.g1, r);
-            (c, d)
-        });
-        let c_prime = C::G1::mul_fixed(&tables.g1, &s);
+        let header = encapsulate_with_s(pk, policy, &s, rng)?;
         let key = SessionKey::from_gt(&pk.e_gg_alpha.pow(&s), SchemeId::Waters11, C::ID);
-        let header = Header {
-            setup_id: pk.setup_id(),
-            policy: policy.clone(),
-            tree,
-            c_prime,
-            rows,
-        };
         Ok((key, header))
     }
 
