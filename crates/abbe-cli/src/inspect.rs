@@ -1,17 +1,13 @@
 //! `abbe inspect`: what a file is — never its secret material.
 
-use crate::{curve_label, on_curve, CliError, Result};
-use abbe::abe::waters11;
+use crate::{any_scheme, curve_label, ops, outsourcing_scheme, CliError, Result};
+use abbe::curve::CurveId;
 use abbe::envelope;
 use abbe::wire::{ObjectKind, Preamble, FORMAT_VERSION};
 use std::fmt::Write as _;
 use std::fs::File;
 use std::io::{Read, Write as _};
 use std::path::Path;
-
-fn hex(b: &[u8]) -> String {
-    b.iter().map(|x| format!("{x:02x}")).collect()
-}
 
 pub fn run(path: &Path) -> Result<()> {
     let mut o = String::new();
@@ -40,57 +36,45 @@ fn describe(path: &Path, o: &mut String) -> Result<()> {
     let _ = writeln!(o, "curve:          {}", curve_label(p.curve));
     let _ = writeln!(o, "format version: {FORMAT_VERSION}");
     let _ = writeln!(o, "size:           {size} bytes");
-    match p.kind {
+    let fields = match p.kind {
         ObjectKind::Ciphertext | ObjectKind::TransformedCiphertext => {
             let mut rest = std::io::Cursor::new(pre).chain(f);
             let head = envelope::read_head(&mut rest)?;
-            let _ = writeln!(o, "header:         {} bytes", head.header.len());
+            let hp = Preamble::parse(&head.header)?;
+            let _ = writeln!(
+                o,
+                "header:         {} ({} bytes)",
+                hp.kind.describe(),
+                head.header.len()
+            );
             let payload = size.saturating_sub((8 + 4 + head.header.len() + 16) as u64);
-            if p.kind == ObjectKind::Ciphertext {
-                on_curve!(p.curve, C => {
-                    let h = waters11::Header::<C>::from_bytes(&head.header)?;
-                    let _ = writeln!(o, "setup id:       {}", hex(&h.setup_id()));
-                    let _ = writeln!(o, "policy:         {}", h.policy());
-                    let _ = writeln!(o, "policy rows:    {}", h.rows());
-                });
-            } else {
-                let _ = writeln!(o, "(a transformed ciphertext: finish it with `abbe decrypt --key <retrieval key>`)");
-            }
             let _ = writeln!(
                 o,
                 "payload:        {payload} bytes (AES-256-GCM STREAM, 64 KiB chunks)"
             );
+            match hp.kind {
+                ObjectKind::RccaHeader => {
+                    outsourcing_scheme!(hp, K => ops::describe_rcca::<K>(&head.header))?
+                }
+                ObjectKind::Header | ObjectKind::CcaHeader => {
+                    any_scheme!(hp, K => ops::describe::<K>(&head.header))?
+                }
+                _ => vec![(
+                    "note".into(),
+                    "finish it with `abbe decrypt --key <retrieval key>`".into(),
+                )],
+            }
         }
-        kind => {
+        _ => {
             let mut bytes = pre.to_vec();
             f.take(64 << 20)
                 .read_to_end(&mut bytes)
                 .map_err(|e| CliError::Other(e.to_string()))?;
-            on_curve!(p.curve, C => match kind {
-                ObjectKind::PublicKey => {
-                    let pk = waters11::PublicKey::<C>::from_bytes(&bytes)?;
-                    let _ = writeln!(o, "setup id:       {}", hex(&pk.setup_id()));
-                }
-                ObjectKind::MasterKey => {
-                    let mk = waters11::MasterKey::<C>::from_bytes(&bytes)?;
-                    let _ = writeln!(o, "setup id:       {}", hex(&mk.setup_id()));
-                    let _ = writeln!(o, "(secret: anyone holding this file can issue keys)");
-                }
-                ObjectKind::UserKey | ObjectKind::TransformKey => {
-                    let e = if kind == ObjectKind::UserKey {
-                        waters11::UserKey::<C>::from_bytes(&bytes)?.elements().attributes()
-                    } else {
-                        waters11::TransformKey::<C>::from_bytes(&bytes)?.elements().attributes()
-                    };
-                    let _ = writeln!(o, "attributes:     {}", e.join(", "));
-                }
-                ObjectKind::RetrievalKey => {
-                    let rk = waters11::RetrievalKey::<C>::from_bytes(&bytes)?;
-                    let _ = writeln!(o, "setup id:       {}", hex(&rk.setup_id()));
-                }
-                _ => {}
-            });
+            any_scheme!(p, K => ops::describe::<K>(&bytes))?
         }
+    };
+    for (k, v) in fields {
+        let _ = writeln!(o, "{:<16}{v}", format!("{k}:"));
     }
     Ok(())
 }

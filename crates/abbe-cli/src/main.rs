@@ -7,12 +7,12 @@
 mod demo;
 mod inspect;
 mod io;
+mod ops;
 
-use abbe::abe::waters11::{self, Waters11};
 use abbe::curve::{Curve, CurveId};
 use abbe::envelope::{self, EnvelopeError};
-use abbe::kem::{Kem, KemError, Outsourcing};
-use abbe::policy::{AttributeSet, Policy, PolicyError};
+use abbe::kem::{Kem, KemError, Side};
+use abbe::policy::PolicyError;
 use abbe::wire::{ObjectKind, Preamble, SchemeId, WireError};
 use clap::{Parser, Subcommand};
 use rand_core::OsRng;
@@ -30,9 +30,18 @@ struct Cli {
 enum Command {
     /// Create a public key and a master key (mode 0600) in DIR.
     Setup {
-        /// The scheme: waters11 (CP-ABE, Waters 2011 with GHW11 outsourcing).
+        /// The scheme: waters11, bsw07, fame-cp (ciphertext-policy); gpsw06,
+        /// gpsw06-small, fame-kp (key-policy); yct14 (BROKEN, needs
+        /// --insecure-benchmark-only).
         #[arg(long, default_value = "waters11")]
         scheme: String,
+        /// Attribute universe for small-universe schemes (gpsw06-small, yct14),
+        /// e.g. "doctor, nurse, cardiology".
+        #[arg(long)]
+        universe: Option<String>,
+        /// Allow a scheme that is known to be insecure (benchmarking only).
+        #[arg(long)]
+        insecure_benchmark_only: bool,
         /// The pairing curve: bls12-381 (~120-bit, default) or bn254 (~100-bit).
         #[arg(long, default_value = "bls12-381")]
         curve: String,
@@ -48,10 +57,10 @@ enum Command {
         /// The master key.
         #[arg(long)]
         master: PathBuf,
-        /// Attributes, e.g. "doctor, cardiology, age = 42".
+        /// Attributes, e.g. "doctor, cardiology, age = 42" (ciphertext-policy schemes).
         #[arg(long)]
         attrs: Option<String>,
-        /// (KP-ABE schemes take a policy here; waters11 is CP-ABE.)
+        /// A policy, for key-policy schemes.
         #[arg(long)]
         policy: Option<String>,
         /// Where to write the key.
@@ -63,13 +72,18 @@ enum Command {
         /// The public key.
         #[arg(long)]
         public: PathBuf,
-        /// The access policy, e.g. "(doctor and cardiology) or 2 of (nurse, ward25, age >= 30)".
-        /// Infix, DET-ABE postfix ("A B 2of2") and AES4SeC formulas ("(A,B,2)") are accepted.
+        /// The access policy, for ciphertext-policy schemes, e.g. "(doctor and cardiology)
+        /// or 2 of (nurse, ward25, age >= 30)". Infix, DET-ABE postfix ("A B 2of2") and
+        /// AES4SeC formulas ("(A,B,2)") are accepted.
         #[arg(long)]
         policy: Option<String>,
-        /// (KP-ABE schemes take attributes here; waters11 is CP-ABE.)
+        /// Attributes, for key-policy schemes (gpsw06, gpsw06-small, fame-kp, yct14).
         #[arg(long)]
         attrs: Option<String>,
+        /// cca (default), rcca (outsourceable through a proxy, checked), cpa
+        /// (outsourceable, GHW11's CPA scheme).
+        #[arg(long, value_enum, default_value = "cca")]
+        mode: ops::Mode,
         /// Output file (default: stdout).
         #[arg(short = 'o', long)]
         output: Option<PathBuf>,
@@ -188,6 +202,63 @@ macro_rules! on_curve {
 }
 pub(crate) use on_curve;
 
+/// Runs `$body` with `$K` bound to the scheme type named by the preamble's
+/// scheme and curve. `$body` returns a `Result`.
+macro_rules! any_scheme {
+    ($pre:expr, $K:ident => $body:expr) => {{
+        use abbe::curve::{Bls12, Bn254};
+        use abbe::wire::SchemeId as S;
+        match ($pre.scheme, $pre.curve) {
+            (S::Waters11, CurveId::Bls12_381) => {
+                type $K = abbe::abe::Waters11<Bls12>;
+                $body
+            }
+            (S::Waters11, CurveId::Bn254) => {
+                type $K = abbe::abe::Waters11<Bn254>;
+                $body
+            }
+            (s, _) => Err(CliError::Other(format!(
+                "scheme {} is not available in this build",
+                s.name()
+            ))),
+        }
+    }};
+}
+pub(crate) use any_scheme;
+
+/// Like [`any_scheme`], for the schemes with GHW11 outsourcing.
+macro_rules! outsourcing_scheme {
+    ($pre:expr, $K:ident => $body:expr) => {{
+        use abbe::curve::{Bls12, Bn254};
+        use abbe::wire::SchemeId as S;
+        match ($pre.scheme, $pre.curve) {
+            (S::Waters11, CurveId::Bls12_381) => {
+                type $K = abbe::abe::Waters11<Bls12>;
+                $body
+            }
+            (S::Waters11, CurveId::Bn254) => {
+                type $K = abbe::abe::Waters11<Bn254>;
+                $body
+            }
+            (s, _) => Err(CliError::Other(format!(
+                "{} does not support outsourced decryption (waters11 and gpsw06 do)",
+                s.name()
+            ))),
+        }
+    }};
+}
+pub(crate) use outsourcing_scheme;
+
+/// Setup of a small-universe scheme (gpsw06-small, yct14) with the given
+/// universe.
+fn small_universe_setup(pre: Preamble, universe: &[String]) -> Result<(Vec<u8>, Vec<u8>)> {
+    let _ = universe;
+    Err(CliError::Other(format!(
+        "--universe applies only to small-universe schemes (gpsw06-small, yct14), not {}",
+        pre.scheme.name()
+    )))
+}
+
 fn main() -> ExitCode {
     // clap exits with 2 on usage errors, which is our "not satisfied" code:
     // report usage errors as 1 instead.
@@ -247,35 +318,28 @@ fn read_object(path: &std::path::Path, expected: &[ObjectKind]) -> Result<(Pream
     Ok((pre, bytes))
 }
 
-/// The argument a CP-ABE command needs, or an error that says which side
-/// takes the policy when the user gave the other one.
-fn cp_abe_side(
-    given: Option<String>,
-    other_given: bool,
-    wrong_side: &str,
-    missing: &str,
-) -> Result<String> {
-    match given {
-        Some(v) => Ok(v),
-        None if other_given => Err(CliError::Other(wrong_side.into())),
-        None => Err(CliError::Other(missing.into())),
-    }
-}
-
 fn run(cmd: Command) -> Result<()> {
     match cmd {
         Command::Setup {
             scheme,
+            universe,
+            insecure_benchmark_only,
             curve,
             out,
             force,
         } => {
-            parse_scheme(&scheme)?;
+            let scheme = parse_scheme(&scheme)?;
             let curve = parse_curve(&curve)?;
-            let (pk, mk) = on_curve!(curve, C => {
-                let (pk, mk) = Waters11::<C>::setup(&mut OsRng);
-                (pk.to_bytes(), mk.to_bytes())
-            });
+            if scheme == SchemeId::Yct14 && !insecure_benchmark_only {
+                return Err(CliError::Other(
+                    "yct14 is BROKEN (published attacks recover keys/plaintexts; see docs): it exists only to reproduce perazzo's benchmarks; pass --insecure-benchmark-only if that is what you are doing".into(),
+                ));
+            }
+            let pre = Preamble::new(ObjectKind::PublicKey, scheme, curve);
+            let (pk, mk) = match universe {
+                Some(u) => universe_setup(pre, &u)?,
+                None => any_scheme!(pre, K => Ok(ops::setup::<K>()))?,
+            };
             std::fs::create_dir_all(&out)
                 .map_err(|e| CliError::Other(format!("cannot create {}: {e}", out.display())))?;
             let pk_path = out.join("public.key");
@@ -305,41 +369,36 @@ fn run(cmd: Command) -> Result<()> {
             policy,
             output,
         } => {
-            let attrs = cp_abe_side(
-                attrs,
-                policy.is_some(),
-                "waters11 is ciphertext-policy ABE: keys take attributes (--attrs \"a, b, age = 42\"); the policy goes to `abbe encrypt --policy`",
-                "keygen needs --attrs \"a, b, ...\"",
-            )?;
-            let set = AttributeSet::parse(&attrs)?;
             let (pre, bytes) = read_object(&master, &[ObjectKind::MasterKey])?;
-            let key = on_curve!(pre.curve, C => {
-                let mk = waters11::MasterKey::<C>::from_bytes(&bytes)?;
-                let pk = mk.public_key();
-                Waters11::<C>::keygen(&pk, &mk, &set, &mut OsRng)?.to_bytes()
-            });
+            let key = any_scheme!(pre, K => {
+                let (wanted, other) = if <K as Kem>::KeySide::IS_POLICY { (policy, attrs) } else { (attrs, policy) };
+                let side = ops::side_text::<<K as Kem>::KeySide>(pre.scheme.name(), "keygen", wanted, other)?;
+                ops::keygen::<K>(&bytes, &side)
+            })?;
             io::write_atomic(&output, &key, io::Secrecy::Secret)
         }
         Command::Encrypt {
             public,
             policy,
             attrs,
+            mode,
             output,
             input,
         } => {
-            let policy = cp_abe_side(
-                policy,
-                attrs.is_some(),
-                "waters11 is ciphertext-policy ABE: ciphertexts take a policy (--policy \"a and b\"); attributes go to `abbe keygen --attrs`",
-                "encrypt needs --policy \"...\"",
-            )?;
-            let policy = Policy::parse_any(&policy)?;
             let (pre, bytes) = read_object(&public, &[ObjectKind::PublicKey])?;
-            let (session, header) = on_curve!(pre.curve, C => {
-                let pk = waters11::PublicKey::<C>::from_bytes(&bytes)?;
-                let (k, h) = Waters11::<C>::encapsulate(&pk, &policy, &mut OsRng)?;
-                (k, h.to_bytes())
-            });
+            let side = any_scheme!(pre, K => {
+                let (wanted, other) =
+                    if <K as Kem>::CiphertextSide::IS_POLICY { (policy, attrs) } else { (attrs, policy) };
+                ops::side_text::<<K as Kem>::CiphertextSide>(pre.scheme.name(), "encrypt", wanted, other)
+            })?;
+            let (session, header) = if mode == ops::Mode::Rcca {
+                outsourcing_scheme!(pre, K => ops::encrypt_rcca::<K>(&bytes, &side))?
+            } else {
+                if mode == ops::Mode::Cpa {
+                    outsourcing_scheme!(pre, _K => Ok(()))?;
+                }
+                any_scheme!(pre, K => ops::encrypt::<K>(&bytes, &side, mode))?
+            };
             let reader = io::open_input(input.as_ref())?;
             io::with_output(output.as_ref(), io::Secrecy::Public, |w| {
                 envelope::seal(&header, &session, &mut OsRng, reader, w)?;
@@ -347,56 +406,49 @@ fn run(cmd: Command) -> Result<()> {
             })
         }
         Command::Decrypt { key, output, input } => {
-            let (kpre, kbytes) =
-                read_object(&key, &[ObjectKind::UserKey, ObjectKind::RetrievalKey])?;
+            let (kpre, kbytes) = read_object(
+                &key,
+                &[
+                    ObjectKind::CcaUserKey,
+                    ObjectKind::UserKey,
+                    ObjectKind::RccaRetrievalKey,
+                    ObjectKind::RetrievalKey,
+                ],
+            )?;
             let mut reader = io::open_input(input.as_ref())?;
             let head = envelope::read_head(&mut reader)?;
             let hpre = Preamble::parse(&head.header)?;
-            if hpre.curve != kpre.curve || hpre.scheme != kpre.scheme {
-                return Err(CliError::Invalid(format!(
-                    "the key is for {} on {}, the ciphertext for {} on {}",
-                    kpre.scheme.name(),
-                    kpre.curve.name(),
-                    hpre.scheme.name(),
-                    hpre.curve.name()
-                )));
-            }
-            let session = on_curve!(kpre.curve, C => {
-                match (head.preamble.kind, kpre.kind) {
-                    (ObjectKind::Ciphertext, ObjectKind::UserKey) => {
-                        let uk = waters11::UserKey::<C>::from_bytes(&kbytes)?;
-                        let h = waters11::Header::<C>::from_bytes(&head.header)?;
-                        Waters11::<C>::decapsulate(&uk, &h)?
-                    }
-                    (ObjectKind::TransformedCiphertext, ObjectKind::RetrievalKey) => {
-                        let rk = waters11::RetrievalKey::<C>::from_bytes(&kbytes)?;
-                        let t = waters11::Transformed::<C>::from_bytes(&head.header)?;
-                        Waters11::<C>::decrypt_transformed(&rk, &t)?
-                    }
-                    (ObjectKind::TransformedCiphertext, _) => {
-                        return Err(CliError::Invalid(
-                            "this is a transformed ciphertext: decrypt it with the retrieval key (--key alice.rk)".into(),
-                        ))
-                    }
-                    _ => {
-                        return Err(CliError::Invalid(
-                            "a retrieval key only decrypts transformed ciphertexts (run `abbe transform` first, or use the user key)".into(),
-                        ))
+            check_same_setup(&kpre, &hpre, "key")?;
+            let session = match (head.preamble.kind, kpre.kind) {
+                (ObjectKind::Ciphertext, ObjectKind::CcaUserKey | ObjectKind::UserKey) => {
+                    if hpre.kind == ObjectKind::RccaHeader {
+                        outsourcing_scheme!(kpre, K => ops::decrypt_rcca::<K>(&kbytes, &head.header))?
+                    } else {
+                        any_scheme!(kpre, K => ops::decrypt::<K>(&kbytes, &head.header))?
                     }
                 }
-            });
+                (ObjectKind::TransformedCiphertext, ObjectKind::RccaRetrievalKey) => {
+                    outsourcing_scheme!(kpre, K => ops::decrypt_transformed::<K>(&kbytes, &head.header))?
+                }
+                (ObjectKind::TransformedCiphertext, _) => {
+                    return Err(CliError::Invalid(
+                        "this is a transformed ciphertext: decrypt it with the retrieval key (--key alice.rk)".into(),
+                    ))
+                }
+                _ => {
+                    return Err(CliError::Invalid(
+                        "a retrieval key only decrypts transformed ciphertexts (run `abbe transform` first, or use the user key)".into(),
+                    ))
+                }
+            };
             io::with_output(output.as_ref(), io::Secrecy::Secret, |w| {
                 envelope::open(&head, &session, reader, w)?;
                 Ok(())
             })
         }
         Command::TransformKey { key, tk, rk } => {
-            let (pre, bytes) = read_object(&key, &[ObjectKind::UserKey])?;
-            let (tkb, rkb) = on_curve!(pre.curve, C => {
-                let uk = waters11::UserKey::<C>::from_bytes(&bytes)?;
-                let (t, r) = Waters11::<C>::transform_key(&uk, &mut OsRng);
-                (t.to_bytes(), r.to_bytes())
-            });
+            let (pre, bytes) = read_object(&key, &[ObjectKind::CcaUserKey])?;
+            let (tkb, rkb) = outsourcing_scheme!(pre, K => ops::transform_key::<K>(&bytes))?;
             io::write_atomic(&rk, &rkb, io::Secrecy::Secret)?;
             io::write_atomic(&tk, &tkb, io::Secrecy::Secret)
         }
@@ -410,17 +462,9 @@ fn run(cmd: Command) -> Result<()> {
                 ));
             }
             let hpre = Preamble::parse(&head.header)?;
-            if hpre.curve != pre.curve || hpre.scheme != pre.scheme {
-                return Err(CliError::Invalid(
-                    "the transformation key and the ciphertext are for different curves or schemes"
-                        .into(),
-                ));
-            }
-            let transformed = on_curve!(pre.curve, C => {
-                let t = waters11::TransformKey::<C>::from_bytes(&bytes)?;
-                let h = waters11::Header::<C>::from_bytes(&head.header)?;
-                Waters11::<C>::transform(&t, &h)?.to_bytes()
-            });
+            check_same_setup(&pre, &hpre, "transformation key")?;
+            let transformed =
+                outsourcing_scheme!(pre, K => ops::transform::<K>(&bytes, &head.header))?;
             io::with_output(output.as_ref(), io::Secrecy::Public, |w| {
                 envelope::write_transformed(&head, &transformed, reader, w)?;
                 Ok(())
@@ -429,6 +473,28 @@ fn run(cmd: Command) -> Result<()> {
         Command::Inspect { file } => inspect::run(&file),
         Command::Demo { curve } => demo::run(parse_curve(&curve)?),
     }
+}
+
+fn check_same_setup(key: &Preamble, header: &Preamble, what: &str) -> Result<()> {
+    if key.curve != header.curve || key.scheme != header.scheme {
+        return Err(CliError::Invalid(format!(
+            "the {what} is for {} on {}, the ciphertext for {} on {}",
+            key.scheme.name(),
+            key.curve.name(),
+            header.scheme.name(),
+            header.curve.name()
+        )));
+    }
+    Ok(())
+}
+
+/// Setup of a small-universe scheme with an explicit universe.
+fn universe_setup(pre: Preamble, universe: &str) -> Result<(Vec<u8>, Vec<u8>)> {
+    let names: Vec<String> = abbe::policy::AttributeSet::parse(universe)?
+        .iter()
+        .map(str::to_owned)
+        .collect();
+    small_universe_setup(pre, &names)
 }
 
 /// The curve's name and security level, for messages.

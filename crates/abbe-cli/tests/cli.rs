@@ -324,11 +324,18 @@ impl Env {
 
     /// Encrypts `plain` (via `NAME.plain`) to `NAME.abbe`.
     fn encrypt(&self, name: &str, plain: &[u8], policy: &str) -> PathBuf {
+        self.encrypt_mode(name, plain, policy, "cca")
+    }
+
+    /// Encrypts with `--mode` (cca, rcca or cpa).
+    fn encrypt_mode(&self, name: &str, plain: &[u8], policy: &str, mode: &str) -> PathBuf {
         let input = self.path(&format!("{name}.plain"));
         let ct = self.path(&format!("{name}.abbe"));
         fs::write(&input, plain).unwrap();
         assert_ok(&run(&[
             "encrypt",
+            "--mode",
+            mode,
             "--public",
             p(&self.public()),
             "--policy",
@@ -589,7 +596,7 @@ fn outsourced(curve: &str) {
     let env = Env::new(curve);
     let (tk, rk) = env.transform_key("alice");
     let plain = pseudo_random(3 * CHUNK + 4321, 5);
-    let ct = env.encrypt("o", &plain, POLICY);
+    let ct = env.encrypt_mode("o", &plain, POLICY, "rcca");
     let ct_bytes = fs::read(&ct).unwrap();
 
     // Transform a file.
@@ -604,8 +611,11 @@ fn outsourced(curve: &str) {
         t_bytes.len(),
         ct_bytes.len()
     );
+    // The RCCA transformed header is constant size: preamble + C and T in GT.
+    let gt = if curve == "bn254" { 384 } else { 288 };
+    assert_eq!(header_len(&t_bytes), 8 + 2 * gt, "transformed header size");
     assert!(
-        2 * header_len(&t_bytes) < header_len(&ct_bytes),
+        header_len(&t_bytes) < header_len(&ct_bytes),
         "transformed header {} B vs original {} B",
         header_len(&t_bytes),
         header_len(&ct_bytes)
@@ -943,7 +953,7 @@ fn missing_files_exit_1() {
 fn key_from_another_setup_exits_3() {
     let env = Env::new("bls12-381");
     let other = Env::new("bls12-381");
-    let ct = env.encrypt("m", b"hello", POLICY);
+    let ct = env.encrypt_mode("m", b"hello", POLICY, "rcca");
     let out = env.path("m.out");
     let r = expect_failure(
         &[
@@ -969,7 +979,7 @@ fn key_from_another_setup_exits_3() {
 #[test]
 fn wrong_key_kinds_exit_3() {
     let env = Env::new("bls12-381");
-    let ct = env.encrypt("m", b"hello", POLICY);
+    let ct = env.encrypt_mode("m", b"hello", POLICY, "rcca");
     let input = env.path("m.plain");
     let (tk, rk) = env.transform_key("alice");
     let t = env.path("m.transformed");
@@ -1419,4 +1429,36 @@ fn usage_errors_exit_1() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(0));
+}
+
+/// The default (CCA) ciphertexts cannot go through a proxy; CPA-mode ones
+/// can (GHW11's CPA scheme), and the same retrieval key finishes them.
+#[test]
+fn modes_and_outsourcing() {
+    let env = Env::new("bls12-381");
+    let (tk, rk) = env.transform_key("alice");
+    let cca = env.encrypt("cca", b"cca", POLICY);
+    let t = env.path("cca.t");
+    let r = expect_failure(&["transform", "--tk", p(&tk), "-o", p(&t), p(&cca)], &t, 3);
+    assert!(r.stderr.contains("--mode rcca"), "{}", r.stderr);
+    let cpa = env.encrypt_mode("cpa", b"cpa payload", POLICY, "cpa");
+    let t = env.path("cpa.t");
+    assert_ok(&run(&["transform", "--tk", p(&tk), "-o", p(&t), p(&cpa)]));
+    let out = env.path("cpa.out");
+    assert_ok(&run(&["decrypt", "--key", p(&rk), "-o", p(&out), p(&t)]));
+    assert_eq!(fs::read(&out).unwrap(), b"cpa payload");
+    // and the user key decrypts every mode directly
+    for (name, mode) in [("m1", "cca"), ("m2", "rcca"), ("m3", "cpa")] {
+        let ct = env.encrypt_mode(name, b"direct", POLICY, mode);
+        let out = env.path(&format!("{name}.out"));
+        assert_ok(&run(&[
+            "decrypt",
+            "--key",
+            p(&env.key("alice")),
+            "-o",
+            p(&out),
+            p(&ct),
+        ]));
+        assert_eq!(fs::read(&out).unwrap(), b"direct");
+    }
 }

@@ -152,6 +152,12 @@ pub trait Kem {
     fn key_side(key: &Self::UserKey) -> Self::KeySide;
     /// What the ciphertext was made for.
     fn ciphertext_side(header: &Self::Header) -> Self::CiphertextSide;
+    /// The setup (public key) a header was made under, if the scheme
+    /// records it.
+    fn header_setup_id(header: &Self::Header) -> Option<[u8; 16]> {
+        let _ = header;
+        None
+    }
 }
 
 /// Outsourced decryption (GHW11): a transformation key lets an untrusted

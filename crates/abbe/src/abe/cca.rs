@@ -175,6 +175,9 @@ impl<K: Kem> Kem for Cca<K> {
     fn ciphertext_side(header: &CcaHeader<K>) -> K::CiphertextSide {
         K::ciphertext_side(&header.inner)
     }
+    fn header_setup_id(header: &CcaHeader<K>) -> Option<[u8; 16]> {
+        K::header_setup_id(&header.inner)
+    }
 }
 
 impl<K: Kem> Encoded for CcaKey<K> {

@@ -65,6 +65,14 @@ pub struct RccaRetrievalKey<K: BlindedKem> {
     y: Gt<K>,
 }
 
+impl<K: BlindedKem> RccaRetrievalKey<K> {
+    /// The scheme's own retrieval key (z), which also finishes CPA
+    /// transformations.
+    pub fn inner(&self) -> &K::RetrievalKey {
+        &self.inner
+    }
+}
+
 /// s = H1(R).
 fn h1<K: BlindedKem>(r: &Gt<K>) -> Fr<K> {
     let hk = Hkdf::<Sha256>::new(Some(b"abbe/v1/rcca"), &r.to_bytes());
@@ -157,6 +165,9 @@ impl<K: BlindedKem> Kem for Rcca<K> {
     }
     fn ciphertext_side(header: &RccaHeader<K>) -> K::CiphertextSide {
         K::ciphertext_side(&header.inner)
+    }
+    fn header_setup_id(header: &RccaHeader<K>) -> Option<[u8; 16]> {
+        K::header_setup_id(&header.inner)
     }
 }
 

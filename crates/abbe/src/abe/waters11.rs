@@ -699,6 +699,10 @@ impl<C: Curve> Kem for Waters11<C> {
     fn ciphertext_side(header: &Header<C>) -> Policy {
         header.policy.clone()
     }
+
+    fn header_setup_id(header: &Header<C>) -> Option<[u8; 16]> {
+        Some(header.setup_id)
+    }
 }
 
 impl<C: Curve> Outsourcing for Waters11<C> {
