@@ -2,9 +2,16 @@
 //!
 //! * [`waters11`] — Waters11 CP-ABE (large universe, random oracle) with GHW11
 //!   outsourced decryption.
+//! * [`gpsw06`] — GPSW06 KP-ABE (large universe, random oracle, as GHW11
+//!   §4.1 states it) with GHW11 outsourced decryption.
+//! * [`gpsw06_small`] — GPSW06 KP-ABE, small universe fixed at setup (§4).
 
+pub mod gpsw06;
+pub mod gpsw06_small;
 pub mod waters11;
 
+pub use gpsw06::Gpsw06;
+pub use gpsw06_small::Gpsw06Small;
 pub use waters11::Waters11;
 
 pub(crate) mod attr_cache;
