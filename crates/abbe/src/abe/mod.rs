@@ -2,14 +2,21 @@
 //!
 //! * [`waters11`] — Waters11 CP-ABE (large universe, random oracle) with GHW11
 //!   outsourced decryption.
+//! * [`gpsw06`] — GPSW06 KP-ABE (large universe, random oracle, as GHW11
+//!   §4.1 states it) with GHW11 outsourced decryption.
+//! * [`gpsw06_small`] — GPSW06 KP-ABE, small universe fixed at setup (§4).
 //! * [`cca`] — the CCA-secure version of any of them (FO transform).
 //! * [`rcca`] — GHW11's RCCA-secure outsourcing for Waters11 and GPSW06.
 
 pub mod cca;
+pub mod gpsw06;
+pub mod gpsw06_small;
 pub mod rcca;
 pub mod waters11;
 
 pub use cca::Cca;
+pub use gpsw06::Gpsw06;
+pub use gpsw06_small::Gpsw06Small;
 pub use rcca::Rcca;
 pub use waters11::Waters11;
 

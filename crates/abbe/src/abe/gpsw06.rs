@@ -1,0 +1,1089 @@
+//! GPSW06 KP-ABE (large universe, random-oracle version) in KEM form, with
+//! GHW11 outsourced decryption (CPA version).
+//!
+//! Papers: V. Goyal, O. Pandey, A. Sahai, B. Waters, "Attribute-Based
+//! Encryption for Fine-Grained Access Control of Encrypted Data", CCS 2006,
+//! in the large-universe random-oracle form that M. Green, S. Hohenberger,
+//! B. Waters, "Outsourcing the Decryption of ABE Ciphertexts", USENIX
+//! Security 2011, §4.1 states (LSSS access structures, H a random oracle);
+//! KEM form as in GHW11 §6 (`ghw11-outsourcing-abe-decryption.txt`): the
+//! ciphertext carries no C = M·e(g,g)^{αs}, the session key is derived from
+//! e(g,g)^{αs}.
+//!
+//! Notation (the paper's): generator g, master secret α ∈ Z_p, random
+//! oracle H: attributes → group, the key's LSSS (M, ρ) with rows M_i and
+//! shares λ_i = M_i·v, v = (α, y_2, …, y_n).
+//!
+//! ```text
+//! Setup:     PK = (g, e(g,g)^α, H)                          MSK = α
+//! KeyGen M:  y_2..y_n, r_1..r_ℓ ←R Z_p;  λ_i = M_i·(α, y_2, …, y_n)
+//!            D_i = g^{λ_i} · H(ρ(i))^{r_i},  R_i = g^{r_i}
+//! Encrypt S: s ←R Z_p;  C' = g^s,  C_x = H(x)^s  (x ∈ S)
+//!            session key from e(g,g)^{α·s}
+//! Decrypt:   ω with Σ ω_i M_i = (1, 0, …, 0) over rows with ρ(i) ∈ S;
+//!            Π_i ( e(D_i, C') / e(C_ρ(i), R_i) )^{ω_i}
+//!              = e(Σ ω_i D_i, C') · Π_i e(−ω_i·C_ρ(i), R_i) = e(g,g)^{αs}
+//! ```
+//!
+//! GHW11 outsourcing (§4.1, backwards-compatible TK derivation): the user
+//! picks z ←R Z_p and publishes TK = (D_i^{1/z}, R_i^{1/z}); the proxy runs
+//! the decryption equation with TK and obtains the constant-size
+//! T = e(g,g)^{αs/z}; the user keeps RK = z and recovers e(g,g)^{αs} = T^z
+//! with one GT exponentiation.
+//!
+//! ## Type-III placement (e: G1 × G2 → GT)
+//! The pairings of a decryption are e(D_i, C') (collapsed into one,
+//! e(Σ ω_i D_i, C'), because C' is common to all rows) and, per row,
+//! e(C_ρ(i), R_i). We put the **key's per-row element R_i in G2**, so its
+//! Miller-loop lines depend only on the key: they are precomputed once per
+//! key ([`UserKey`] caches them) and reused by every decryption. It follows
+//! that the ciphertext's per-attribute C_x = H(x)^s are in G1, hence
+//! **H maps to G1** (RFC 9380 hash-to-curve), D_i = g^{λ_i}·H(ρ(i))^{r_i}
+//! ∈ G1, and the one remaining element C' = g^s is in G2; its lines are
+//! computed once per decryption (one line precomputation, not N). This
+//! placement is the cheap one on both sides: encryption's per-attribute work
+//! is one G1 exponentiation of H(x) (no G2 at all apart from C'), and the
+//! ciphertext's per-attribute elements are the small ones (48 bytes on
+//! BLS12-381).
+//!
+//! Sizes on BLS12-381: ciphertext 96 + 48·|S| bytes (+ attribute list), key
+//! (48 + 96)·ℓ bytes (+ policy text), transformed header one GT element
+//! (288 bytes, compressed cyclotomic encoding).
+//!
+//! ## Operation counts (flat AND key policy of N attributes, ℓ = N rows)
+//! The paper counts 2N pairings for a decryption (N for e(D_i, C') and N
+//! for e(R_i, C_ρ(i))) plus N GT exponentiations by ω_i. Ours:
+//! * Setup: 1 pairing, 1 GT exponentiation.
+//! * KeyGen: N hashes to G1 (cached per process), N G1 exponentiations,
+//!   N fixed-base G1 and N fixed-base G2 exponentiations.
+//! * Encrypt: |S| hashes to G1 (cached), |S| G1 exponentiations, 1 fixed-base
+//!   G2 exponentiation, 1 GT exponentiation.
+//! * Decrypt/Transform: **N+1 Miller loops (shared) and 1 final
+//!   exponentiation**; 1 G2 line precomputation (C'); N−1 G1 additions
+//!   (Σ D_i); the ω_i move into G1 (a multi-scalar multiplication for
+//!   Σ ω_i D_i and one G1 exponentiation per row, none for AND/OR policies,
+//!   whose ω_i are all 1). The first decryption with a key also precomputes
+//!   the lines of its N elements R_i (cached on the key).
+//! * TransformKey: N G1 and N G2 exponentiations (by 1/z).
+//! * Final outsourced decryption: 1 GT exponentiation.
+
+use crate::curve::CurveId;
+use crate::curve::{par_map, wipe, Curve, FixedBaseTable, Group, Scalar, Target};
+use crate::kem::{Kem, KemError, Outsourcing, SessionKey};
+use crate::policy::{AccessTree, AttributeSet, Lsss, Policy};
+use crate::wire::{Encoded, ObjectKind, Preamble, Reader, SchemeId, WireError, Writer, MAX_ITEMS};
+use rand_core::{CryptoRng, RngCore};
+use std::collections::BTreeMap;
+use std::marker::PhantomData;
+use std::sync::{Arc, OnceLock};
+
+use super::attr_cache;
+
+/// The scheme, generic over the curve.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Gpsw06<C>(PhantomData<C>);
+
+/// Domain-separation tag of the attribute hash H.
+fn hash_dst<C: Curve>() -> Vec<u8> {
+    format!("ABBE-V1-GPSW06-H-{}", C::NAME).into_bytes()
+}
+
+/// The cached value type: a newtype, so that the process-wide cache (keyed
+/// by value type and attribute) never hands out another scheme's H(x) in
+/// the same group under a different domain-separation tag.
+#[derive(Clone, Copy)]
+struct CachedHash<G>(G);
+
+/// H(x) ∈ G1, cached per process.
+pub fn attr_hash<C: Curve>(attr: &str) -> C::G1 {
+    attr_cache::get_or_insert::<CachedHash<C::G1>>(attr, || {
+        CachedHash(C::G1::hash_to_curve(attr.as_bytes(), &hash_dst::<C>()))
+    })
+    .0
+}
+
+/// Fixed-base tables of the generators, built on first use.
+struct Tables<C: Curve> {
+    g1: FixedBaseTable<C::G1>,
+    g2: FixedBaseTable<C::G2>,
+}
+
+/// Public parameters: e(g,g)^α (g1, g2 and H are fixed).
+pub struct PublicKey<C: Curve> {
+    pub e_gg_alpha: C::Gt,
+    tables: OnceLock<Arc<Tables<C>>>,
+    id: OnceLock<[u8; 16]>,
+}
+
+impl<C: Curve> Clone for PublicKey<C> {
+    fn clone(&self) -> Self {
+        PublicKey {
+            e_gg_alpha: self.e_gg_alpha,
+            tables: self.tables.clone(),
+            id: self.id.clone(),
+        }
+    }
+}
+
+impl<C: Curve> core::fmt::Debug for PublicKey<C> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(
+            f,
+            "Gpsw06 PublicKey on {} (setup {})",
+            C::NAME,
+            hex16(&self.setup_id())
+        )
+    }
+}
+
+impl<C: Curve> PublicKey<C> {
+    fn new(e_gg_alpha: C::Gt) -> Self {
+        PublicKey {
+            e_gg_alpha,
+            tables: OnceLock::new(),
+            id: OnceLock::new(),
+        }
+    }
+
+    fn tables(&self) -> &Tables<C> {
+        self.tables.get_or_init(|| {
+            Arc::new(Tables {
+                g1: C::G1::generator().precompute(),
+                g2: C::G2::generator().precompute(),
+            })
+        })
+    }
+
+    /// The setup identifier: the first 16 bytes of SHA-256 over the encoded
+    /// public key (computed once). Keys and headers carry it, so a mismatch
+    /// is reported as such rather than as a failed decryption.
+    pub fn setup_id(&self) -> [u8; 16] {
+        *self
+            .id
+            .get_or_init(|| crate::wire::setup_id(&self.to_bytes()))
+    }
+
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut w = Writer::new(preamble::<C>(ObjectKind::PublicKey));
+        w.gt(&self.e_gg_alpha);
+        w.finish()
+    }
+
+    pub fn from_bytes(bytes: &[u8]) -> Result<Self, WireError> {
+        let mut r = Reader::open_for(bytes, ObjectKind::PublicKey, SCHEME, C::ID)?;
+        let e_gg_alpha = r.gt("e(g,g)^alpha")?;
+        r.finish()?;
+        Ok(PublicKey::new(e_gg_alpha))
+    }
+}
+
+/// The master key α; zeroized on drop.
+pub struct MasterKey<C: Curve> {
+    alpha: C::Scalar,
+    setup_id: [u8; 16],
+}
+
+impl<C: Curve> Drop for MasterKey<C> {
+    fn drop(&mut self) {
+        wipe(&mut self.alpha, C::Scalar::zero());
+    }
+}
+
+impl<C: Curve> MasterKey<C> {
+    pub fn setup_id(&self) -> [u8; 16] {
+        self.setup_id
+    }
+    /// Recomputes the public key e(g,g)^α from the master secret.
+    pub fn public_key(&self) -> PublicKey<C> {
+        let e_gg = C::pairing(&C::G1::generator(), &C::G2::generator());
+        PublicKey::new(e_gg.pow(&self.alpha))
+    }
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut w = Writer::new(preamble::<C>(ObjectKind::MasterKey));
+        w.raw(&self.setup_id).scalar(&self.alpha);
+        w.finish()
+    }
+    pub fn from_bytes(bytes: &[u8]) -> Result<Self, WireError> {
+        let mut r = Reader::open_for(bytes, ObjectKind::MasterKey, SCHEME, C::ID)?;
+        let setup_id = r.array("setup id")?;
+        let alpha = r.scalar("alpha")?;
+        r.finish()?;
+        let mk = MasterKey { alpha, setup_id };
+        if mk.public_key().setup_id() != setup_id {
+            return Err(WireError::Invalid {
+                what: "master key",
+                detail: "secret does not match its setup id".into(),
+            });
+        }
+        Ok(mk)
+    }
+}
+
+/// One row of a key: D_i ∈ G1, R_i ∈ G2 and R_i's cached lines.
+struct Row<C: Curve> {
+    d: C::G1,
+    r: C::G2,
+    r_lines: OnceLock<C::G2Prepared>,
+}
+
+/// The elements shared by a user key and a transformation key: the policy
+/// and one (D_i, R_i) per LSSS row, with the G2 lines cached on first use.
+pub struct KeyElements<C: Curve> {
+    setup_id: [u8; 16],
+    policy: Policy,
+    tree: AccessTree,
+    rows: Vec<Row<C>>,
+}
+
+impl<C: Curve> Drop for KeyElements<C> {
+    fn drop(&mut self) {
+        for row in &mut self.rows {
+            wipe(&mut row.d, C::G1::identity());
+            wipe(&mut row.r, C::G2::identity());
+        }
+    }
+}
+
+impl<C: Curve> KeyElements<C> {
+    pub fn setup_id(&self) -> [u8; 16] {
+        self.setup_id
+    }
+    /// The key's policy.
+    pub fn policy(&self) -> &Policy {
+        &self.policy
+    }
+    /// Number of LSSS rows (expanded policy leaves).
+    pub fn rows(&self) -> usize {
+        self.rows.len()
+    }
+
+    fn new(
+        setup_id: [u8; 16],
+        policy: Policy,
+        tree: AccessTree,
+        rows: Vec<(C::G1, C::G2)>,
+    ) -> Self {
+        KeyElements {
+            setup_id,
+            policy,
+            tree,
+            rows: rows
+                .into_iter()
+                .map(|(d, r)| Row {
+                    d,
+                    r,
+                    r_lines: OnceLock::new(),
+                })
+                .collect(),
+        }
+    }
+
+    fn encode(&self, w: &mut Writer) {
+        w.raw(&self.setup_id);
+        w.str(&self.policy.to_string());
+        w.u32(self.rows.len() as u32);
+        for row in &self.rows {
+            w.point(&row.d).point(&row.r);
+        }
+    }
+
+    fn decode(r: &mut Reader<'_>) -> Result<Self, WireError> {
+        let setup_id = r.array("setup id")?;
+        let (policy, tree) = read_policy(r)?;
+        let n = r.count("key rows", MAX_ITEMS)?;
+        if n != tree.leaves().len() {
+            return Err(WireError::Invalid {
+                what: "key",
+                detail: format!("{n} rows for a policy with {} leaves", tree.leaves().len()),
+            });
+        }
+        let mut rows = Vec::with_capacity(n);
+        for _ in 0..n {
+            let d = r.point("D_i")?;
+            let rr = r.point("R_i")?;
+            rows.push((d, rr));
+        }
+        Ok(KeyElements::new(setup_id, policy, tree, rows))
+    }
+
+    /// The decryption equation with this key's elements:
+    /// e(Σ ω_i D_i, C') · Π e(−ω_i C_ρ(i), R_i) — one multi-pairing of
+    /// |selection| + 1 pairs.
+    fn pair(&self, header: &Header<C>) -> Result<C::Gt, KemError> {
+        if header.setup_id != self.setup_id {
+            return Err(KemError::WrongSetup);
+        }
+        let selection = self
+            .tree
+            .cheapest_satisfying(&header.set)
+            .ok_or(KemError::NotSatisfied)?;
+        let lsss = Lsss::<C::Scalar>::from_tree(&self.tree);
+        let omega = lsss.reconstruction(&self.tree, &selection)?;
+        let leaves = self.tree.leaves();
+
+        let one = C::Scalar::one();
+        let all_one = omega.iter().all(|(_, w)| *w == one);
+        let mut ds = Vec::with_capacity(omega.len());
+        let mut g1_terms = Vec::with_capacity(omega.len() + 1);
+        let mut rows = Vec::with_capacity(omega.len());
+        for (i, w) in &omega {
+            let row = self
+                .rows
+                .get(*i)
+                .ok_or_else(|| KemError::Invalid("row index out of range".into()))?;
+            let attr = leaves
+                .get(*i)
+                .ok_or_else(|| KemError::Invalid("row index out of range".into()))?;
+            let c = header.cx.get(attr.as_str()).ok_or(KemError::NotSatisfied)?;
+            ds.push(row.d);
+            g1_terms.push(if *w == one { -*c } else { *c * (-*w) });
+            rows.push(row);
+        }
+        let d_sum = if all_one {
+            C::G1::sum(&ds)
+        } else {
+            let ws: Vec<C::Scalar> = omega.iter().map(|(_, w)| *w).collect();
+            C::G1::msm(&ds, &ws)
+        };
+        // The key's G2 lines are computed once per key (on all cores the
+        // first time), then reused by every decryption.
+        par_map::<C, _, _>(&rows, |row| {
+            row.r_lines.get_or_init(|| C::prepare(&row.r));
+        });
+        let c_prime_lines = C::prepare(&header.c_prime);
+        let mut terms: Vec<(C::G1, &C::G2Prepared)> = Vec::with_capacity(omega.len() + 1);
+        terms.push((d_sum, &c_prime_lines));
+        for (g, row) in g1_terms.into_iter().zip(rows) {
+            terms.push((g, row.r_lines.get_or_init(|| C::prepare(&row.r))));
+        }
+        Ok(C::multi_pairing(&terms))
+    }
+}
+
+fn read_policy(r: &mut Reader<'_>) -> Result<(Policy, AccessTree), WireError> {
+    let text = r.str("policy")?;
+    let policy = Policy::parse(text).map_err(|e| WireError::Invalid {
+        what: "policy",
+        detail: e.to_string(),
+    })?;
+    let tree = policy.to_tree().map_err(|e| WireError::Invalid {
+        what: "policy",
+        detail: e.to_string(),
+    })?;
+    Ok((policy, tree))
+}
+
+/// A user's decryption key for a policy.
+pub struct UserKey<C: Curve>(pub(crate) KeyElements<C>);
+
+/// A transformation key: the user key's elements raised to 1/z. Given to an
+/// untrusted proxy; it cannot decrypt anything by itself.
+pub struct TransformKey<C: Curve>(pub(crate) KeyElements<C>);
+
+/// The retrieval key z; zeroized on drop.
+pub struct RetrievalKey<C: Curve> {
+    setup_id: [u8; 16],
+    z: C::Scalar,
+}
+
+impl<C: Curve> Drop for RetrievalKey<C> {
+    fn drop(&mut self) {
+        wipe(&mut self.z, C::Scalar::zero());
+    }
+}
+
+macro_rules! key_codec {
+    ($ty:ident, $kind:expr) => {
+        impl<C: Curve> $ty<C> {
+            pub fn elements(&self) -> &KeyElements<C> {
+                &self.0
+            }
+            pub fn to_bytes(&self) -> Vec<u8> {
+                let mut w = Writer::new(preamble::<C>($kind));
+                self.0.encode(&mut w);
+                w.finish()
+            }
+            pub fn from_bytes(bytes: &[u8]) -> Result<Self, WireError> {
+                let mut r = Reader::open_for(bytes, $kind, SCHEME, C::ID)?;
+                let e = KeyElements::decode(&mut r)?;
+                r.finish()?;
+                Ok($ty(e))
+            }
+        }
+    };
+}
+key_codec!(UserKey, ObjectKind::UserKey);
+key_codec!(TransformKey, ObjectKind::TransformKey);
+
+impl<C: Curve> RetrievalKey<C> {
+    pub fn setup_id(&self) -> [u8; 16] {
+        self.setup_id
+    }
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut w = Writer::new(preamble::<C>(ObjectKind::RetrievalKey));
+        w.raw(&self.setup_id).scalar(&self.z);
+        w.finish()
+    }
+    pub fn from_bytes(bytes: &[u8]) -> Result<Self, WireError> {
+        let mut r = Reader::open_for(bytes, ObjectKind::RetrievalKey, SCHEME, C::ID)?;
+        let setup_id = r.array("setup id")?;
+        let z: C::Scalar = r.scalar("z")?;
+        r.finish()?;
+        if z.is_zero() {
+            return Err(WireError::Invalid {
+                what: "retrieval key",
+                detail: "z = 0".into(),
+            });
+        }
+        Ok(RetrievalKey { setup_id, z })
+    }
+}
+
+/// The KEM header: the attribute set S, C' ∈ G2 and C_x ∈ G1 per (expanded)
+/// attribute x ∈ S.
+pub struct Header<C: Curve> {
+    setup_id: [u8; 16],
+    set: AttributeSet,
+    c_prime: C::G2,
+    cx: BTreeMap<String, C::G1>,
+}
+
+impl<C: Curve> Header<C> {
+    /// The attributes the ciphertext is labelled with.
+    pub fn attributes(&self) -> &AttributeSet {
+        &self.set
+    }
+    pub fn setup_id(&self) -> [u8; 16] {
+        self.setup_id
+    }
+    /// The encoding: setup id, the attribute list as written, C', then the
+    /// C_x in the (sorted) order of the expanded attributes.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut w = Writer::new(preamble::<C>(ObjectKind::Header));
+        w.raw(&self.setup_id)
+            .str(&self.set.display_attrs().join(", "))
+            .point(&self.c_prime);
+        w.u32(self.cx.len() as u32);
+        for c in self.cx.values() {
+            w.point(c);
+        }
+        w.finish()
+    }
+    pub fn from_bytes(bytes: &[u8]) -> Result<Self, WireError> {
+        let mut r = Reader::open_for(bytes, ObjectKind::Header, SCHEME, C::ID)?;
+        let setup_id = r.array("setup id")?;
+        let set = read_attributes(&mut r)?;
+        let c_prime = r.point("C'")?;
+        let n = r.count("ciphertext attributes", MAX_ITEMS)?;
+        if n != set.len() {
+            return Err(WireError::Invalid {
+                what: "header",
+                detail: format!("{n} elements for {} expanded attributes", set.len()),
+            });
+        }
+        let mut cx = BTreeMap::new();
+        for name in set.iter() {
+            cx.insert(name.to_owned(), r.point("C_x")?);
+        }
+        r.finish()?;
+        Ok(Header {
+            setup_id,
+            set,
+            c_prime,
+            cx,
+        })
+    }
+}
+
+fn read_attributes(r: &mut Reader<'_>) -> Result<AttributeSet, WireError> {
+    let text = r.str("attribute list")?;
+    let set = AttributeSet::parse(text).map_err(|e| WireError::Invalid {
+        what: "attribute list",
+        detail: e.to_string(),
+    })?;
+    if set.is_empty() {
+        return Err(WireError::Invalid {
+            what: "attribute list",
+            detail: "a ciphertext needs at least one attribute".into(),
+        });
+    }
+    Ok(set)
+}
+
+/// The transformed header: T = e(g,g)^{αs/z} (GHW11's partially decrypted
+/// ciphertext in KEM form).
+pub struct Transformed<C: Curve> {
+    setup_id: [u8; 16],
+    t: C::Gt,
+}
+
+impl<C: Curve> Transformed<C> {
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut w = Writer::new(preamble::<C>(ObjectKind::TransformedHeader));
+        w.raw(&self.setup_id).gt(&self.t);
+        w.finish()
+    }
+    pub fn from_bytes(bytes: &[u8]) -> Result<Self, WireError> {
+        let mut r = Reader::open_for(bytes, ObjectKind::TransformedHeader, SCHEME, C::ID)?;
+        let setup_id = r.array("setup id")?;
+        let t = r.gt("T")?;
+        r.finish()?;
+        Ok(Transformed { setup_id, t })
+    }
+}
+
+const SCHEME: SchemeId = SchemeId::Gpsw06;
+
+fn preamble<C: Curve>(kind: ObjectKind) -> Preamble {
+    Preamble::new(kind, SCHEME, C::ID)
+}
+
+/// Every object type of the scheme has the crate-wide encoding trait.
+macro_rules! encoded {
+    ($($t:ident),*) => {$(
+        impl<C: Curve> Encoded for $t<C> {
+            fn to_bytes(&self) -> Vec<u8> {
+                $t::to_bytes(self)
+            }
+            fn from_bytes(bytes: &[u8]) -> Result<Self, WireError> {
+                $t::from_bytes(bytes)
+            }
+        }
+    )*};
+}
+encoded!(
+    PublicKey,
+    MasterKey,
+    UserKey,
+    TransformKey,
+    RetrievalKey,
+    Header,
+    Transformed
+);
+
+fn hex16(b: &[u8; 16]) -> String {
+    b.iter().map(|x| format!("{x:02x}")).collect()
+}
+
+impl<C: Curve> Kem for Gpsw06<C> {
+    const SCHEME: SchemeId = SCHEME;
+    const CURVE: CurveId = C::ID;
+    type PublicKey = PublicKey<C>;
+    type MasterKey = MasterKey<C>;
+    type UserKey = UserKey<C>;
+    type Header = Header<C>;
+    type KeySide = Policy;
+    type CiphertextSide = AttributeSet;
+
+    fn setup<R: RngCore + CryptoRng>(rng: &mut R) -> (PublicKey<C>, MasterKey<C>) {
+        let mut mk = MasterKey {
+            alpha: C::Scalar::random(rng),
+            setup_id: [0; 16],
+        };
+        let pk = mk.public_key();
+        mk.setup_id = pk.setup_id();
+        (pk, mk)
+    }
+
+    fn keygen<R: RngCore + CryptoRng>(
+        pk: &PublicKey<C>,
+        mk: &MasterKey<C>,
+        policy: &Policy,
+        rng: &mut R,
+    ) -> Result<UserKey<C>, KemError> {
+        if pk.setup_id() != mk.setup_id {
+            return Err(KemError::WrongSetup);
+        }
+        let tree = policy.to_tree()?;
+        let lsss = Lsss::<C::Scalar>::from_tree(&tree);
+        let mut ys: Vec<C::Scalar> = (1..lsss.width()).map(|_| C::Scalar::random(rng)).collect();
+        let mut lambdas = lsss.shares(mk.alpha, &ys)?;
+        for y in &mut ys {
+            wipe(y, C::Scalar::zero());
+        }
+        let tables = pk.tables();
+        // Randomness is drawn in order; the rows are then independent.
+        let mut inputs: Vec<(&String, C::Scalar, C::Scalar)> = tree
+            .leaves()
+            .iter()
+            .zip(&lambdas)
+            .map(|(attr, lambda)| (attr, *lambda, C::Scalar::random(rng)))
+            .collect();
+        let rows = par_map::<C, _, _>(&inputs, |(attr, lambda, r)| {
+            let d = C::G1::mul_fixed(&tables.g1, lambda) + attr_hash::<C>(attr) * *r;
+            let rr = C::G2::mul_fixed(&tables.g2, r);
+            (d, rr)
+        });
+        for (_, lambda, r) in &mut inputs {
+            wipe(lambda, C::Scalar::zero());
+            wipe(r, C::Scalar::zero());
+        }
+        for l in &mut lambdas {
+            wipe(l, C::Scalar::zero());
+        }
+        Ok(UserKey(KeyElements::new(
+            mk.setup_id,
+            policy.clone(),
+            tree,
+            rows,
+        )))
+    }
+
+    fn encapsulate<R: RngCore + CryptoRng>(
+        pk: &PublicKey<C>,
+        attrs: &AttributeSet,
+        rng: &mut R,
+    ) -> Result<(SessionKey, Header<C>), KemError> {
+        let mut s = C::Scalar::random(rng);
+        let header = encapsulate_with_s(pk, attrs, &s)?;
+        let key = SessionKey::from_gt(&pk.e_gg_alpha.pow(&s), SCHEME, C::ID);
+        wipe(&mut s, C::Scalar::zero());
+        Ok((key, header))
+    }
+
+    fn decapsulate(key: &UserKey<C>, header: &Header<C>) -> Result<SessionKey, KemError> {
+        let e = key.0.pair(header)?;
+        Ok(SessionKey::from_gt(&e, SCHEME, C::ID))
+    }
+
+    fn public_key(mk: &MasterKey<C>) -> PublicKey<C> {
+        mk.public_key()
+    }
+
+    fn key_side(key: &UserKey<C>) -> Policy {
+        key.0.policy.clone()
+    }
+
+    fn ciphertext_side(header: &Header<C>) -> AttributeSet {
+        header.set.clone()
+    }
+
+    fn header_setup_id(header: &Header<C>) -> Option<[u8; 16]> {
+        Some(header.setup_id)
+    }
+}
+
+/// The header for `attrs` with exponent s: C' = g^s, C_x = H(x)^s.
+fn encapsulate_with_s<C: Curve>(
+    pk: &PublicKey<C>,
+    attrs: &AttributeSet,
+    s: &C::Scalar,
+) -> Result<Header<C>, KemError> {
+    if attrs.is_empty() {
+        return Err(KemError::Invalid("a ciphertext needs at least one attribute".into()));
+    }
+    let tables = pk.tables();
+    let names: Vec<&str> = attrs.iter().collect();
+    let points = par_map::<C, _, _>(&names, |x| attr_hash::<C>(x) * *s);
+    let cx = names.iter().zip(points).map(|(x, p)| (x.to_string(), p)).collect();
+    let c_prime = C::G2::mul_fixed(&tables.g2, s);
+    Ok(Header { setup_id: pk.setup_id(), set: attrs.clone(), c_prime, cx })
+}
+
+/// GHW11 §4.2: the RCCA-secure outsourcing of GPSW06 ([`crate::abe::Rcca`]).
+impl<C: Curve> crate::kem::BlindedKem for Gpsw06<C> {
+    type Curve = C;
+    fn blinding_base(pk: &PublicKey<C>) -> C::Gt {
+        pk.e_gg_alpha
+    }
+    fn encapsulate_with_s<R: RngCore + CryptoRng>(
+        pk: &PublicKey<C>,
+        attrs: &AttributeSet,
+        s: &C::Scalar,
+        _rng: &mut R,
+    ) -> Result<Header<C>, KemError> {
+        encapsulate_with_s(pk, attrs, s)
+    }
+    fn decapsulate_blinded(key: &UserKey<C>, header: &Header<C>) -> Result<C::Gt, KemError> {
+        key.0.pair(header)
+    }
+    fn transform_blinded(tk: &TransformKey<C>, header: &Header<C>) -> Result<C::Gt, KemError> {
+        tk.0.pair(header)
+    }
+    fn retrieval_exponent(rk: &RetrievalKey<C>) -> C::Scalar {
+        rk.z
+    }
+}
+
+impl<C: Curve> Outsourcing for Gpsw06<C> {
+    type TransformKey = TransformKey<C>;
+    type RetrievalKey = RetrievalKey<C>;
+    type Transformed = Transformed<C>;
+
+    fn transform_key<R: RngCore + CryptoRng>(
+        key: &UserKey<C>,
+        rng: &mut R,
+    ) -> (TransformKey<C>, RetrievalKey<C>) {
+        let (z, mut z_inv) = loop {
+            let z = C::Scalar::random(rng);
+            if let Some(inv) = z.invert() {
+                break (z, inv);
+            }
+        };
+        let e = &key.0;
+        let rows = par_map::<C, _, _>(&e.rows, |row| (row.d * z_inv, row.r * z_inv));
+        wipe(&mut z_inv, C::Scalar::zero());
+        let tk = KeyElements::new(e.setup_id, e.policy.clone(), e.tree.clone(), rows);
+        (
+            TransformKey(tk),
+            RetrievalKey {
+                setup_id: e.setup_id,
+                z,
+            },
+        )
+    }
+
+    fn transform(tk: &TransformKey<C>, header: &Header<C>) -> Result<Transformed<C>, KemError> {
+        let t = tk.0.pair(header)?;
+        Ok(Transformed {
+            setup_id: header.setup_id,
+            t,
+        })
+    }
+
+    fn decrypt_transformed(
+        rk: &RetrievalKey<C>,
+        t: &Transformed<C>,
+    ) -> Result<SessionKey, KemError> {
+        if rk.setup_id != t.setup_id {
+            return Err(KemError::WrongSetup);
+        }
+        Ok(SessionKey::from_gt(&t.t.pow(&rk.z), SCHEME, C::ID))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::curve::{Bls12, Bn254, Counted, OpCounts};
+    use crate::policy::generate;
+    use proptest::prelude::*;
+    use rand_chacha::rand_core::SeedableRng;
+    use rand_chacha::ChaCha20Rng;
+
+    type G = Gpsw06<Bls12>;
+
+    fn rng(seed: u64) -> ChaCha20Rng {
+        ChaCha20Rng::seed_from_u64(seed)
+    }
+
+    fn attrs(s: &str) -> AttributeSet {
+        AttributeSet::parse(s).unwrap()
+    }
+
+    fn pol(s: &str) -> Policy {
+        Policy::parse(s).unwrap()
+    }
+
+    fn round_trip<C: Curve>() {
+        let mut r = rng(1);
+        let (pk, mk) = Gpsw06::<C>::setup(&mut r);
+        let pk = PublicKey::<C>::from_bytes(&pk.to_bytes()).unwrap();
+        let mk = MasterKey::<C>::from_bytes(&mk.to_bytes()).unwrap();
+        let key = Gpsw06::<C>::keygen(
+            &pk,
+            &mk,
+            &pol("(doctor and cardiology) or 2 of (nurse, ward25, age >= 30)"),
+            &mut r,
+        )
+        .unwrap();
+        let key = UserKey::<C>::from_bytes(&key.to_bytes()).unwrap();
+        let (tk, rk) = Gpsw06::<C>::transform_key(&key, &mut r);
+        let tk = TransformKey::<C>::from_bytes(&tk.to_bytes()).unwrap();
+        let rk = RetrievalKey::<C>::from_bytes(&rk.to_bytes()).unwrap();
+        for (set, ok) in [
+            ("doctor, cardiology", true),
+            ("nurse, age = 31", true),
+            ("nurse, ward25", true),
+            ("ward25, age = 30, x", true),
+            ("doctor, nurse, age = 29", false),
+            ("cardiology", false),
+        ] {
+            let (session, header) = Gpsw06::<C>::encapsulate(&pk, &attrs(set), &mut r).unwrap();
+            let header = Header::<C>::from_bytes(&header.to_bytes()).unwrap();
+            match Gpsw06::<C>::decapsulate(&key, &header) {
+                Ok(k) => {
+                    assert!(ok, "{set} should not decrypt");
+                    assert_eq!(k, session);
+                    let t = Gpsw06::<C>::transform(&tk, &header).unwrap();
+                    let t = Transformed::<C>::from_bytes(&t.to_bytes()).unwrap();
+                    assert_eq!(Gpsw06::<C>::decrypt_transformed(&rk, &t).unwrap(), session);
+                }
+                Err(KemError::NotSatisfied) => {
+                    assert!(!ok, "{set} should decrypt");
+                    assert!(matches!(
+                        Gpsw06::<C>::transform(&tk, &header),
+                        Err(KemError::NotSatisfied)
+                    ));
+                }
+                Err(e) => panic!("unexpected error {e}"),
+            }
+        }
+    }
+
+    #[test]
+    fn round_trip_bls12() {
+        round_trip::<Bls12>();
+    }
+
+    #[test]
+    fn round_trip_bn254() {
+        round_trip::<Bn254>();
+    }
+
+    /// Non-canonical key policies (the perazzo 3-level shape) survive the
+    /// encoding, which prints and re-parses the policy in canonical form.
+    #[test]
+    fn non_canonical_policies_survive_encoding() {
+        let mut r = rng(11);
+        let (pk, mk) = G::setup(&mut r);
+        for policy in [
+            generate::three_level(9).unwrap(),
+            generate::random_policy(7, 0.5, 0.5, 3).unwrap(),
+        ] {
+            let set = AttributeSet::from_names(policy.attributes()).unwrap();
+            let key = G::keygen(&pk, &mk, &policy, &mut r).unwrap();
+            let decoded = UserKey::<Bls12>::from_bytes(&key.to_bytes()).unwrap();
+            let (session, header) = G::encapsulate(&pk, &set, &mut r).unwrap();
+            assert_eq!(G::decapsulate(&key, &header).unwrap(), session);
+            assert_eq!(G::decapsulate(&decoded, &header).unwrap(), session);
+        }
+    }
+
+    #[test]
+    fn wrong_setup_is_reported() {
+        let mut r = rng(2);
+        let (pk1, _) = G::setup(&mut r);
+        let (pk2, mk2) = G::setup(&mut r);
+        let (_, header) = G::encapsulate(&pk1, &attrs("a"), &mut r).unwrap();
+        let key = G::keygen(&pk2, &mk2, &pol("a"), &mut r).unwrap();
+        assert!(matches!(
+            G::decapsulate(&key, &header),
+            Err(KemError::WrongSetup)
+        ));
+        assert!(matches!(
+            G::keygen(&pk1, &mk2, &pol("a"), &mut r),
+            Err(KemError::WrongSetup)
+        ));
+        let (tk, rk) = G::transform_key(&key, &mut r);
+        assert!(matches!(
+            G::transform(&tk, &header),
+            Err(KemError::WrongSetup)
+        ));
+        let (_, header2) = G::encapsulate(&pk2, &attrs("a"), &mut r).unwrap();
+        let t = G::transform(&tk, &header2).unwrap();
+        let (_, rk1) = G::transform_key(&G::keygen(&pk2, &mk2, &pol("a"), &mut r).unwrap(), &mut r);
+        assert!(G::decrypt_transformed(&rk1, &t).is_ok());
+        assert!(G::decrypt_transformed(&rk, &t).is_ok());
+        assert!(G::encapsulate(&pk1, &AttributeSet::new(), &mut r).is_err());
+    }
+
+    /// KP collusion: two keys whose policies each need an attribute the
+    /// ciphertext lacks cannot decrypt alone, nor with their rows merged
+    /// (each key's shares are of α under its own fresh polynomial, so rows
+    /// from different keys do not combine).
+    #[test]
+    fn collusion_fails() {
+        let mut r = rng(3);
+        let (pk, mk) = G::setup(&mut r);
+        // The ciphertext has a, b; key 1 needs c, key 2 needs d.
+        let (session, header) = G::encapsulate(&pk, &attrs("a, b"), &mut r).unwrap();
+        let policy1 = pol("a and c");
+        let policy2 = pol("b and d");
+        let k1 = G::keygen(&pk, &mk, &policy1, &mut r).unwrap();
+        let k2 = G::keygen(&pk, &mk, &policy2, &mut r).unwrap();
+        assert!(matches!(
+            G::decapsulate(&k1, &header),
+            Err(KemError::NotSatisfied)
+        ));
+        assert!(matches!(
+            G::decapsulate(&k2, &header),
+            Err(KemError::NotSatisfied)
+        ));
+        // Merged: a key for "a and b" built from k1's row for a and k2's row
+        // for b (both rows of a 2-of-2 AND, like the merged policy's).
+        let row = |k: &UserKey<Bls12>, i: usize| (k.0.rows[i].d, k.0.rows[i].r);
+        let merged_policy = pol("a and b");
+        let merged = UserKey(KeyElements::new(
+            k1.0.setup_id,
+            merged_policy.clone(),
+            merged_policy.to_tree().unwrap(),
+            vec![row(&k1, 0), row(&k2, 0)],
+        ));
+        // The merged key "satisfies" syntactically, so the pairing runs, but
+        // the session key is wrong.
+        assert_ne!(G::decapsulate(&merged, &header).unwrap(), session);
+        let decoded = UserKey::<Bls12>::from_bytes(&merged.to_bytes()).unwrap();
+        assert_ne!(G::decapsulate(&decoded, &header).unwrap(), session);
+        // The other AND-share arrangement (second rows, which carry y_2).
+        let swapped = UserKey(KeyElements::new(
+            k1.0.setup_id,
+            merged_policy.clone(),
+            merged_policy.to_tree().unwrap(),
+            vec![row(&k1, 1), row(&k2, 1)],
+        ));
+        assert_ne!(G::decapsulate(&swapped, &header).unwrap(), session);
+        // A single key's rows relabelled to the ciphertext's attributes.
+        let relabelled = UserKey(KeyElements::new(
+            k1.0.setup_id,
+            merged_policy.clone(),
+            merged_policy.to_tree().unwrap(),
+            vec![row(&k1, 0), row(&k1, 1)],
+        ));
+        assert_ne!(G::decapsulate(&relabelled, &header).unwrap(), session);
+    }
+
+    #[test]
+    fn op_counts_match_the_formula() {
+        type CG = Gpsw06<Counted<Bls12>>;
+        let mut r = rng(5);
+        let (pk, mk) = CG::setup(&mut r);
+        for n in [1usize, 5, 20] {
+            let policy = generate::flat_and(n).unwrap();
+            let set = AttributeSet::from_names(policy.attributes()).unwrap();
+            let (key, kg) = OpCounts::measure(|| CG::keygen(&pk, &mk, &policy, &mut r).unwrap());
+            assert_eq!(kg.g1_exp, n as u64, "one H(x)^r_i per row");
+            assert_eq!(kg.g1_fixed_exp, n as u64, "one g^λ_i per row");
+            assert_eq!(kg.g2_fixed_exp, n as u64, "one g^r_i per row");
+            let ((_, header), enc) =
+                OpCounts::measure(|| CG::encapsulate(&pk, &set, &mut r).unwrap());
+            assert_eq!(enc.g1_exp, n as u64, "one H(x)^s per attribute");
+            assert_eq!(enc.g2_fixed_exp, 1);
+            assert_eq!(enc.g1_fixed_exp + enc.g2_exp, 0);
+            assert_eq!(enc.gt_exp, 1);
+            assert_eq!(enc.miller_loops, 0);
+            // First decryption: the key's N lines are computed and cached.
+            let (_, first) = OpCounts::measure(|| CG::decapsulate(&key, &header).unwrap());
+            assert_eq!(first.g2_prepared, n as u64 + 1);
+            let (_, dec) = OpCounts::measure(|| CG::decapsulate(&key, &header).unwrap());
+            assert_eq!(dec.miller_loops, n as u64 + 1, "N+1 Miller loops");
+            assert_eq!(dec.final_exps, 1, "one final exponentiation");
+            assert_eq!(dec.g2_prepared, 1, "only C' is prepared");
+            assert_eq!(
+                dec.g1_exp + dec.g2_exp + dec.gt_exp + dec.g1_msm_terms,
+                0,
+                "no exponentiation for an AND policy"
+            );
+            let ((tk, rk), tkc) = OpCounts::measure(|| CG::transform_key(&key, &mut r));
+            assert_eq!((tkc.g1_exp, tkc.g2_exp), (n as u64, n as u64));
+            let _ = CG::transform(&tk, &header).unwrap();
+            let (t, tr) = OpCounts::measure(|| CG::transform(&tk, &header).unwrap());
+            assert_eq!(tr.miller_loops, n as u64 + 1);
+            assert_eq!(tr.final_exps, 1);
+            let (_, fin) = OpCounts::measure(|| CG::decrypt_transformed(&rk, &t).unwrap());
+            assert_eq!(fin.gt_exp, 1, "final decryption = 1 GT exponentiation");
+            assert_eq!(fin.miller_loops + fin.final_exps + fin.gt_mul, 0);
+        }
+        // A threshold policy: the ω_i are moved into G1.
+        let policy = pol("2 of (a, b, c)");
+        let key = CG::keygen(&pk, &mk, &policy, &mut r).unwrap();
+        let (_, header) = CG::encapsulate(&pk, &attrs("a, c"), &mut r).unwrap();
+        let (_, dec) = OpCounts::measure(|| CG::decapsulate(&key, &header).unwrap());
+        assert_eq!(dec.miller_loops, 3);
+        assert_eq!(dec.final_exps, 1);
+        assert_eq!(dec.g1_exp, 2);
+        assert_eq!(dec.g1_msm_terms, 2);
+    }
+
+    #[test]
+    fn decoders_reject_mutations() {
+        let mut r = rng(6);
+        let (pk, mk) = G::setup(&mut r);
+        let (_, header) = G::encapsulate(&pk, &attrs("a, b"), &mut r).unwrap();
+        let key = G::keygen(&pk, &mk, &pol("a or b"), &mut r).unwrap();
+        let (tk, rk) = G::transform_key(&key, &mut r);
+        let t = G::transform(&tk, &header).unwrap();
+        for bytes in [
+            pk.to_bytes(),
+            mk.to_bytes(),
+            header.to_bytes(),
+            key.to_bytes(),
+            tk.to_bytes(),
+            rk.to_bytes(),
+            t.to_bytes(),
+        ] {
+            for cut in [0, 1, 7, 8, bytes.len() / 2, bytes.len() - 1] {
+                let t = &bytes[..cut];
+                assert!(PublicKey::<Bls12>::from_bytes(t).is_err());
+                assert!(Header::<Bls12>::from_bytes(t).is_err());
+                assert!(UserKey::<Bls12>::from_bytes(t).is_err());
+                assert!(TransformKey::<Bls12>::from_bytes(t).is_err());
+                assert!(MasterKey::<Bls12>::from_bytes(t).is_err());
+                assert!(RetrievalKey::<Bls12>::from_bytes(t).is_err());
+                assert!(Transformed::<Bls12>::from_bytes(t).is_err());
+            }
+            let mut long = bytes.clone();
+            long.push(0);
+            assert!(PublicKey::<Bls12>::from_bytes(&long).is_err());
+            assert!(Header::<Bls12>::from_bytes(&long).is_err());
+            assert!(UserKey::<Bls12>::from_bytes(&long).is_err());
+            assert!(TransformKey::<Bls12>::from_bytes(&long).is_err());
+            assert!(MasterKey::<Bls12>::from_bytes(&long).is_err());
+            assert!(RetrievalKey::<Bls12>::from_bytes(&long).is_err());
+            assert!(Transformed::<Bls12>::from_bytes(&long).is_err());
+        }
+        // Other curves and other schemes are refused.
+        assert!(Header::<Bn254>::from_bytes(&header.to_bytes()).is_err());
+        assert!(super::super::waters11::UserKey::<Bls12>::from_bytes(&key.to_bytes()).is_err());
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 24, .. ProptestConfig::default() })]
+
+        /// On random perazzo key policies and random ciphertext attribute
+        /// sets, tree satisfaction and GPSW06 decryption (direct and
+        /// outsourced) agree.
+        #[test]
+        fn decryption_agrees_with_satisfaction(n in 1usize..8, seed in any::<u64>(), pa in 0.2f64..0.9) {
+            let policy = generate::random_policy(n, 0.5, 0.5, seed).unwrap();
+            let tree = policy.to_tree().unwrap();
+            let mut r = rng(seed);
+            let names: Vec<String> = policy.attributes().into_iter()
+                .filter(|_| (rand_core::RngCore::next_u32(&mut r) as f64 / u32::MAX as f64) < pa).collect();
+            let names = if names.is_empty() { vec!["unrelated".to_string()] } else { names };
+            let set = AttributeSet::from_names(names).unwrap();
+            let (pk, mk) = G::setup(&mut r);
+            let (session, header) = G::encapsulate(&pk, &set, &mut r).unwrap();
+            let uk = G::keygen(&pk, &mk, &policy, &mut r).unwrap();
+            match G::decapsulate(&uk, &header) {
+                Ok(k) => {
+                    prop_assert!(tree.is_satisfied(&set));
+                    prop_assert_eq!(&k, &session);
+                    let (tk, rk) = G::transform_key(&uk, &mut r);
+                    let t = G::transform(&tk, &header).unwrap();
+                    prop_assert_eq!(G::decrypt_transformed(&rk, &t).unwrap(), session);
+                }
+                Err(KemError::NotSatisfied) => prop_assert!(!tree.is_satisfied(&set)),
+                Err(e) => prop_assert!(false, "unexpected {}", e),
+            }
+        }
+
+        #[test]
+        fn decoders_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..600)) {
+            let _ = PublicKey::<Bls12>::from_bytes(&bytes);
+            let _ = MasterKey::<Bls12>::from_bytes(&bytes);
+            let _ = Header::<Bls12>::from_bytes(&bytes);
+            let _ = UserKey::<Bls12>::from_bytes(&bytes);
+            let _ = TransformKey::<Bn254>::from_bytes(&bytes);
+            let _ = Transformed::<Bls12>::from_bytes(&bytes);
+            let _ = RetrievalKey::<Bls12>::from_bytes(&bytes);
+        }
+    }
+
+    #[test]
+    fn mutated_valid_encodings_never_panic() {
+        let mut r = rng(7);
+        let (pk, mk) = G::setup(&mut r);
+        let (_, header) = G::encapsulate(&pk, &attrs("a, b, c"), &mut r).unwrap();
+        let key = G::keygen(&pk, &mk, &pol("a and (b or c)"), &mut r).unwrap();
+        for bytes in [header.to_bytes(), key.to_bytes(), pk.to_bytes()] {
+            for i in 0..bytes.len() {
+                let mut m = bytes.clone();
+                m[i] ^= 1 << (rand_core::RngCore::next_u32(&mut r) % 8);
+                let _ = Header::<Bls12>::from_bytes(&m);
+                let _ = UserKey::<Bls12>::from_bytes(&m);
+                let _ = PublicKey::<Bls12>::from_bytes(&m);
+            }
+        }
+    }
+}
