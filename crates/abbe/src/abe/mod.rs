@@ -2,8 +2,13 @@
 //!
 //! * [`waters11`] — Waters11 CP-ABE (large universe, random oracle) with GHW11
 //!   outsourced decryption.
+//! * `yct14` — YCT14 pairing-free KP-ABE. **BROKEN (published attacks),
+//!   benchmarking only**: compiled only with the cargo feature
+//!   `insecure-benchmark-only`.
 
 pub mod waters11;
+#[cfg(feature = "insecure-benchmark-only")]
+pub mod yct14;
 
 pub use waters11::Waters11;
 
