@@ -35,14 +35,23 @@ impl SessionKey {
     /// HKDF-SHA256(ikm = encoding of the element, info = scheme and curve).
     pub fn from_gt<T: Target>(element: &T, scheme: SchemeId, curve: CurveId) -> SessionKey {
         let mut ikm = element.to_bytes();
-        let hk = Hkdf::<Sha256>::new(Some(b"abbe/v1/kem"), &ikm);
+        let key = Self::from_bytes_kdf(&ikm, scheme, curve);
+        ikm.zeroize();
+        key
+    }
+
+    /// Derives the session key from the canonical encoding of any
+    /// encapsulated element (e.g. a compressed G1 point for pairing-free
+    /// schemes): the same HKDF-SHA256 as [`SessionKey::from_gt`]
+    /// (salt `abbe/v1/kem`, info = scheme and curve). The caller wipes `bytes`.
+    pub(crate) fn from_bytes_kdf(bytes: &[u8], scheme: SchemeId, curve: CurveId) -> SessionKey {
+        let hk = Hkdf::<Sha256>::new(Some(b"abbe/v1/kem"), bytes);
         let mut out = [0u8; 32];
         // 32 bytes is far below HKDF's limit of 255·32.
         let _ = hk.expand(
             &[b"session-key/".as_slice(), &[scheme as u8, curve as u8]].concat(),
             &mut out,
         );
-        ikm.zeroize();
         SessionKey(out)
     }
 }

@@ -7,12 +7,17 @@
 //! * [`gpsw06_small`] — GPSW06 KP-ABE, small universe fixed at setup (§4).
 //! * [`cca`] — the CCA-secure version of any of them (FO transform).
 //! * [`rcca`] — GHW11's RCCA-secure outsourcing for Waters11 and GPSW06.
+//! * `yct14` — YCT14 pairing-free KP-ABE. **BROKEN (published attacks),
+//!   benchmarking only**: compiled only with the cargo feature
+//!   `insecure-benchmark-only`.
 
 pub mod cca;
 pub mod gpsw06;
 pub mod gpsw06_small;
 pub mod rcca;
 pub mod waters11;
+#[cfg(feature = "insecure-benchmark-only")]
+pub mod yct14;
 
 pub use cca::Cca;
 pub use gpsw06::Gpsw06;

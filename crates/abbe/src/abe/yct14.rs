@@ -1,0 +1,1038 @@
+//! # ⚠️ BROKEN SCHEME — BENCHMARKING ONLY — DO NOT USE TO PROTECT DATA ⚠️
+//!
+//! YCT14 pairing-free KP-ABE is **insecure**: user keys are plain scalars
+//! d_i = λ_i / s_{ρ(i)}, so keys combine linearly and users (even a single
+//! user whose policy mentions an attribute twice) can forge keys for
+//! policies they were never given and decrypt ciphertexts they are not
+//! entitled to. Published attacks, as listed in Fraunhofer-AISEC/rabe issue
+//! #8 ("YCT14 KP-ABE scheme is broken", 2021) and JHUISI/charm issue #276:
+//!
+//! * the original scheme was broken by Tan, Yeow and Hwang, IEEE Internet of
+//!   Things Journal 2019 (IEEE Xplore document 8651482, "Enhancement of a
+//!   lightweight attribute-based encryption scheme for the Internet of
+//!   Things"), who also proposed a fix;
+//! * the "fixed" version was broken again by Herranz, IEEE Access 2020 (IEEE
+//!   Xplore document 9291064, "Attacking pairing-free attribute-based
+//!   encryption schemes");
+//! * de la Piedra, Venema and Alpár demonstrated the attacks in practice
+//!   ("Practical attacks against attribute-based encryption", Black Hat
+//!   Europe 2021).
+//!
+//! The attack the tests of this file run (our own derivation of the same
+//! linear-algebra weakness; [`forge_and_key`]): from two key components for
+//! the same attribute A, a = λ/s_A and a' = λ'/s_A, anyone learns the ratio
+//! r = λ/λ' of the secret shares without knowing s_A. With keys for
+//! `A and B` (shares λ, s−λ) and `A and C` (shares λ', s−λ'), the scalars
+//! e_B = −d_B/(r−1), e_C = d'_C·r/(r−1) satisfy e_B·s_B + e_C·s_C = s, i.e.
+//! they are a valid key for `B and C`, which decrypts every ciphertext
+//! labelled with B and C — including those without A that neither key may
+//! open. One key for `(A and B) or (A and C)` suffices. No group operation
+//! is needed: the forgery is four field operations.
+//!
+//! This module exists only so that the lab can reproduce the YCT figures of
+//! Perazzo et al. (`perazzo-abe-constrained-iot.txt` §5.1, Figs. 6–13,
+//! Table 2). It is compiled only with the cargo feature
+//! `insecure-benchmark-only`; the default build does not contain it, and the
+//! type is named [`InsecureYct14`] so that no call site can forget it.
+//!
+//! ## The scheme
+//!
+//! Paper: X. Yao, Z. Chen, Y. Tian, "A lightweight attribute-based encryption
+//! scheme for the Internet of Things", Future Generation Computer Systems 49
+//! (2015). KP-ABE, pairing-free, over one elliptic-curve group of prime order
+//! r with generator G; the attribute universe U is fixed at setup (default
+//! `A1 … A256`, [`InsecureYct14::setup_with_universe`] for others). KEM form
+//! as everywhere in abbe.
+//!
+//! ```text
+//! Setup:    s, s_i ←R Z_r (i ∈ U);  PK = (Y = s·G, {P_i = s_i·G});  MK = (s, {s_i})
+//! KeyGen T: LSSS/access-tree shares λ_j of s over T;  d_j = λ_j · s_{ρ(j)}^{-1}
+//! Encrypt S: k ←R Z_r;  C_i = k·P_i (i ∈ S);  session key from k·Y
+//! Decrypt:  Σ_j ω_j·d_j·C_{ρ(j)} = Σ_j ω_j·λ_j·k·G = k·s·G = k·Y
+//! ```
+//!
+//! Deviations from the paper, all on the encapsulation side: the paper's
+//! ciphertext carries the message blinded by k·Y (C' = M·k·Y, with M
+//! encoded into the field); in KEM form there is no C', and the session key
+//! is HKDF-SHA256 of the compressed encoding of k·Y (`SessionKey::from_bytes_kdf`
+//! in `kem.rs`, the same KDF as `SessionKey::from_gt`). No element k·G is
+//! sent — nothing in decryption needs it. The paper walks the access tree
+//! bottom-up, multiplying points by Lagrange coefficients at every node; we
+//! fold all coefficients into the scalars ω_j·d_j and do one multi-scalar
+//! multiplication (same result, fewer point operations).
+//!
+//! ## Group placement
+//! There is no pairing: every element (Y, P_i, C_i, k·Y) is in G1 of the
+//! chosen curve (`C::G1`: BLS12-381 G1 or BN254 G1, both through the same
+//! traits). G2 and GT are unused. Keys are vectors of scalars, the flaw.
+//!
+//! Sizes on BLS12-381 (48-byte G1 points): header 48·|S| bytes plus the
+//! attribute names; key 32 bytes per policy leaf plus the policy text;
+//! public key 48·(|U|+1) bytes plus the names.
+//!
+//! ## Operation counts
+//! * Setup: |U|+1 fixed-base G1 multiplications (table on G).
+//! * KeyGen (ℓ leaves): no group operation; ℓ inversions and ℓ
+//!   multiplications in Z_r.
+//! * Encrypt (|S| attributes): |S| variable-base G1 multiplications (k·P_i)
+//!   plus 1 fixed-base G1 multiplication (k·Y, table on Y), i.e. |S|+1 point
+//!   multiplications, as perazzo §5.1 states ("one point-scalar
+//!   multiplication for each attribute"), and one hash (the KDF).
+//! * Decrypt: one G1 multi-scalar multiplication with n_L terms, n_L = the
+//!   leaves of the cheapest satisfying selection, plus n_L multiplications
+//!   in Z_r (ω_j·d_j); no pairing. Perazzo Table 2 counts the tree-walk
+//!   version of the paper: 2n_L + n_N − 1 point-scalar multiplications and
+//!   n_L − 1 point additions (n_N = visited gates); for a flat AND of N
+//!   leaves that is 2N point multiplications against our one N-term MSM.
+//!
+//! Verified on `Counted<Bls12>` by the tests below.
+
+use crate::curve::CurveId;
+use crate::curve::{par_map, wipe, Curve, FixedBaseTable, Group, Scalar};
+use crate::kem::{Kem, KemError, SessionKey};
+use crate::policy::{generate, validate_name, AccessTree, AttributeSet, Lsss, Policy};
+use crate::wire::{Encoded, ObjectKind, Preamble, Reader, SchemeId, WireError, Writer, MAX_ITEMS};
+use rand_core::{CryptoRng, RngCore};
+use std::collections::{BTreeMap, BTreeSet};
+use std::marker::PhantomData;
+use std::sync::{Arc, OnceLock};
+
+/// Size of the default attribute universe `A1 … A256`.
+pub const DEFAULT_UNIVERSE: usize = 256;
+
+/// YCT14 KP-ABE, generic over the curve (only its G1 is used).
+///
+/// **BROKEN — benchmarking only.** Keys can be forged from other keys (see
+/// the module documentation and [`forge_and_key`]); never protect data with
+/// it.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct InsecureYct14<C>(PhantomData<C>);
+
+/// Fixed-base table of Y (encryption's k·Y), built on first use.
+struct Tables<C: Curve> {
+    y: FixedBaseTable<C::G1>,
+}
+
+/// Public parameters: Y = s·G and P_i = s_i·G for every attribute of the
+/// universe. **BROKEN scheme — benchmarking only.**
+pub struct PublicKey<C: Curve> {
+    pub y: C::G1,
+    attrs: BTreeMap<String, C::G1>,
+    tables: OnceLock<Arc<Tables<C>>>,
+}
+
+impl<C: Curve> Clone for PublicKey<C> {
+    fn clone(&self) -> Self {
+        PublicKey {
+            y: self.y,
+            attrs: self.attrs.clone(),
+            tables: self.tables.clone(),
+        }
+    }
+}
+
+impl<C: Curve> core::fmt::Debug for PublicKey<C> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(
+            f,
+            "INSECURE YCT14 PublicKey on {} ({} attributes, setup {})",
+            C::NAME,
+            self.attrs.len(),
+            hex16(&self.setup_id())
+        )
+    }
+}
+
+impl<C: Curve> PublicKey<C> {
+    fn tables(&self) -> &Tables<C> {
+        self.tables.get_or_init(|| {
+            Arc::new(Tables {
+                y: self.y.precompute(),
+            })
+        })
+    }
+
+    /// The setup identifier (first 16 bytes of SHA-256 of the encoding).
+    pub fn setup_id(&self) -> [u8; 16] {
+        crate::wire::setup_id(&self.to_bytes())
+    }
+
+    /// The attribute universe, sorted.
+    pub fn universe(&self) -> impl Iterator<Item = &str> + '_ {
+        self.attrs.keys().map(String::as_str)
+    }
+
+    /// P_i for attribute `name`, if it is in the universe.
+    pub fn attribute_point(&self, name: &str) -> Option<&C::G1> {
+        self.attrs.get(name)
+    }
+
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut w = Writer::new(preamble::<C>(ObjectKind::PublicKey));
+        w.point(&self.y);
+        w.u32(self.attrs.len() as u32);
+        for (name, p) in &self.attrs {
+            w.str(name).point(p);
+        }
+        w.finish()
+    }
+
+    pub fn from_bytes(bytes: &[u8]) -> Result<Self, WireError> {
+        let mut r = Reader::open_for(bytes, ObjectKind::PublicKey, SchemeId::Yct14, C::ID)?;
+        let y: C::G1 = r.point("Y")?;
+        let n = r.count("universe size", MAX_ITEMS)?;
+        if n == 0 {
+            return Err(invalid("public key", "empty attribute universe"));
+        }
+        let mut attrs = BTreeMap::new();
+        let mut last: Option<&str> = None;
+        for _ in 0..n {
+            let name = r.str("attribute name")?;
+            if last.is_some_and(|l| l >= name) {
+                return Err(invalid(
+                    "public key",
+                    "attribute names are not strictly increasing",
+                ));
+            }
+            last = Some(name);
+            let p: C::G1 = r.point("P_i")?;
+            if p.is_identity() {
+                return Err(invalid("public key", "identity attribute point"));
+            }
+            attrs.insert(name.to_owned(), p);
+        }
+        r.finish()?;
+        if y.is_identity() {
+            return Err(invalid("public key", "Y is the identity"));
+        }
+        Ok(PublicKey {
+            y,
+            attrs,
+            tables: OnceLock::new(),
+        })
+    }
+}
+
+/// The master key (s, {s_i}); zeroized on drop.
+pub struct MasterKey<C: Curve> {
+    s: C::Scalar,
+    attrs: BTreeMap<String, C::Scalar>,
+    setup_id: [u8; 16],
+}
+
+impl<C: Curve> Drop for MasterKey<C> {
+    fn drop(&mut self) {
+        wipe(&mut self.s, C::Scalar::zero());
+        for v in self.attrs.values_mut() {
+            wipe(v, C::Scalar::zero());
+        }
+    }
+}
+
+impl<C: Curve> MasterKey<C> {
+    pub fn setup_id(&self) -> [u8; 16] {
+        self.setup_id
+    }
+
+    /// Recomputes the public key: |U|+1 fixed-base G1 multiplications.
+    pub fn public_key(&self) -> PublicKey<C> {
+        let g = C::G1::generator().precompute();
+        let y = C::G1::mul_fixed(&g, &self.s);
+        let items: Vec<(&String, &C::Scalar)> = self.attrs.iter().collect();
+        let points = par_map::<C, _, _>(&items, |(_, si)| C::G1::mul_fixed(&g, si));
+        let attrs = items
+            .iter()
+            .zip(points)
+            .map(|((n, _), p)| ((*n).clone(), p))
+            .collect();
+        PublicKey {
+            y,
+            attrs,
+            tables: OnceLock::new(),
+        }
+    }
+
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut w = Writer::new(preamble::<C>(ObjectKind::MasterKey));
+        w.raw(&self.setup_id).scalar(&self.s);
+        w.u32(self.attrs.len() as u32);
+        for (name, si) in &self.attrs {
+            w.str(name).scalar(si);
+        }
+        w.finish()
+    }
+
+    pub fn from_bytes(bytes: &[u8]) -> Result<Self, WireError> {
+        let mut r = Reader::open_for(bytes, ObjectKind::MasterKey, SchemeId::Yct14, C::ID)?;
+        let setup_id = r.array("setup id")?;
+        // Built as a MasterKey right away so that an early error wipes what
+        // was read.
+        let mut mk = MasterKey::<C> {
+            s: r.scalar("s")?,
+            attrs: BTreeMap::new(),
+            setup_id,
+        };
+        let n = r.count("universe size", MAX_ITEMS)?;
+        if n == 0 {
+            return Err(invalid("master key", "empty attribute universe"));
+        }
+        for _ in 0..n {
+            let name = r.str("attribute name")?;
+            if mk
+                .attrs
+                .keys()
+                .next_back()
+                .is_some_and(|l| l.as_str() >= name)
+            {
+                return Err(invalid(
+                    "master key",
+                    "attribute names are not strictly increasing",
+                ));
+            }
+            let si: C::Scalar = r.scalar("s_i")?;
+            mk.attrs.insert(name.to_owned(), si);
+        }
+        r.finish()?;
+        if mk.s.is_zero() || mk.attrs.values().any(|v| v.is_zero()) {
+            return Err(invalid("master key", "zero secret"));
+        }
+        if mk.public_key().setup_id() != setup_id {
+            return Err(invalid("master key", "secrets do not match its setup id"));
+        }
+        Ok(mk)
+    }
+}
+
+/// A user key for a policy: one scalar d_j = λ_j / s_{ρ(j)} per policy leaf;
+/// zeroized on drop. **BROKEN scheme — these scalars can be combined into
+/// keys for other policies.**
+pub struct UserKey<C: Curve> {
+    setup_id: [u8; 16],
+    policy: Policy,
+    tree: AccessTree,
+    d: Vec<C::Scalar>,
+}
+
+impl<C: Curve> Drop for UserKey<C> {
+    fn drop(&mut self) {
+        for v in &mut self.d {
+            wipe(v, C::Scalar::zero());
+        }
+    }
+}
+
+impl<C: Curve> UserKey<C> {
+    pub fn setup_id(&self) -> [u8; 16] {
+        self.setup_id
+    }
+    pub fn policy(&self) -> &Policy {
+        &self.policy
+    }
+
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut w = Writer::new(preamble::<C>(ObjectKind::UserKey));
+        w.raw(&self.setup_id).str(&self.policy.to_string());
+        w.u32(self.d.len() as u32);
+        for d in &self.d {
+            w.scalar(d);
+        }
+        w.finish()
+    }
+
+    pub fn from_bytes(bytes: &[u8]) -> Result<Self, WireError> {
+        let mut r = Reader::open_for(bytes, ObjectKind::UserKey, SchemeId::Yct14, C::ID)?;
+        let setup_id = r.array("setup id")?;
+        let (policy, tree) = parse_policy(r.str("policy")?)?;
+        let n = r.count("key components", MAX_ITEMS)?;
+        if n != tree.leaves().len() {
+            return Err(invalid(
+                "key",
+                format!(
+                    "{n} key components for a policy with {} leaves",
+                    tree.leaves().len()
+                ),
+            ));
+        }
+        let mut key = UserKey::<C> {
+            setup_id,
+            policy,
+            tree,
+            d: Vec::with_capacity(n),
+        };
+        for _ in 0..n {
+            key.d.push(r.scalar("d_j")?);
+        }
+        r.finish()?;
+        Ok(key)
+    }
+}
+
+/// The KEM header: the attribute set S and C_i = k·P_i for every i ∈ S.
+pub struct Header<C: Curve> {
+    setup_id: [u8; 16],
+    set: AttributeSet,
+    c: BTreeMap<String, C::G1>,
+}
+
+impl<C: Curve> Header<C> {
+    pub fn setup_id(&self) -> [u8; 16] {
+        self.setup_id
+    }
+    pub fn attributes(&self) -> &AttributeSet {
+        &self.set
+    }
+
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut w = Writer::new(preamble::<C>(ObjectKind::Header));
+        w.raw(&self.setup_id)
+            .str(&self.set.display_attrs().join(", "));
+        w.u32(self.c.len() as u32);
+        for (name, p) in &self.c {
+            w.str(name).point(p);
+        }
+        w.finish()
+    }
+
+    pub fn from_bytes(bytes: &[u8]) -> Result<Self, WireError> {
+        let mut r = Reader::open_for(bytes, ObjectKind::Header, SchemeId::Yct14, C::ID)?;
+        let setup_id = r.array("setup id")?;
+        let set = AttributeSet::parse(r.str("attribute set")?).map_err(|e| WireError::Invalid {
+            what: "attribute set",
+            detail: e.to_string(),
+        })?;
+        let n = r.count("header attributes", MAX_ITEMS)?;
+        if n != set.len() {
+            return Err(invalid(
+                "header",
+                format!("{n} header elements for {} expanded attributes", set.len()),
+            ));
+        }
+        let mut c = BTreeMap::new();
+        for expected in set.iter() {
+            let name = r.str("attribute name")?;
+            if name != expected {
+                return Err(invalid(
+                    "header",
+                    "header elements do not match the attribute set",
+                ));
+            }
+            c.insert(name.to_owned(), r.point("C_i")?);
+        }
+        r.finish()?;
+        Ok(Header { setup_id, set, c })
+    }
+}
+
+fn parse_policy(text: &str) -> Result<(Policy, AccessTree), WireError> {
+    let policy = Policy::parse(text).map_err(|e| WireError::Invalid {
+        what: "policy",
+        detail: e.to_string(),
+    })?;
+    let tree = policy.to_tree().map_err(|e| WireError::Invalid {
+        what: "policy",
+        detail: e.to_string(),
+    })?;
+    Ok((policy, tree))
+}
+
+fn invalid(what: &'static str, detail: impl Into<String>) -> WireError {
+    WireError::Invalid {
+        what,
+        detail: detail.into(),
+    }
+}
+
+fn preamble<C: Curve>(kind: ObjectKind) -> Preamble {
+    Preamble::new(kind, SchemeId::Yct14, C::ID)
+}
+
+macro_rules! encoded {
+    ($($t:ident),*) => {$(
+        impl<C: Curve> Encoded for $t<C> {
+            fn to_bytes(&self) -> Vec<u8> {
+                $t::to_bytes(self)
+            }
+            fn from_bytes(bytes: &[u8]) -> Result<Self, WireError> {
+                $t::from_bytes(bytes)
+            }
+        }
+    )*};
+}
+encoded!(PublicKey, MasterKey, UserKey, Header);
+
+fn hex16(b: &[u8; 16]) -> String {
+    b.iter().map(|x| format!("{x:02x}")).collect()
+}
+
+/// A nonzero random scalar (zero has probability 2^-254; drawn again).
+fn nonzero<C: Curve, R: RngCore + CryptoRng>(rng: &mut R) -> C::Scalar {
+    loop {
+        let v = C::Scalar::random(rng);
+        if !v.is_zero() {
+            return v;
+        }
+    }
+}
+
+/// The session key from k·Y: HKDF-SHA256 of its compressed encoding.
+fn session_key<C: Curve>(point: &C::G1) -> SessionKey {
+    let mut bytes = point.to_compressed();
+    let key = SessionKey::from_bytes_kdf(&bytes, SchemeId::Yct14, C::ID);
+    bytes.fill(0);
+    key
+}
+
+impl<C: Curve> InsecureYct14<C> {
+    /// The default universe `A1 … A256` (`generate::attr_name`), which covers
+    /// the perazzo benchmark policies.
+    pub fn default_universe() -> Vec<String> {
+        (1..=DEFAULT_UNIVERSE).map(generate::attr_name).collect()
+    }
+
+    /// Setup with an explicit attribute universe (names as in policies;
+    /// duplicates are merged). Numeric attributes (`age = 42`), whose
+    /// bag-of-bits markers contain the reserved `#`, are not supported.
+    pub fn setup_with_universe<I, S, R>(
+        universe: I,
+        rng: &mut R,
+    ) -> Result<(PublicKey<C>, MasterKey<C>), KemError>
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<str>,
+        R: RngCore + CryptoRng,
+    {
+        let mut names = BTreeSet::new();
+        for n in universe {
+            let n = n.as_ref();
+            validate_name(n)?;
+            names.insert(n.to_owned());
+            if names.len() > MAX_ITEMS {
+                return Err(KemError::Invalid(format!(
+                    "an attribute universe of at most {MAX_ITEMS} names"
+                )));
+            }
+        }
+        if names.is_empty() {
+            return Err(KemError::Invalid("an empty attribute universe".into()));
+        }
+        Ok(Self::setup_names(names, rng))
+    }
+
+    fn setup_names<R: RngCore + CryptoRng>(
+        names: BTreeSet<String>,
+        rng: &mut R,
+    ) -> (PublicKey<C>, MasterKey<C>) {
+        let s = nonzero::<C, R>(rng);
+        let attrs = names
+            .into_iter()
+            .map(|n| (n, nonzero::<C, R>(rng)))
+            .collect();
+        let mut mk = MasterKey {
+            s,
+            attrs,
+            setup_id: [0; 16],
+        };
+        let pk = mk.public_key();
+        mk.setup_id = pk.setup_id();
+        (pk, mk)
+    }
+}
+
+/// The attack, as a function: from two keys' components for policies
+/// `A and B` (d_A, d_B) and `A and C` (d'_A, d'_C) — shares λ, s−λ and
+/// λ', s−λ' — returns scalars (e_B, e_C) with e_B·s_B + e_C·s_C = s, i.e. a
+/// key for `B and C`. `None` if λ = λ' (probability 1/r). Works just as well
+/// on the four components of ONE key for `(A and B) or (A and C)`.
+///
+/// Derivation: r = d_A/d'_A = λ/λ' (s_A cancels). Since λ = r·λ',
+/// r·(s−λ') − (s−λ) = (r−1)·s; with d_B = (s−λ)/s_B and d'_C = (s−λ')/s_C,
+/// e_B = −d_B/(r−1) and e_C = r·d'_C/(r−1) give e_B·s_B + e_C·s_C = s.
+pub fn forge_and_key<F: Scalar>(d_a: F, d_b: F, d2_a: F, d2_c: F) -> Option<(F, F)> {
+    let r = d_a * d2_a.invert()?;
+    let inv = (r - F::one()).invert()?;
+    Some((-(d_b * inv), d2_c * r * inv))
+}
+
+impl<C: Curve> Kem for InsecureYct14<C> {
+    const SCHEME: SchemeId = SchemeId::Yct14;
+    const CURVE: CurveId = C::ID;
+    type PublicKey = PublicKey<C>;
+    type MasterKey = MasterKey<C>;
+    type UserKey = UserKey<C>;
+    type Header = Header<C>;
+    type KeySide = Policy;
+    type CiphertextSide = AttributeSet;
+
+    /// Setup with the default universe `A1 … A256`.
+    fn setup<R: RngCore + CryptoRng>(rng: &mut R) -> (PublicKey<C>, MasterKey<C>) {
+        Self::setup_names(Self::default_universe().into_iter().collect(), rng)
+    }
+
+    fn public_key(mk: &MasterKey<C>) -> PublicKey<C> {
+        mk.public_key()
+    }
+
+    fn keygen<R: RngCore + CryptoRng>(
+        pk: &PublicKey<C>,
+        mk: &MasterKey<C>,
+        policy: &Policy,
+        rng: &mut R,
+    ) -> Result<UserKey<C>, KemError> {
+        if pk.setup_id() != mk.setup_id {
+            return Err(KemError::WrongSetup);
+        }
+        let tree = policy.to_tree()?;
+        let lsss = Lsss::<C::Scalar>::from_tree(&tree);
+        let ys: Vec<C::Scalar> = (1..lsss.width()).map(|_| C::Scalar::random(rng)).collect();
+        let mut lambdas = lsss.shares(mk.s, &ys)?;
+        let mut d = Vec::with_capacity(lambdas.len());
+        let mut result = Ok(());
+        for (attr, lambda) in tree.leaves().iter().zip(&lambdas) {
+            let Some(si) = mk.attrs.get(attr) else {
+                result = Err(KemError::Invalid(format!(
+                    "attribute '{attr}' is not in this setup's attribute universe"
+                )));
+                break;
+            };
+            // s_i ≠ 0 is checked at setup and decoding.
+            let Some(mut inv) = si.invert() else {
+                result = Err(KemError::Invalid("zero attribute secret".into()));
+                break;
+            };
+            d.push(*lambda * inv);
+            wipe(&mut inv, C::Scalar::zero());
+        }
+        for v in lambdas.iter_mut() {
+            wipe(v, C::Scalar::zero());
+        }
+        let key = UserKey {
+            setup_id: mk.setup_id,
+            policy: policy.clone(),
+            tree,
+            d,
+        };
+        // `key` wipes the components already computed if we fail here.
+        result.map(|()| key)
+    }
+
+    fn encapsulate<R: RngCore + CryptoRng>(
+        pk: &PublicKey<C>,
+        set: &AttributeSet,
+        rng: &mut R,
+    ) -> Result<(SessionKey, Header<C>), KemError> {
+        if set.is_empty() {
+            return Err(KemError::Invalid(
+                "a ciphertext needs at least one attribute".into(),
+            ));
+        }
+        let mut items = Vec::with_capacity(set.len());
+        for attr in set.iter() {
+            let p = pk.attrs.get(attr).ok_or_else(|| {
+                KemError::Invalid(format!(
+                    "attribute '{attr}' is not in this setup's attribute universe"
+                ))
+            })?;
+            items.push((attr, *p));
+        }
+        let mut k = nonzero::<C, R>(rng);
+        let points = par_map::<C, _, _>(&items, |(_, p)| *p * k);
+        let mut ky = C::G1::mul_fixed(&pk.tables().y, &k);
+        wipe(&mut k, C::Scalar::zero());
+        let key = session_key::<C>(&ky);
+        wipe(&mut ky, C::G1::identity());
+        let c = items
+            .iter()
+            .zip(points)
+            .map(|((n, _), p)| ((*n).to_owned(), p))
+            .collect();
+        Ok((
+            key,
+            Header {
+                setup_id: pk.setup_id(),
+                set: set.clone(),
+                c,
+            },
+        ))
+    }
+
+    fn decapsulate(key: &UserKey<C>, header: &Header<C>) -> Result<SessionKey, KemError> {
+        if key.setup_id != header.setup_id {
+            return Err(KemError::WrongSetup);
+        }
+        let selection = key
+            .tree
+            .cheapest_satisfying(&header.set)
+            .ok_or(KemError::NotSatisfied)?;
+        let lsss = Lsss::<C::Scalar>::from_tree(&key.tree);
+        let omega = lsss.reconstruction(&key.tree, &selection)?;
+        let mut points = Vec::with_capacity(omega.len());
+        let mut scalars = Vec::with_capacity(omega.len());
+        for (j, w) in &omega {
+            let attr = key
+                .tree
+                .leaf(*j)
+                .ok_or_else(|| KemError::Invalid("leaf index out of range".into()))?;
+            let c = header.c.get(attr).ok_or(KemError::NotSatisfied)?;
+            let d = key
+                .d
+                .get(*j)
+                .ok_or_else(|| KemError::Invalid("key component missing".into()))?;
+            points.push(*c);
+            scalars.push(*w * *d);
+        }
+        let mut ky = C::G1::msm(&points, &scalars);
+        for v in scalars.iter_mut() {
+            wipe(v, C::Scalar::zero());
+        }
+        let out = session_key::<C>(&ky);
+        wipe(&mut ky, C::G1::identity());
+        Ok(out)
+    }
+
+    fn key_side(key: &UserKey<C>) -> Policy {
+        key.policy.clone()
+    }
+
+    fn ciphertext_side(header: &Header<C>) -> AttributeSet {
+        header.set.clone()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::curve::{Bls12, Bn254, Counted, OpCounts};
+    use proptest::prelude::*;
+    use rand_chacha::rand_core::SeedableRng;
+    use rand_chacha::ChaCha20Rng;
+
+    type Y = InsecureYct14<Bls12>;
+
+    fn rng(seed: u64) -> ChaCha20Rng {
+        ChaCha20Rng::seed_from_u64(seed)
+    }
+
+    fn attrs(s: &str) -> AttributeSet {
+        AttributeSet::parse(s).unwrap()
+    }
+
+    fn pol(s: &str) -> Policy {
+        Policy::parse(s).unwrap()
+    }
+
+    const UNIVERSE: [&str; 7] = ["doctor", "cardiology", "nurse", "ward25", "A", "B", "C"];
+
+    fn round_trip<C: Curve>() {
+        let mut r = rng(1);
+        let (pk, mk) = InsecureYct14::<C>::setup_with_universe(UNIVERSE, &mut r).unwrap();
+        let pk = PublicKey::<C>::from_bytes(&pk.to_bytes()).unwrap();
+        let mk = MasterKey::<C>::from_bytes(&mk.to_bytes()).unwrap();
+        assert_eq!(
+            InsecureYct14::<C>::public_key(&mk).setup_id(),
+            pk.setup_id()
+        );
+        let policy = pol("(doctor and cardiology) or 2 of (nurse, ward25, doctor)");
+        let uk = InsecureYct14::<C>::keygen(&pk, &mk, &policy, &mut r).unwrap();
+        let uk = UserKey::<C>::from_bytes(&uk.to_bytes()).unwrap();
+        assert_eq!(InsecureYct14::<C>::key_side(&uk), policy);
+        for (set, ok) in [
+            ("doctor, cardiology", true),
+            ("nurse, ward25", true),
+            ("nurse, doctor", true),
+            ("doctor, cardiology, nurse, ward25", true),
+            ("doctor, A, B", false),
+            ("cardiology, ward25", false),
+        ] {
+            let (key, header) = InsecureYct14::<C>::encapsulate(&pk, &attrs(set), &mut r).unwrap();
+            let header = Header::<C>::from_bytes(&header.to_bytes()).unwrap();
+            assert_eq!(InsecureYct14::<C>::ciphertext_side(&header), attrs(set));
+            match InsecureYct14::<C>::decapsulate(&uk, &header) {
+                Ok(k) => {
+                    assert!(ok, "{set} should not decrypt");
+                    assert_eq!(k, key);
+                }
+                Err(KemError::NotSatisfied) => assert!(!ok, "{set} should decrypt"),
+                Err(e) => panic!("unexpected error {e}"),
+            }
+        }
+    }
+
+    #[test]
+    fn round_trip_bls12() {
+        round_trip::<Bls12>();
+    }
+
+    #[test]
+    fn round_trip_bn254() {
+        round_trip::<Bn254>();
+    }
+
+    #[test]
+    fn default_universe_and_its_limits() {
+        let mut r = rng(2);
+        let (pk, mk) = Y::setup(&mut r);
+        assert_eq!(pk.universe().count(), DEFAULT_UNIVERSE);
+        let policy = generate::flat_and(10).unwrap();
+        let key = Y::keygen(&pk, &mk, &policy, &mut r).unwrap();
+        let set = AttributeSet::from_names(policy.attributes()).unwrap();
+        let (k, h) = Y::encapsulate(&pk, &set, &mut r).unwrap();
+        assert_eq!(Y::decapsulate(&key, &h).unwrap(), k);
+        // Outside the universe: typed errors, no panic.
+        assert!(matches!(
+            Y::keygen(&pk, &mk, &pol("A1 and A257"), &mut r),
+            Err(KemError::Invalid(_))
+        ));
+        assert!(matches!(
+            Y::encapsulate(&pk, &attrs("A1, doctor"), &mut r),
+            Err(KemError::Invalid(_))
+        ));
+        assert!(matches!(
+            Y::encapsulate(&pk, &AttributeSet::new(), &mut r),
+            Err(KemError::Invalid(_))
+        ));
+        assert!(Y::setup_with_universe(Vec::<String>::new(), &mut r).is_err());
+        assert!(Y::setup_with_universe(["a#b"], &mut r).is_err());
+    }
+
+    #[test]
+    fn wrong_setup_is_reported() {
+        let mut r = rng(3);
+        let (pk1, _) = Y::setup_with_universe(["a"], &mut r).unwrap();
+        let (pk2, mk2) = Y::setup_with_universe(["a"], &mut r).unwrap();
+        let (_, header) = Y::encapsulate(&pk1, &attrs("a"), &mut r).unwrap();
+        let key = Y::keygen(&pk2, &mk2, &pol("a"), &mut r).unwrap();
+        assert!(matches!(
+            Y::decapsulate(&key, &header),
+            Err(KemError::WrongSetup)
+        ));
+        assert!(matches!(
+            Y::keygen(&pk1, &mk2, &pol("a"), &mut r),
+            Err(KemError::WrongSetup)
+        ));
+    }
+
+    /// Builds a key from raw scalars, as an attacker holding the scalars can.
+    fn key_from_scalars<C: Curve>(
+        setup_id: [u8; 16],
+        policy: &str,
+        d: Vec<C::Scalar>,
+    ) -> UserKey<C> {
+        let (policy, tree) = parse_policy(policy).unwrap();
+        UserKey {
+            setup_id,
+            policy,
+            tree,
+            d,
+        }
+    }
+
+    /// THE WEAKNESS, with two colluding users: keys for `A and B` and
+    /// `A and C` cannot open a ciphertext for {B, C} (neither policy is
+    /// satisfied), yet their scalars combine into a working key for
+    /// `B and C` — through the public encoding, with no secret of the
+    /// authority. A collusion-resistant scheme must make this fail.
+    #[test]
+    fn attack_two_keys_forge_a_third() {
+        let mut r = rng(4);
+        let (pk, mk) = Y::setup_with_universe(UNIVERSE, &mut r).unwrap();
+        let k1 = Y::keygen(&pk, &mk, &pol("A and B"), &mut r).unwrap();
+        let k2 = Y::keygen(&pk, &mk, &pol("A and C"), &mut r).unwrap();
+        let (target, header) = Y::encapsulate(&pk, &attrs("B, C"), &mut r).unwrap();
+        assert!(matches!(
+            Y::decapsulate(&k1, &header),
+            Err(KemError::NotSatisfied)
+        ));
+        assert!(matches!(
+            Y::decapsulate(&k2, &header),
+            Err(KemError::NotSatisfied)
+        ));
+        // Only the encoded keys are used: the policy leaves are A,B and A,C.
+        let k1 = UserKey::<Bls12>::from_bytes(&k1.to_bytes()).unwrap();
+        let k2 = UserKey::<Bls12>::from_bytes(&k2.to_bytes()).unwrap();
+        let (e_b, e_c) = forge_and_key(k1.d[0], k1.d[1], k2.d[0], k2.d[1]).unwrap();
+        let forged = key_from_scalars::<Bls12>(k1.setup_id, "B and C", vec![e_b, e_c]);
+        assert_eq!(Y::decapsulate(&forged, &header).unwrap(), target);
+        // The forged key is a key: it opens any later ciphertext with B, C.
+        let (later, header) = Y::encapsulate(&pk, &attrs("B, C, doctor"), &mut r).unwrap();
+        assert_eq!(Y::decapsulate(&forged, &header).unwrap(), later);
+    }
+
+    /// THE WEAKNESS, one user alone: a key for `(A and B) or (A and C)`
+    /// must only open ciphertexts that carry A, yet it opens {B, C}.
+    #[test]
+    fn attack_single_key_escalates() {
+        let mut r = rng(5);
+        let (pk, mk) = Y::setup_with_universe(UNIVERSE, &mut r).unwrap();
+        let k = Y::keygen(&pk, &mk, &pol("(A and B) or (A and C)"), &mut r).unwrap();
+        let (target, header) = Y::encapsulate(&pk, &attrs("B, C"), &mut r).unwrap();
+        assert!(matches!(
+            Y::decapsulate(&k, &header),
+            Err(KemError::NotSatisfied)
+        ));
+        assert_eq!(k.tree.leaves(), ["A", "B", "A", "C"]);
+        let (e_b, e_c) = forge_and_key(k.d[0], k.d[1], k.d[2], k.d[3]).unwrap();
+        let forged = key_from_scalars::<Bls12>(k.setup_id, "B and C", vec![e_b, e_c]);
+        assert_eq!(Y::decapsulate(&forged, &header).unwrap(), target);
+    }
+
+    /// Naive merging (the attack a secure scheme's collusion test tries)
+    /// fails here too: components are bound to their key's shares; the
+    /// break needs the algebra of `forge_and_key`.
+    #[test]
+    fn naive_merge_does_not_decrypt() {
+        let mut r = rng(6);
+        let (pk, mk) = Y::setup_with_universe(UNIVERSE, &mut r).unwrap();
+        let k1 = Y::keygen(&pk, &mk, &pol("A and B"), &mut r).unwrap();
+        let k2 = Y::keygen(&pk, &mk, &pol("A and C"), &mut r).unwrap();
+        let (target, header) = Y::encapsulate(&pk, &attrs("B, C"), &mut r).unwrap();
+        let merged = key_from_scalars::<Bls12>(k1.setup_id, "B and C", vec![k1.d[1], k2.d[1]]);
+        assert_ne!(Y::decapsulate(&merged, &header).unwrap(), target);
+    }
+
+    #[test]
+    fn op_counts_match_the_formula() {
+        type CY = InsecureYct14<Counted<Bls12>>;
+        let mut r = rng(7);
+        let ((pk, mk), setup) = OpCounts::measure(|| CY::setup(&mut r));
+        assert_eq!(setup.g1_fixed_exp, DEFAULT_UNIVERSE as u64 + 1);
+        assert_eq!(setup.g1_exp + setup.g1_msm_terms + setup.miller_loops, 0);
+        for n in [1usize, 5, 20] {
+            let policy = generate::flat_and(n).unwrap();
+            let set = AttributeSet::from_names(policy.attributes()).unwrap();
+            let (key, kg) = OpCounts::measure(|| CY::keygen(&pk, &mk, &policy, &mut r).unwrap());
+            assert_eq!(
+                kg.g1_exp + kg.g1_fixed_exp + kg.g1_msm_terms + kg.g1_add,
+                0,
+                "key generation is scalar arithmetic only"
+            );
+            let ((_, header), enc) =
+                OpCounts::measure(|| CY::encapsulate(&pk, &set, &mut r).unwrap());
+            assert_eq!(enc.g1_exp, n as u64, "one k·P_i per attribute");
+            assert_eq!(enc.g1_fixed_exp, 1, "k·Y");
+            assert_eq!(
+                enc.g2_exp + enc.g2_fixed_exp + enc.gt_exp + enc.miller_loops,
+                0
+            );
+            let (_, dec) = OpCounts::measure(|| CY::decapsulate(&key, &header).unwrap());
+            assert_eq!(dec.g1_msm_terms, n as u64, "one N-term MSM");
+            assert_eq!(dec.g1_exp + dec.g1_fixed_exp, 0);
+            assert_eq!(dec.miller_loops + dec.final_exps + dec.gt_exp, 0);
+        }
+        // Random perazzo policy: the MSM has one term per selected leaf, and
+        // the encryption |S| + 1 multiplications.
+        for seed in 0..5 {
+            let policy = generate::random_policy(12, 0.5, 0.5, seed).unwrap();
+            let set = generate::random_fulfilling_set(&policy, 0.6, seed).unwrap();
+            let tree = policy.to_tree().unwrap();
+            let n_l = tree.cheapest_satisfying(&set).unwrap().len() as u64;
+            let key = CY::keygen(&pk, &mk, &policy, &mut r).unwrap();
+            let ((_, header), enc) =
+                OpCounts::measure(|| CY::encapsulate(&pk, &set, &mut r).unwrap());
+            assert_eq!(enc.g1_exp + enc.g1_fixed_exp, set.len() as u64 + 1);
+            let (_, dec) = OpCounts::measure(|| CY::decapsulate(&key, &header).unwrap());
+            assert_eq!(dec.g1_msm_terms, n_l);
+        }
+    }
+
+    #[test]
+    fn decoders_reject_mutations() {
+        let mut r = rng(8);
+        let (pk, mk) = Y::setup_with_universe(UNIVERSE, &mut r).unwrap();
+        let (_, header) = Y::encapsulate(&pk, &attrs("A, B"), &mut r).unwrap();
+        let key = Y::keygen(&pk, &mk, &pol("A or B"), &mut r).unwrap();
+        for bytes in [
+            pk.to_bytes(),
+            mk.to_bytes(),
+            header.to_bytes(),
+            key.to_bytes(),
+        ] {
+            for cut in [0, 1, 7, 8, bytes.len() / 2, bytes.len() - 1] {
+                let t = &bytes[..cut];
+                assert!(PublicKey::<Bls12>::from_bytes(t).is_err());
+                assert!(Header::<Bls12>::from_bytes(t).is_err());
+                assert!(UserKey::<Bls12>::from_bytes(t).is_err());
+                assert!(MasterKey::<Bls12>::from_bytes(t).is_err());
+            }
+            let mut long = bytes.clone();
+            long.push(0);
+            assert!(PublicKey::<Bls12>::from_bytes(&long).is_err());
+            assert!(Header::<Bls12>::from_bytes(&long).is_err());
+            assert!(UserKey::<Bls12>::from_bytes(&long).is_err());
+            assert!(MasterKey::<Bls12>::from_bytes(&long).is_err());
+        }
+        assert!(Header::<Bn254>::from_bytes(&header.to_bytes()).is_err());
+        // A key whose component count does not match its policy.
+        let short = key_from_scalars::<Bls12>(key.setup_id, "A or B", vec![key.d[0]]);
+        assert!(UserKey::<Bls12>::from_bytes(&short.to_bytes()).is_err());
+    }
+
+    #[test]
+    fn mutated_valid_encodings_never_panic() {
+        let mut r = rng(9);
+        let (pk, mk) = Y::setup_with_universe(UNIVERSE, &mut r).unwrap();
+        let (_, header) = Y::encapsulate(&pk, &attrs("A, B, doctor"), &mut r).unwrap();
+        let key = Y::keygen(&pk, &mk, &pol("A and (B or C)"), &mut r).unwrap();
+        for bytes in [
+            header.to_bytes(),
+            key.to_bytes(),
+            pk.to_bytes(),
+            mk.to_bytes(),
+        ] {
+            for i in 0..bytes.len() {
+                let mut m = bytes.clone();
+                m[i] ^= 1 << (rand_core::RngCore::next_u32(&mut r) % 8);
+                let h = Header::<Bls12>::from_bytes(&m);
+                let k = UserKey::<Bls12>::from_bytes(&m);
+                let _ = PublicKey::<Bls12>::from_bytes(&m);
+                let _ = MasterKey::<Bls12>::from_bytes(&m);
+                // Whatever decodes also decapsulates without panicking.
+                if let Ok(h) = h {
+                    let _ = Y::decapsulate(&key, &h);
+                }
+                if let Ok(k) = k {
+                    let _ = Y::decapsulate(&k, &header);
+                }
+            }
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 24, .. ProptestConfig::default() })]
+
+        /// Random perazzo key policies and random ciphertext attribute sets:
+        /// decryption succeeds (with the right key) exactly when the set
+        /// satisfies the policy.
+        #[test]
+        fn decryption_agrees_with_satisfaction(n in 1usize..10, seed in any::<u64>(), pa in 0.2f64..0.9) {
+            let policy = generate::random_policy(n, 0.5, 0.5, seed).unwrap();
+            let tree = policy.to_tree().unwrap();
+            let mut r = rng(seed);
+            let names: Vec<String> = policy.attributes().into_iter()
+                .filter(|_| (rand_core::RngCore::next_u32(&mut r) as f64 / u32::MAX as f64) < pa).collect();
+            let names = if names.is_empty() { vec![generate::attr_name(200)] } else { names };
+            let set = AttributeSet::from_names(names).unwrap();
+            let (pk, mk) = Y::setup_with_universe(
+                (1..=n).map(generate::attr_name).chain([generate::attr_name(200)]), &mut r).unwrap();
+            let uk = Y::keygen(&pk, &mk, &policy, &mut r).unwrap();
+            let (key, header) = Y::encapsulate(&pk, &set, &mut r).unwrap();
+            match Y::decapsulate(&uk, &header) {
+                Ok(k) => {
+                    prop_assert!(tree.is_satisfied(&set));
+                    prop_assert_eq!(k, key);
+                }
+                Err(KemError::NotSatisfied) => prop_assert!(!tree.is_satisfied(&set)),
+                Err(e) => prop_assert!(false, "unexpected {}", e),
+            }
+        }
+
+        #[test]
+        fn decoders_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..600)) {
+            let _ = PublicKey::<Bls12>::from_bytes(&bytes);
+            let _ = MasterKey::<Bls12>::from_bytes(&bytes);
+            let _ = Header::<Bls12>::from_bytes(&bytes);
+            let _ = UserKey::<Bls12>::from_bytes(&bytes);
+            let _ = Header::<Bn254>::from_bytes(&bytes);
+            let _ = UserKey::<Bn254>::from_bytes(&bytes);
+        }
+    }
+}
