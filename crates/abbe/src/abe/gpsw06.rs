@@ -46,6 +46,16 @@
 //! ciphertext's per-attribute elements are the small ones (48 bytes on
 //! BLS12-381).
 //!
+//! Measured on the development machine (BLS12-381, flat AND key policy,
+//! N = 100, two cores shared with other builds; minimum over interleaved
+//! rounds, `cargo test --release -p abbe --lib gpsw06::timing -- --ignored
+//! --nocapture`): decryption 10.1 ms against 9.8 ms for its lower bound (the
+//! shared loop over N+1 prepared pairs + one final exponentiation),
+//! encryption 8.1 ms (the N exponentiations of H(x) spread over both cores),
+//! key generation 16.0 ms, transform 10.5 ms, final decryption 0.21 ms.
+//! `cargo bench -p abbe --bench gpsw06` gives the same ratios (its means
+//! were inflated ≈ 2× by the load of the shared machine).
+//!
 //! Sizes on BLS12-381: ciphertext 96 + 48·|S| bytes (+ attribute list), key
 //! (48 + 96)·ℓ bytes (+ policy text), transformed header one GT element
 //! (288 bytes, compressed cyclotomic encoding).
@@ -1084,6 +1094,136 @@ mod tests {
                 let _ = UserKey::<Bls12>::from_bytes(&m);
                 let _ = PublicKey::<Bls12>::from_bytes(&m);
             }
+        }
+    }
+}
+
+/// Quick timing at N = 100 (flat AND key policy, BLS12-381), robust to a
+/// shared machine: operations are interleaved and the minimum over the
+/// rounds is reported. Run with
+/// `cargo test --release -p abbe --lib gpsw06::timing -- --ignored --nocapture`.
+#[cfg(test)]
+mod timing {
+    use super::*;
+    use crate::abe::gpsw06_small::Gpsw06Small;
+    use crate::curve::Bls12;
+    use crate::policy::generate;
+    use rand_chacha::rand_core::SeedableRng;
+    use rand_chacha::ChaCha20Rng;
+    use std::time::{Duration, Instant};
+
+    fn min_of(rounds: usize, mut f: impl FnMut()) -> Duration {
+        (0..rounds)
+            .map(|_| {
+                let t = Instant::now();
+                f();
+                t.elapsed()
+            })
+            .min()
+            .unwrap_or_default()
+    }
+
+    #[test]
+    #[ignore]
+    fn timing_n100_bls12() {
+        type C = Bls12;
+        let n = 100;
+        let mut r = ChaCha20Rng::seed_from_u64(100);
+        let policy = generate::flat_and(n).unwrap();
+        let set = AttributeSet::from_names(policy.attributes()).unwrap();
+        let (pk, mk) = Gpsw06::<C>::setup(&mut r);
+        let key = Gpsw06::<C>::keygen(&pk, &mk, &policy, &mut r).unwrap();
+        let (_, header) = Gpsw06::<C>::encapsulate(&pk, &set, &mut r).unwrap();
+        let (tk, rk) = Gpsw06::<C>::transform_key(&key, &mut r);
+        let t = Gpsw06::<C>::transform(&tk, &header).unwrap();
+        let (spk, smk) = Gpsw06Small::<C>::setup(&mut r);
+        let skey = Gpsw06Small::<C>::keygen(&spk, &smk, &policy, &mut r).unwrap();
+        let (_, sheader) = Gpsw06Small::<C>::encapsulate(&spk, &set, &mut r).unwrap();
+        Gpsw06Small::<C>::decapsulate(&skey, &sheader).unwrap();
+        let mk_terms = |pairs: usize, r: &mut ChaCha20Rng| {
+            let g1: Vec<_> = (0..pairs)
+                .map(|_| <C as Curve>::G1::generator() * <C as Curve>::Scalar::random(r))
+                .collect();
+            let g2: Vec<_> = (0..pairs)
+                .map(|_| {
+                    C::prepare(&(<C as Curve>::G2::generator() * <C as Curve>::Scalar::random(r)))
+                })
+                .collect();
+            (g1, g2)
+        };
+        let (g1a, g2a) = mk_terms(n + 1, &mut r);
+        let (g1b, g2b) = mk_terms(n, &mut r);
+        let mut res: BTreeMap<&str, Duration> = BTreeMap::new();
+        let mut note = |k: &'static str, d: Duration| {
+            let e = res.entry(k).or_insert(d);
+            *e = (*e).min(d);
+        };
+        for _ in 0..15 {
+            note(
+                "large keygen",
+                min_of(1, || {
+                    Gpsw06::<C>::keygen(&pk, &mk, &policy, &mut r).unwrap();
+                }),
+            );
+            note(
+                "large encrypt",
+                min_of(2, || {
+                    Gpsw06::<C>::encapsulate(&pk, &set, &mut r).unwrap();
+                }),
+            );
+            note(
+                "large decrypt",
+                min_of(2, || {
+                    Gpsw06::<C>::decapsulate(&key, &header).unwrap();
+                }),
+            );
+            note(
+                "large transform",
+                min_of(2, || {
+                    Gpsw06::<C>::transform(&tk, &header).unwrap();
+                }),
+            );
+            note(
+                "large final-decryption",
+                min_of(2, || {
+                    Gpsw06::<C>::decrypt_transformed(&rk, &t).unwrap();
+                }),
+            );
+            note(
+                "large lower-bound (N+1 pairs)",
+                min_of(2, || {
+                    let terms: Vec<_> = g1a.iter().copied().zip(&g2a).collect();
+                    C::multi_pairing(&terms);
+                }),
+            );
+            note(
+                "small keygen",
+                min_of(1, || {
+                    Gpsw06Small::<C>::keygen(&spk, &smk, &policy, &mut r).unwrap();
+                }),
+            );
+            note(
+                "small encrypt",
+                min_of(2, || {
+                    Gpsw06Small::<C>::encapsulate(&spk, &set, &mut r).unwrap();
+                }),
+            );
+            note(
+                "small decrypt",
+                min_of(2, || {
+                    Gpsw06Small::<C>::decapsulate(&skey, &sheader).unwrap();
+                }),
+            );
+            note(
+                "small lower-bound (N pairs)",
+                min_of(2, || {
+                    let terms: Vec<_> = g1b.iter().copied().zip(&g2b).collect();
+                    C::multi_pairing(&terms);
+                }),
+            );
+        }
+        for (k, d) in res {
+            println!("N=100 bls12-381 {k:32} {:8.3} ms", d.as_secs_f64() * 1e3);
         }
     }
 }
