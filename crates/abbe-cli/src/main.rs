@@ -206,15 +206,40 @@ pub(crate) use on_curve;
 /// scheme and curve. `$body` returns a `Result`.
 macro_rules! any_scheme {
     ($pre:expr, $K:ident => $body:expr) => {{
+        use abbe::abe::*;
         use abbe::curve::{Bls12, Bn254};
         use abbe::wire::SchemeId as S;
         match ($pre.scheme, $pre.curve) {
             (S::Waters11, CurveId::Bls12_381) => {
-                type $K = abbe::abe::Waters11<Bls12>;
+                type $K = Waters11<Bls12>;
                 $body
             }
             (S::Waters11, CurveId::Bn254) => {
-                type $K = abbe::abe::Waters11<Bn254>;
+                type $K = Waters11<Bn254>;
+                $body
+            }
+            (S::Gpsw06, CurveId::Bls12_381) => {
+                type $K = Gpsw06<Bls12>;
+                $body
+            }
+            (S::Gpsw06, CurveId::Bn254) => {
+                type $K = Gpsw06<Bn254>;
+                $body
+            }
+            (S::Gpsw06Small, CurveId::Bls12_381) => {
+                type $K = Gpsw06Small<Bls12>;
+                $body
+            }
+            (S::Gpsw06Small, CurveId::Bn254) => {
+                type $K = Gpsw06Small<Bn254>;
+                $body
+            }
+            (S::Yct14, CurveId::Bls12_381) => {
+                type $K = yct14::InsecureYct14<Bls12>;
+                $body
+            }
+            (S::Yct14, CurveId::Bn254) => {
+                type $K = yct14::InsecureYct14<Bn254>;
                 $body
             }
             (s, _) => Err(CliError::Other(format!(
@@ -229,15 +254,24 @@ pub(crate) use any_scheme;
 /// Like [`any_scheme`], for the schemes with GHW11 outsourcing.
 macro_rules! outsourcing_scheme {
     ($pre:expr, $K:ident => $body:expr) => {{
+        use abbe::abe::*;
         use abbe::curve::{Bls12, Bn254};
         use abbe::wire::SchemeId as S;
         match ($pre.scheme, $pre.curve) {
             (S::Waters11, CurveId::Bls12_381) => {
-                type $K = abbe::abe::Waters11<Bls12>;
+                type $K = Waters11<Bls12>;
                 $body
             }
             (S::Waters11, CurveId::Bn254) => {
-                type $K = abbe::abe::Waters11<Bn254>;
+                type $K = Waters11<Bn254>;
+                $body
+            }
+            (S::Gpsw06, CurveId::Bls12_381) => {
+                type $K = Gpsw06<Bls12>;
+                $body
+            }
+            (S::Gpsw06, CurveId::Bn254) => {
+                type $K = Gpsw06<Bn254>;
                 $body
             }
             (s, _) => Err(CliError::Other(format!(
@@ -252,11 +286,33 @@ pub(crate) use outsourcing_scheme;
 /// Setup of a small-universe scheme (gpsw06-small, yct14) with the given
 /// universe.
 fn small_universe_setup(pre: Preamble, universe: &[String]) -> Result<(Vec<u8>, Vec<u8>)> {
-    let _ = universe;
-    Err(CliError::Other(format!(
-        "--universe applies only to small-universe schemes (gpsw06-small, yct14), not {}",
-        pre.scheme.name()
-    )))
+    use abbe::abe::{yct14::InsecureYct14, Gpsw06Small};
+    use abbe::curve::{Bls12, Bn254};
+    use abbe::wire::Encoded;
+    fn pair<P: Encoded, M: Encoded>(
+        r: std::result::Result<(P, M), KemError>,
+    ) -> Result<(Vec<u8>, Vec<u8>)> {
+        let (pk, mk) = r?;
+        Ok((pk.to_bytes(), mk.to_bytes()))
+    }
+    match (pre.scheme, pre.curve) {
+        (SchemeId::Gpsw06Small, CurveId::Bls12_381) => pair(
+            Gpsw06Small::<Bls12>::setup_with_universe(universe, &mut OsRng),
+        ),
+        (SchemeId::Gpsw06Small, CurveId::Bn254) => pair(Gpsw06Small::<Bn254>::setup_with_universe(
+            universe, &mut OsRng,
+        )),
+        (SchemeId::Yct14, CurveId::Bls12_381) => pair(InsecureYct14::<Bls12>::setup_with_universe(
+            universe, &mut OsRng,
+        )),
+        (SchemeId::Yct14, CurveId::Bn254) => pair(InsecureYct14::<Bn254>::setup_with_universe(
+            universe, &mut OsRng,
+        )),
+        _ => Err(CliError::Other(format!(
+            "--universe applies only to small-universe schemes (gpsw06-small, yct14), not {}",
+            pre.scheme.name()
+        ))),
+    }
 }
 
 fn main() -> ExitCode {

@@ -98,18 +98,11 @@ fn hash_dst<C: Curve>() -> Vec<u8> {
     format!("ABBE-V1-GPSW06-H-{}", C::NAME).into_bytes()
 }
 
-/// The cached value type: a newtype, so that the process-wide cache (keyed
-/// by value type and attribute) never hands out another scheme's H(x) in
-/// the same group under a different domain-separation tag.
-#[derive(Clone, Copy)]
-struct CachedHash<G>(G);
-
-/// H(x) ∈ G1, cached per process.
+/// H(x) ∈ G1, cached per process (keyed by the tag, so no other scheme's
+/// H(x) in G1 is ever returned).
 pub fn attr_hash<C: Curve>(attr: &str) -> C::G1 {
-    attr_cache::get_or_insert::<CachedHash<C::G1>>(attr, || {
-        CachedHash(C::G1::hash_to_curve(attr.as_bytes(), &hash_dst::<C>()))
-    })
-    .0
+    let dst = hash_dst::<C>();
+    attr_cache::get_or_insert::<C::G1>(&dst, attr, || C::G1::hash_to_curve(attr.as_bytes(), &dst))
 }
 
 /// Fixed-base tables of the generators, built on first use.
@@ -680,14 +673,25 @@ fn encapsulate_with_s<C: Curve>(
     s: &C::Scalar,
 ) -> Result<Header<C>, KemError> {
     if attrs.is_empty() {
-        return Err(KemError::Invalid("a ciphertext needs at least one attribute".into()));
+        return Err(KemError::Invalid(
+            "a ciphertext needs at least one attribute".into(),
+        ));
     }
     let tables = pk.tables();
     let names: Vec<&str> = attrs.iter().collect();
     let points = par_map::<C, _, _>(&names, |x| attr_hash::<C>(x) * *s);
-    let cx = names.iter().zip(points).map(|(x, p)| (x.to_string(), p)).collect();
+    let cx = names
+        .iter()
+        .zip(points)
+        .map(|(x, p)| (x.to_string(), p))
+        .collect();
     let c_prime = C::G2::mul_fixed(&tables.g2, s);
-    Ok(Header { setup_id: pk.setup_id(), set: attrs.clone(), c_prime, cx })
+    Ok(Header {
+        setup_id: pk.setup_id(),
+        set: attrs.clone(),
+        c_prime,
+        cx,
+    })
 }
 
 /// GHW11 §4.2: the RCCA-secure outsourcing of GPSW06 ([`crate::abe::Rcca`]).

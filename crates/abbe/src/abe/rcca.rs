@@ -364,16 +364,27 @@ mod tests {
         type K = Rcca<Gpsw06<Bls12>>;
         let mut r = ChaCha20Rng::seed_from_u64(3);
         let (pk, mk) = K::setup(&mut r);
-        let (key, header) = K::encapsulate(&pk, &AttributeSet::parse("a, c").unwrap(), &mut r).unwrap();
+        let (key, header) =
+            K::encapsulate(&pk, &AttributeSet::parse("a, c").unwrap(), &mut r).unwrap();
         let uk = K::keygen(&pk, &mk, &Policy::parse("a and (b or c)").unwrap(), &mut r).unwrap();
         assert_eq!(K::decapsulate(&uk, &header).unwrap(), key);
         let (tk, rk) = K::transform_key(&uk, &mut r);
         let t = K::transform(&tk, &header).unwrap();
         assert_eq!(K::decrypt_transformed(&rk, &t).unwrap(), key);
-        let lie = RccaTransformed::<Gpsw06<Bls12>> { c: t.c, t: t.t * t.c, _k: PhantomData };
-        assert!(matches!(K::decrypt_transformed(&rk, &lie), Err(KemError::BadTransformation(_))));
+        let lie = RccaTransformed::<Gpsw06<Bls12>> {
+            c: t.c,
+            t: t.t * t.c,
+            _k: PhantomData,
+        };
+        assert!(matches!(
+            K::decrypt_transformed(&rk, &lie),
+            Err(KemError::BadTransformation(_))
+        ));
         let no = K::keygen(&pk, &mk, &Policy::parse("a and b").unwrap(), &mut r).unwrap();
-        assert!(matches!(K::decapsulate(&no, &header), Err(KemError::NotSatisfied)));
+        assert!(matches!(
+            K::decapsulate(&no, &header),
+            Err(KemError::NotSatisfied)
+        ));
     }
 
     #[test]

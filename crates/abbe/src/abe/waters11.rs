@@ -88,9 +88,8 @@ fn hash_dst<C: Curve>() -> Vec<u8> {
 
 /// H(x) ∈ G2, cached per process.
 pub fn attr_hash<C: Curve>(attr: &str) -> C::G2 {
-    attr_cache::get_or_insert::<C::G2>(attr, || {
-        C::G2::hash_to_curve(attr.as_bytes(), &hash_dst::<C>())
-    })
+    let dst = hash_dst::<C>();
+    attr_cache::get_or_insert::<C::G2>(&dst, attr, || C::G2::hash_to_curve(attr.as_bytes(), &dst))
 }
 
 /// Fixed-base tables, built on first use.
