@@ -2,6 +2,8 @@
 //!
 //! * [`waters11`] — Waters11 CP-ABE (large universe, random oracle) with GHW11
 //!   outsourced decryption.
+//! * [`bsw07`] — BSW07 CP-ABE (Bethencourt–Sahai–Waters, access trees with
+//!   threshold gates), one shared multi-pairing per decryption.
 //! * [`gpsw06`] — GPSW06 KP-ABE (large universe, random oracle, as GHW11
 //!   §4.1 states it) with GHW11 outsourced decryption.
 //! * [`gpsw06_small`] — GPSW06 KP-ABE, small universe fixed at setup (§4).
@@ -11,6 +13,7 @@
 //!   benchmarking only**: compiled only with the cargo feature
 //!   `insecure-benchmark-only`.
 
+pub mod bsw07;
 pub mod cca;
 pub mod gpsw06;
 pub mod gpsw06_small;
@@ -19,6 +22,7 @@ pub mod waters11;
 #[cfg(feature = "insecure-benchmark-only")]
 pub mod yct14;
 
+pub use bsw07::Bsw07;
 pub use cca::Cca;
 pub use gpsw06::Gpsw06;
 pub use gpsw06_small::Gpsw06Small;

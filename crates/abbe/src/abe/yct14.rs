@@ -696,6 +696,10 @@ impl<C: Curve> Kem for InsecureYct14<C> {
     fn ciphertext_side(header: &Header<C>) -> AttributeSet {
         header.set.clone()
     }
+
+    fn header_setup_id(header: &Header<C>) -> Option<[u8; 16]> {
+        Some(header.setup_id)
+    }
 }
 
 #[cfg(test)]
