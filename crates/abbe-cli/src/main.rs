@@ -218,6 +218,14 @@ macro_rules! any_scheme {
                 type $K = Waters11<Bn254>;
                 $body
             }
+            (S::Bsw07, CurveId::Bls12_381) => {
+                type $K = Bsw07<Bls12>;
+                $body
+            }
+            (S::Bsw07, CurveId::Bn254) => {
+                type $K = Bsw07<Bn254>;
+                $body
+            }
             (S::Gpsw06, CurveId::Bls12_381) => {
                 type $K = Gpsw06<Bls12>;
                 $body

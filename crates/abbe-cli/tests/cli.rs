@@ -1462,3 +1462,237 @@ fn modes_and_outsourcing() {
         assert_eq!(fs::read(&out).unwrap(), b"direct");
     }
 }
+
+/// The foundation's flow for every scheme: setup, keygen on the right side,
+/// encrypt (CCA by default), decrypt, refusal, and which side takes the
+/// policy; outsourcing where the scheme has it.
+#[test]
+fn every_scheme_end_to_end() {
+    // (scheme, key side flag, key side, ciphertext side flag, ciphertext side, a key that fails, outsourcing)
+    let cases: &[(&str, &str, &str, &str, &str, &str, bool)] = &[
+        (
+            "waters11",
+            "--attrs",
+            "doctor, age = 42",
+            "--policy",
+            "doctor and age >= 30",
+            "nurse",
+            true,
+        ),
+        (
+            "bsw07",
+            "--attrs",
+            "doctor, age = 42",
+            "--policy",
+            "doctor and age >= 30",
+            "nurse",
+            false,
+        ),
+        (
+            "gpsw06",
+            "--policy",
+            "doctor and age >= 30",
+            "--attrs",
+            "doctor, age = 42",
+            "nurse or age < 18",
+            true,
+        ),
+        (
+            "gpsw06-small",
+            "--policy",
+            "A1 and A2",
+            "--attrs",
+            "A1, A2, A3",
+            "A4",
+            false,
+        ),
+    ];
+    for &(scheme, kflag, kside, cflag, cside, bad, outsourcing) in cases {
+        for curve in ["bls12-381", "bn254"] {
+            let dir = tempfile::tempdir().unwrap();
+            let d = |n: &str| dir.path().join(n);
+            assert_ok(&run(&[
+                "setup",
+                "--scheme",
+                scheme,
+                "--curve",
+                curve,
+                "--out",
+                p(&d("k")),
+            ]));
+            let (mk, pk) = (d("k/master.key"), d("k/public.key"));
+            assert_ok(&run(&[
+                "keygen",
+                "--master",
+                p(&mk),
+                kflag,
+                kside,
+                "-o",
+                p(&d("good.key")),
+            ]));
+            assert_ok(&run(&[
+                "keygen",
+                "--master",
+                p(&mk),
+                kflag,
+                bad,
+                "-o",
+                p(&d("bad.key")),
+            ]));
+            fs::write(d("m"), b"per scheme").unwrap();
+            assert_ok(&run(&[
+                "encrypt",
+                "--public",
+                p(&pk),
+                cflag,
+                cside,
+                "-o",
+                p(&d("m.abbe")),
+                p(&d("m")),
+            ]));
+            assert_ok(&run(&[
+                "decrypt",
+                "--key",
+                p(&d("good.key")),
+                "-o",
+                p(&d("m.out")),
+                p(&d("m.abbe")),
+            ]));
+            assert_eq!(
+                fs::read(d("m.out")).unwrap(),
+                b"per scheme",
+                "{scheme} {curve}"
+            );
+            let r = expect_failure(
+                &[
+                    "decrypt",
+                    "--key",
+                    p(&d("bad.key")),
+                    "-o",
+                    p(&d("x")),
+                    p(&d("m.abbe")),
+                ],
+                &d("x"),
+                2,
+            );
+            assert!(r.stderr.contains("does not satisfy"), "{}", r.stderr);
+            // The wrong side: the key side's flag given to encrypt.
+            let r = run(&[
+                "encrypt",
+                "--public",
+                p(&pk),
+                kflag,
+                kside,
+                "-o",
+                p(&d("y")),
+                p(&d("m")),
+            ]);
+            assert_eq!(r.code, Some(1), "{scheme}: {}", r.stderr);
+            assert!(
+                r.stderr.contains(&format!("abbe keygen {kflag}")),
+                "{}",
+                r.stderr
+            );
+            assert!(!d("y").exists());
+            // Outsourcing.
+            let r = run(&[
+                "transform-key",
+                "--key",
+                p(&d("good.key")),
+                "--tk",
+                p(&d("t.tk")),
+                "--rk",
+                p(&d("t.rk")),
+            ]);
+            if outsourcing {
+                assert_ok(&r);
+                assert_ok(&run(&[
+                    "encrypt",
+                    "--mode",
+                    "rcca",
+                    "--public",
+                    p(&pk),
+                    cflag,
+                    cside,
+                    "-o",
+                    p(&d("o.abbe")),
+                    p(&d("m")),
+                ]));
+                assert_ok(&run(&[
+                    "transform",
+                    "--tk",
+                    p(&d("t.tk")),
+                    "-o",
+                    p(&d("o.t")),
+                    p(&d("o.abbe")),
+                ]));
+                assert_ok(&run(&[
+                    "decrypt",
+                    "--key",
+                    p(&d("t.rk")),
+                    "-o",
+                    p(&d("o.out")),
+                    p(&d("o.t")),
+                ]));
+                assert_eq!(fs::read(d("o.out")).unwrap(), b"per scheme");
+            } else {
+                assert_eq!(r.code, Some(1));
+                assert!(
+                    r.stderr.contains("does not support outsourced decryption"),
+                    "{}",
+                    r.stderr
+                );
+            }
+        }
+    }
+}
+
+/// YCT14 is broken: the CLI refuses it without the explicit flag, and says why.
+#[test]
+fn yct14_needs_the_insecure_flag() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("k");
+    let r = run(&["setup", "--scheme", "yct14", "--out", p(&out)]);
+    assert_eq!(r.code, Some(1));
+    assert!(
+        r.stderr.contains("BROKEN") && r.stderr.contains("--insecure-benchmark-only"),
+        "{}",
+        r.stderr
+    );
+    assert!(!out.join("master.key").exists());
+    assert_ok(&run(&[
+        "setup",
+        "--scheme",
+        "yct14",
+        "--insecure-benchmark-only",
+        "--universe",
+        "a, b, c",
+        "--out",
+        p(&out),
+    ]));
+    let key = dir.path().join("y.key");
+    assert_ok(&run(&[
+        "keygen",
+        "--master",
+        p(&out.join("master.key")),
+        "--policy",
+        "a and b",
+        "-o",
+        p(&key),
+    ]));
+    fs::write(dir.path().join("m"), b"bench").unwrap();
+    let ct = dir.path().join("m.abbe");
+    assert_ok(&run(&[
+        "encrypt",
+        "--public",
+        p(&out.join("public.key")),
+        "--attrs",
+        "a, b",
+        "-o",
+        p(&ct),
+        p(&dir.path().join("m")),
+    ]));
+    let o = dir.path().join("m.out");
+    assert_ok(&run(&["decrypt", "--key", p(&key), "-o", p(&o), p(&ct)]));
+    assert_eq!(fs::read(o).unwrap(), b"bench");
+}
