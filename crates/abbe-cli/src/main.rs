@@ -226,6 +226,22 @@ macro_rules! any_scheme {
                 type $K = Bsw07<Bn254>;
                 $body
             }
+            (S::FameCp, CurveId::Bls12_381) => {
+                type $K = FameCp<Bls12>;
+                $body
+            }
+            (S::FameCp, CurveId::Bn254) => {
+                type $K = FameCp<Bn254>;
+                $body
+            }
+            (S::FameKp, CurveId::Bls12_381) => {
+                type $K = FameKp<Bls12>;
+                $body
+            }
+            (S::FameKp, CurveId::Bn254) => {
+                type $K = FameKp<Bn254>;
+                $body
+            }
             (S::Gpsw06, CurveId::Bls12_381) => {
                 type $K = Gpsw06<Bls12>;
                 $body
@@ -250,10 +266,6 @@ macro_rules! any_scheme {
                 type $K = yct14::InsecureYct14<Bn254>;
                 $body
             }
-            (s, _) => Err(CliError::Other(format!(
-                "scheme {} is not available in this build",
-                s.name()
-            ))),
         }
     }};
 }
@@ -402,7 +414,7 @@ fn run(cmd: Command) -> Result<()> {
             let pre = Preamble::new(ObjectKind::PublicKey, scheme, curve);
             let (pk, mk) = match universe {
                 Some(u) => universe_setup(pre, &u)?,
-                None => any_scheme!(pre, K => Ok(ops::setup::<K>()))?,
+                None => any_scheme!(pre, K => ops::setup::<K>()),
             };
             std::fs::create_dir_all(&out)
                 .map_err(|e| CliError::Other(format!("cannot create {}: {e}", out.display())))?;

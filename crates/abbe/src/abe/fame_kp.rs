@@ -1,0 +1,741 @@
+//! FAME KP-ABE (Agrawal–Chase) in KEM form.
+//!
+//! Paper: S. Agrawal and M. Chase, "FAME: Fast Attribute-based Message
+//! Encryption", ACM CCS 2017 (ePrint 2017/807), the KP-ABE scheme that
+//! accompanies the CP-ABE of §4 (same setup, the MSP moved into the key).
+//! KEM form: the session key is derived from T_1^{s_1}·T_2^{s_2} ∈ GT.
+//! Setup, public and master keys, the hash and the decryption pairing are
+//! shared with [`super::fame_cp`] (whose documentation explains the hash
+//! encoding and the Type-III placement); objects carry the FAME-KP scheme id
+//! and hash under their own domain-separation tag.
+//!
+//! Notation (the paper's): g, h, e: G × H → GT, random oracle H into G,
+//! MSP (M, π) with n_1 rows and n_2 columns (our column 0 is the paper's
+//! j = 1), l ∈ {1,2,3}, t ∈ {1,2}.
+//!
+//! ```text
+//! Setup:   as FAME-CP: pk = (h, H_1 = h^{a_1}, H_2 = h^{a_2}, T_1, T_2),
+//!          T_t = e(g,h)^{d_t a_t + d_3}; msk = (a_1, a_2, b_1, b_2, d_1, d_2, d_3)
+//! KeyGen (M, π): r_1, r_2, σ'_j (j = 2..n_2), σ_i (i = 1..n_1) ←R Z_p
+//!          sk_0 = (h^{b_1 r_1}, h^{b_2 r_2}, h^{r_1+r_2})
+//!          sk_{i,t} = H(π(i)1t)^{b_1r_1/a_t} · H(π(i)2t)^{b_2r_2/a_t} · H(π(i)3t)^{(r_1+r_2)/a_t}
+//!                     · g^{σ_i/a_t} · (g^{d_t})^{M_{i,1}}
+//!                     · Π_{j=2..n_2} [H(0j1t)^{b_1r_1/a_t} · H(0j2t)^{b_2r_2/a_t}
+//!                                     · H(0j3t)^{(r_1+r_2)/a_t} · g^{σ'_j/a_t}]^{M_{i,j}}
+//!          sk_{i,3} = g^{-σ_i} · (g^{d_3})^{M_{i,1}} · Π_{j=2..n_2} g^{-σ'_j M_{i,j}}
+//! Encrypt S: s_1, s_2 ←R Z_p
+//!          ct_0 = (H_1^{s_1}, H_2^{s_2}, h^{s_1+s_2})
+//!          ct_{y,l} = H(yl1)^{s_1} · H(yl2)^{s_2}   (y ∈ S)
+//!          session key from T_1^{s_1} · T_2^{s_2}
+//! Decrypt: γ_i with Σ_{i∈I} γ_i M_i = (1, 0, …, 0), π(I) ⊆ S:
+//!          B_t = Π_{i∈I} sk_{i,t}^{γ_i},  A_l = Π_{i∈I} ct_{π(i),l}^{γ_i}
+//!          T_1^{s_1}T_2^{s_2} = Π_{t=1..3} e(B_t, ct_{0,t}) · Π_{l=1..3} e(A_l^{-1}, sk_{0,l})
+//! ```
+//!
+//! Key generation computes, per row, the g-exponent
+//! σ_i/a_t + Σ_j M_ij σ'_j/a_t + M_i1·d_t as a scalar (the master key holds
+//! d_t) and one fixed-base exponentiation of g, and the hash part as
+//! Σ_l (k_l/a_t)·(H(π(i)lt) + Σ_{j≥2} M_ij·H(0jlt)) — a combination over
+//! the row's nonzero entries (additions for ±1) and one three-term MSM per t.
+//! The column hashes H(0jlt) are computed once per key generation (and
+//! cached), never per (row, column) pair: key generation is linear in the
+//! number of nonzero MSP entries (2n − 1 for an AND of n attributes).
+//!
+//! ## Type-III placement
+//! As FAME-CP: G → G1 (hashes, sk_{i,t}, ct_{y,l}), H → G2 (h, H_1, H_2,
+//! ct_0, sk_0). The key's sk_0 lines are cached per key; ct_0's three lines
+//! are computed at each decryption.
+//!
+//! Sizes on BLS12-381: header 3·96 + 3·48·|S| bytes (+ attribute list), key
+//! 3·96 + 3·48·n_1 bytes (+ policy text).
+//!
+//! ## Operation counts (n_1 rows, n_2 columns, |S| ciphertext attributes)
+//! * KeyGen: 6·(distinct attributes + n_2 − 1) hashes to G1 (cached),
+//!   2·n_1 three-term G1 MSMs, the row combinations (G1 additions for ±1
+//!   entries, MSM terms for the others — none for AND/OR gates), 3·n_1
+//!   fixed-base G1 and 3 fixed-base G2 exponentiations. Linear.
+//! * Encrypt: 6|S| hashes to G1 (cached), 3|S| two-term G1 MSMs, 3
+//!   fixed-base G2 exponentiations, 2 GT exponentiations.
+//! * Decrypt: **6 Miller loops (one shared loop) + 1 final exponentiation,
+//!   whatever the policy or the attribute set**, 3 G2 line precomputations
+//!   (plus 3 on a key's first use), 6 G1 combinations of |I| points.
+
+use crate::curve::CurveId;
+use crate::curve::{par_map, wipe, Curve, Group, Scalar};
+use crate::kem::{Kem, KemError, SessionKey};
+use crate::policy::{AccessTree, AttributeSet, Lsss, Policy};
+use crate::wire::{Encoded, ObjectKind, Reader, SchemeId, WireError, Writer, MAX_ITEMS};
+use rand_core::{CryptoRng, RngCore};
+use std::collections::BTreeMap;
+use std::marker::PhantomData;
+use std::sync::OnceLock;
+
+use super::fame_cp::{
+    attr_hashes, by_t, column_hashes, decrypt6, invalid, k_over_a, lincomb, lt, preamble, prepare3,
+    read3, wipe3, wipe_scalars, write3, FameMasterKey, FamePublicKey, Kp,
+};
+
+/// The scheme, generic over the curve.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct FameKp<C>(PhantomData<C>);
+
+pub type PublicKey<C> = FamePublicKey<C, Kp>;
+pub type MasterKey<C> = FameMasterKey<C, Kp>;
+
+/// A user key for a policy: sk_0 ∈ G2³ (lines cached on first use) and
+/// sk_i ∈ G1³ per MSP row.
+pub struct UserKey<C: Curve> {
+    setup_id: [u8; 16],
+    policy: Policy,
+    tree: AccessTree,
+    sk0: [C::G2; 3],
+    rows: Vec<[C::G1; 3]>,
+    sk0_lines: OnceLock<[C::G2Prepared; 3]>,
+}
+
+impl<C: Curve> Drop for UserKey<C> {
+    fn drop(&mut self) {
+        wipe3(&mut self.sk0);
+        for p in self.rows.iter_mut() {
+            wipe3(p);
+        }
+    }
+}
+
+impl<C: Curve> UserKey<C> {
+    pub fn setup_id(&self) -> [u8; 16] {
+        self.setup_id
+    }
+    pub fn policy(&self) -> &Policy {
+        &self.policy
+    }
+    pub fn rows(&self) -> usize {
+        self.rows.len()
+    }
+    fn sk0_lines(&self) -> &[C::G2Prepared; 3] {
+        self.sk0_lines.get_or_init(|| prepare3::<C>(&self.sk0))
+    }
+
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut w = Writer::new(preamble::<C, Kp>(ObjectKind::UserKey));
+        w.raw(&self.setup_id).str(&self.policy.to_string());
+        write3(&mut w, &self.sk0);
+        w.u32(self.rows.len() as u32);
+        for row in &self.rows {
+            write3(&mut w, row);
+        }
+        w.finish()
+    }
+
+    pub fn from_bytes(bytes: &[u8]) -> Result<Self, WireError> {
+        let mut r = Reader::open_for(bytes, ObjectKind::UserKey, SchemeId::FameKp, C::ID)?;
+        let setup_id = r.array("setup id")?;
+        let text = r.str("policy")?;
+        let policy = Policy::parse(text).map_err(|e| invalid("policy", e.to_string()))?;
+        let tree = policy
+            .to_tree()
+            .map_err(|e| invalid("policy", e.to_string()))?;
+        let sk0 = read3(&mut r, "sk_0")?;
+        let n = r.count("rows", MAX_ITEMS)?;
+        if n != tree.leaves().len() {
+            return Err(invalid(
+                "key",
+                format!("{n} rows for a policy with {} leaves", tree.leaves().len()),
+            ));
+        }
+        let mut rows = Vec::with_capacity(n);
+        for _ in 0..n {
+            rows.push(read3(&mut r, "sk_i")?);
+        }
+        r.finish()?;
+        Ok(UserKey {
+            setup_id,
+            policy,
+            tree,
+            sk0,
+            rows,
+            sk0_lines: OnceLock::new(),
+        })
+    }
+}
+
+/// The KEM header: the attribute set, ct_0 ∈ G2³ and ct_y ∈ G1³ per
+/// (expanded) attribute.
+pub struct Header<C: Curve> {
+    setup_id: [u8; 16],
+    set: AttributeSet,
+    ct0: [C::G2; 3],
+    cty: BTreeMap<String, [C::G1; 3]>,
+}
+
+impl<C: Curve> Header<C> {
+    pub fn setup_id(&self) -> [u8; 16] {
+        self.setup_id
+    }
+    /// The attributes as given at encryption.
+    pub fn attributes(&self) -> Vec<String> {
+        self.set.display_attrs()
+    }
+
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut w = Writer::new(preamble::<C, Kp>(ObjectKind::Header));
+        w.raw(&self.setup_id)
+            .str(&self.set.display_attrs().join(", "));
+        write3(&mut w, &self.ct0);
+        w.u32(self.cty.len() as u32);
+        for (name, p) in &self.cty {
+            w.str(name);
+            write3(&mut w, p);
+        }
+        w.finish()
+    }
+
+    pub fn from_bytes(bytes: &[u8]) -> Result<Self, WireError> {
+        let mut r = Reader::open_for(bytes, ObjectKind::Header, SchemeId::FameKp, C::ID)?;
+        let setup_id = r.array("setup id")?;
+        let text = r.str("attribute list")?;
+        let set =
+            AttributeSet::parse(text).map_err(|e| invalid("attribute list", e.to_string()))?;
+        let ct0 = read3(&mut r, "ct_0")?;
+        let n = r.count("header attributes", MAX_ITEMS)?;
+        if n != set.len() {
+            return Err(invalid(
+                "header",
+                format!("{n} elements for {} expanded attributes", set.len()),
+            ));
+        }
+        let mut cty = BTreeMap::new();
+        for expected in set.iter() {
+            let name = r.str("attribute name")?;
+            if name != expected {
+                return Err(invalid(
+                    "header",
+                    "elements do not match the attribute list",
+                ));
+            }
+            cty.insert(name.to_owned(), read3(&mut r, "ct_y")?);
+        }
+        r.finish()?;
+        Ok(Header {
+            setup_id,
+            set,
+            ct0,
+            cty,
+        })
+    }
+}
+
+impl<C: Curve> Encoded for UserKey<C> {
+    fn to_bytes(&self) -> Vec<u8> {
+        UserKey::to_bytes(self)
+    }
+    fn from_bytes(bytes: &[u8]) -> Result<Self, WireError> {
+        UserKey::from_bytes(bytes)
+    }
+}
+
+impl<C: Curve> Encoded for Header<C> {
+    fn to_bytes(&self) -> Vec<u8> {
+        Header::to_bytes(self)
+    }
+    fn from_bytes(bytes: &[u8]) -> Result<Self, WireError> {
+        Header::from_bytes(bytes)
+    }
+}
+
+impl<C: Curve> Kem for FameKp<C> {
+    const SCHEME: SchemeId = SchemeId::FameKp;
+    const CURVE: CurveId = C::ID;
+    type PublicKey = PublicKey<C>;
+    type MasterKey = MasterKey<C>;
+    type UserKey = UserKey<C>;
+    type Header = Header<C>;
+    type KeySide = Policy;
+    type CiphertextSide = AttributeSet;
+
+    fn setup<R: RngCore + CryptoRng>(rng: &mut R) -> (PublicKey<C>, MasterKey<C>) {
+        MasterKey::<C>::generate(rng)
+    }
+
+    fn public_key(mk: &MasterKey<C>) -> PublicKey<C> {
+        mk.public_key()
+    }
+
+    fn keygen<R: RngCore + CryptoRng>(
+        pk: &PublicKey<C>,
+        mk: &MasterKey<C>,
+        policy: &Policy,
+        rng: &mut R,
+    ) -> Result<UserKey<C>, KemError> {
+        if pk.setup_id() != mk.setup_id {
+            return Err(KemError::WrongSetup);
+        }
+        let tree = policy.to_tree()?;
+        let lsss = Lsss::<C::Scalar>::from_tree(&tree);
+        // Randomness in a fixed order: r_1, r_2, σ'_j (j = 2..n_2), σ_i.
+        let (sk0, mut k) = mk.sk0(pk, rng);
+        let mut sigma_col: Vec<C::Scalar> =
+            (1..lsss.width()).map(|_| C::Scalar::random(rng)).collect();
+        let mut sigma_row: Vec<C::Scalar> =
+            (0..lsss.len()).map(|_| C::Scalar::random(rng)).collect();
+
+        let mut a_inv = mk.a_inv();
+        let mut koa = k_over_a(&k, &a_inv);
+        let tb = pk.tables();
+        // H(0jlt) for j = 2..n_2, once per column (our column c is j = c + 1;
+        // index 0, the paper's j = 1, carries no hash in KP-ABE).
+        let cols: Vec<usize> = (1..lsss.width()).collect();
+        let col_hashes = par_map::<C, _, _>(&cols, |c| column_hashes::<C, Kp>(c + 1));
+        let rows: Vec<usize> = (0..lsss.len()).collect();
+        let out = par_map::<C, _, _>(&rows, |&i| -> Result<[C::G1; 3], KemError> {
+            let label = lsss
+                .rho(i)
+                .ok_or_else(|| KemError::Invalid("row without a label".into()))?;
+            let row = lsss
+                .row(i)
+                .ok_or_else(|| KemError::Invalid("row index out of range".into()))?;
+            let sigma = *sigma_row
+                .get(i)
+                .ok_or_else(|| KemError::Invalid("row index out of range".into()))?;
+            // g-exponents: σ_i/a_t + Σ_{j≥2} M_ij σ'_j/a_t + M_i1·d_t, and
+            // −σ_i − Σ_{j≥2} M_ij σ'_j + M_i1·d_3.
+            let mut m1 = C::Scalar::zero();
+            let mut col_sum = C::Scalar::zero();
+            let mut pts: Vec<[C::G1; 6]> = Vec::with_capacity(row.len());
+            let mut coeffs: Vec<C::Scalar> = Vec::with_capacity(row.len());
+            for (c, m) in row {
+                if *c == 0 {
+                    m1 = *m;
+                } else {
+                    let sp = sigma_col
+                        .get(c - 1)
+                        .ok_or_else(|| KemError::Invalid("column out of range".into()))?;
+                    let h = col_hashes
+                        .get(c - 1)
+                        .ok_or_else(|| KemError::Invalid("column out of range".into()))?;
+                    col_sum += *m * *sp;
+                    pts.push(*h);
+                    coeffs.push(*m);
+                }
+            }
+            let mut e = [
+                (sigma + col_sum) * a_inv[0] + m1 * mk.d[0],
+                (sigma + col_sum) * a_inv[1] + m1 * mk.d[1],
+                m1 * mk.d[2] - sigma - col_sum,
+            ];
+            // Hash part: base_{l,t} = H(π(i)lt) + Σ_{j≥2} M_ij·H(0jlt).
+            let ah = attr_hashes::<C, Kp>(label);
+            let mut bases = [C::G1::identity(); 6];
+            for (idx, b) in bases.iter_mut().enumerate() {
+                let col: Vec<C::G1> = pts.iter().map(|h| h[idx]).collect();
+                *b = ah[idx] + lincomb(&col, &coeffs);
+            }
+            let hb = by_t(&bases);
+            let triple = [
+                C::G1::msm(&hb[0], &koa[0]) + C::G1::mul_fixed(&tb.g, &e[0]),
+                C::G1::msm(&hb[1], &koa[1]) + C::G1::mul_fixed(&tb.g, &e[1]),
+                C::G1::mul_fixed(&tb.g, &e[2]),
+            ];
+            wipe_scalars(&mut e);
+            wipe(&mut col_sum, C::Scalar::zero());
+            Ok(triple)
+        });
+        wipe_scalars(&mut k);
+        wipe_scalars(&mut a_inv);
+        wipe_scalars(&mut koa[0]);
+        wipe_scalars(&mut koa[1]);
+        wipe_scalars(&mut sigma_col);
+        wipe_scalars(&mut sigma_row);
+        let rows = out.into_iter().collect::<Result<Vec<_>, _>>()?;
+        Ok(UserKey {
+            setup_id: mk.setup_id,
+            policy: policy.clone(),
+            tree,
+            sk0,
+            rows,
+            sk0_lines: OnceLock::new(),
+        })
+    }
+
+    fn encapsulate<R: RngCore + CryptoRng>(
+        pk: &PublicKey<C>,
+        attrs: &AttributeSet,
+        rng: &mut R,
+    ) -> Result<(SessionKey, Header<C>), KemError> {
+        if attrs.is_empty() {
+            return Err(KemError::Invalid(
+                "a ciphertext needs at least one attribute".into(),
+            ));
+        }
+        let s1 = C::Scalar::random(rng);
+        let s2 = C::Scalar::random(rng);
+        let (ct0, mask) = pk.ct0_and_mask(&s1, &s2);
+        let names: Vec<&str> = attrs.iter().collect();
+        let cts = par_map::<C, _, _>(&names, |y| {
+            let h = attr_hashes::<C, Kp>(y);
+            let s = [s1, s2];
+            [
+                C::G1::msm(&[h[lt(1, 1)], h[lt(1, 2)]], &s),
+                C::G1::msm(&[h[lt(2, 1)], h[lt(2, 2)]], &s),
+                C::G1::msm(&[h[lt(3, 1)], h[lt(3, 2)]], &s),
+            ]
+        });
+        let cty = names
+            .iter()
+            .zip(cts)
+            .map(|(y, p)| (y.to_string(), p))
+            .collect();
+        let key = SessionKey::from_gt(&mask, SchemeId::FameKp, C::ID);
+        let (mut s1, mut s2) = (s1, s2);
+        wipe(&mut s1, C::Scalar::zero());
+        wipe(&mut s2, C::Scalar::zero());
+        Ok((
+            key,
+            Header {
+                setup_id: pk.setup_id(),
+                set: attrs.clone(),
+                ct0,
+                cty,
+            },
+        ))
+    }
+
+    fn decapsulate(key: &UserKey<C>, header: &Header<C>) -> Result<SessionKey, KemError> {
+        if header.setup_id != key.setup_id {
+            return Err(KemError::WrongSetup);
+        }
+        let selection = key
+            .tree
+            .cheapest_satisfying(&header.set)
+            .ok_or(KemError::NotSatisfied)?;
+        let lsss = Lsss::<C::Scalar>::from_tree(&key.tree);
+        let omega = lsss.reconstruction(&key.tree, &selection)?;
+        let leaves = key.tree.leaves();
+        let gammas: Vec<C::Scalar> = omega.iter().map(|(_, w)| *w).collect();
+        let mut cts: [Vec<C::G1>; 3] = Default::default();
+        let mut sks: [Vec<C::G1>; 3] = Default::default();
+        for (i, _) in &omega {
+            let sk = key
+                .rows
+                .get(*i)
+                .ok_or_else(|| KemError::Invalid("row index out of range".into()))?;
+            let attr = leaves
+                .get(*i)
+                .ok_or_else(|| KemError::Invalid("row index out of range".into()))?;
+            let ct = header
+                .cty
+                .get(attr.as_str())
+                .ok_or(KemError::NotSatisfied)?;
+            for ((c, s), (cl, sl)) in cts.iter_mut().zip(sks.iter_mut()).zip(ct.iter().zip(sk)) {
+                c.push(*cl);
+                s.push(*sl);
+            }
+        }
+        let e = decrypt6::<C>(&cts, &sks, &gammas, None, &header.ct0, key.sk0_lines());
+        Ok(SessionKey::from_gt(&e, SchemeId::FameKp, C::ID))
+    }
+
+    fn key_side(key: &UserKey<C>) -> Policy {
+        key.policy.clone()
+    }
+
+    fn ciphertext_side(header: &Header<C>) -> AttributeSet {
+        header.set.clone()
+    }
+
+    fn header_setup_id(header: &Header<C>) -> Option<[u8; 16]> {
+        Some(header.setup_id)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::curve::{Bls12, Bn254, Counted, OpCounts};
+    use crate::policy::generate;
+    use proptest::prelude::*;
+    use rand_chacha::rand_core::SeedableRng;
+    use rand_chacha::ChaCha20Rng;
+
+    type F = FameKp<Bls12>;
+
+    fn rng(seed: u64) -> ChaCha20Rng {
+        ChaCha20Rng::seed_from_u64(seed)
+    }
+
+    fn attrs(s: &str) -> AttributeSet {
+        AttributeSet::parse(s).unwrap()
+    }
+
+    fn round_trip<C: Curve>() {
+        let mut r = rng(1);
+        let (pk, mk) = FameKp::<C>::setup(&mut r);
+        let pk = PublicKey::<C>::from_bytes(&pk.to_bytes()).unwrap();
+        let mk = MasterKey::<C>::from_bytes(&mk.to_bytes()).unwrap();
+        assert_eq!(FameKp::<C>::public_key(&mk).to_bytes(), pk.to_bytes());
+        let policy =
+            Policy::parse("(doctor and cardiology) or 2 of (nurse, ward25, age >= 30)").unwrap();
+        let uk = FameKp::<C>::keygen(&pk, &mk, &policy, &mut r).unwrap();
+        let uk = UserKey::<C>::from_bytes(&uk.to_bytes()).unwrap();
+        assert_eq!(FameKp::<C>::key_side(&uk), policy);
+        for (set, ok) in [
+            ("doctor, cardiology", true),
+            ("nurse, age = 31", true),
+            ("nurse, ward25", true),
+            ("ward25, age = 30", true),
+            ("doctor, nurse, age = 29", false),
+            ("cardiology", false),
+        ] {
+            let (key, header) = FameKp::<C>::encapsulate(&pk, &attrs(set), &mut r).unwrap();
+            let header = Header::<C>::from_bytes(&header.to_bytes()).unwrap();
+            assert_eq!(FameKp::<C>::ciphertext_side(&header), attrs(set));
+            match FameKp::<C>::decapsulate(&uk, &header) {
+                Ok(k) => {
+                    assert!(ok, "{set} should not decrypt");
+                    assert_eq!(k, key);
+                }
+                Err(KemError::NotSatisfied) => assert!(!ok, "{set} should decrypt"),
+                Err(e) => panic!("unexpected error {e}"),
+            }
+        }
+    }
+
+    #[test]
+    fn round_trip_bls12() {
+        round_trip::<Bls12>();
+    }
+
+    #[test]
+    fn round_trip_bn254() {
+        round_trip::<Bn254>();
+    }
+
+    #[test]
+    fn encapsulation_is_deterministic() {
+        let mut r = rng(11);
+        let (pk, _) = F::setup(&mut r);
+        let set = attrs("a, b, level = 7");
+        let (k1, h1) = F::encapsulate(&pk, &set, &mut rng(5)).unwrap();
+        let (k2, h2) = F::encapsulate(&pk, &set, &mut rng(5)).unwrap();
+        assert_eq!(k1, k2);
+        assert_eq!(h1.to_bytes(), h2.to_bytes());
+    }
+
+    #[test]
+    fn wrong_setup_is_reported() {
+        let mut r = rng(2);
+        let (pk1, _) = F::setup(&mut r);
+        let (pk2, mk2) = F::setup(&mut r);
+        let (_, header) = F::encapsulate(&pk1, &attrs("a"), &mut r).unwrap();
+        let key = F::keygen(&pk2, &mk2, &Policy::parse("a").unwrap(), &mut r).unwrap();
+        assert!(matches!(
+            F::decapsulate(&key, &header),
+            Err(KemError::WrongSetup)
+        ));
+        assert!(matches!(
+            F::keygen(&pk1, &mk2, &Policy::parse("a").unwrap(), &mut r),
+            Err(KemError::WrongSetup)
+        ));
+        assert!(matches!(
+            F::encapsulate(&pk1, &AttributeSet::new(), &mut r),
+            Err(KemError::Invalid(_))
+        ));
+    }
+
+    /// Keys for "a and b" cannot decrypt a ciphertext for {a} or {b}; rows
+    /// taken from two different keys do not combine (r_1, r_2, σ'_j bind a
+    /// key's sk_0 and rows together, and each key shares d afresh); a
+    /// ciphertext element relabelled to a missing attribute does not help.
+    #[test]
+    fn collusion_fails() {
+        let mut r = rng(3);
+        let (pk, mk) = F::setup(&mut r);
+        let policy = Policy::parse("a and b").unwrap();
+        let k1 = F::keygen(&pk, &mk, &policy, &mut r).unwrap();
+        let k2 = F::keygen(&pk, &mk, &policy, &mut r).unwrap();
+        let (key_a, header_a) = F::encapsulate(&pk, &attrs("a"), &mut r).unwrap();
+        let (key_b, header_b) = F::encapsulate(&pk, &attrs("b"), &mut r).unwrap();
+        let (key_ab, header_ab) = F::encapsulate(&pk, &attrs("a, b"), &mut r).unwrap();
+        for k in [&k1, &k2] {
+            assert!(matches!(
+                F::decapsulate(k, &header_a),
+                Err(KemError::NotSatisfied)
+            ));
+            assert!(matches!(
+                F::decapsulate(k, &header_b),
+                Err(KemError::NotSatisfied)
+            ));
+            assert_eq!(F::decapsulate(k, &header_ab).unwrap(), key_ab);
+        }
+        // Row for "a" from k1, row for "b" from k2, sk_0 of either: wrong key.
+        for sk0 in [k1.sk0, k2.sk0] {
+            let merged = UserKey::<Bls12> {
+                setup_id: k1.setup_id,
+                policy: policy.clone(),
+                tree: policy.to_tree().unwrap(),
+                sk0,
+                rows: vec![k1.rows[0], k2.rows[1]],
+                sk0_lines: OnceLock::new(),
+            };
+            assert_ne!(F::decapsulate(&merged, &header_ab).unwrap(), key_ab);
+            let decoded = UserKey::<Bls12>::from_bytes(&merged.to_bytes()).unwrap();
+            assert_ne!(F::decapsulate(&decoded, &header_ab).unwrap(), key_ab);
+        }
+        // Relabelling a ciphertext element to a missing attribute fails.
+        let mut cty = BTreeMap::new();
+        cty.insert("a".to_string(), header_a.cty["a"]);
+        cty.insert("b".to_string(), header_a.cty["a"]);
+        let forged = Header::<Bls12> {
+            setup_id: header_a.setup_id,
+            set: attrs("a, b"),
+            ct0: header_a.ct0,
+            cty,
+        };
+        let got = F::decapsulate(&k1, &forged).unwrap();
+        assert_ne!(got, key_a);
+        assert_ne!(got, key_b);
+    }
+
+    #[test]
+    fn op_counts_match_the_formula() {
+        type CF = FameKp<Counted<Bls12>>;
+        let mut r = rng(5);
+        let (pk, mk) = CF::setup(&mut r);
+        for n in [1usize, 5, 20] {
+            let names: Vec<String> = (0..n).map(|i| format!("opcount-kp-{n}-{i}")).collect();
+            let policy = Policy::parse(&names.join(" and ")).unwrap();
+            let set = AttributeSet::from_names(names.clone()).unwrap();
+            let n = n as u64;
+
+            let (key, kg) = OpCounts::measure(|| CF::keygen(&pk, &mk, &policy, &mut r).unwrap());
+            assert!(
+                kg.hash_g1 <= 6 * (n + n - 1),
+                "6(ℓ + n_2 − 1) hashes at most"
+            );
+            assert_eq!(kg.g1_msm_terms, 6 * n, "2 three-term MSMs per row");
+            assert_eq!(kg.g1_fixed_exp, 3 * n);
+            assert_eq!(kg.g2_fixed_exp, 3);
+            assert_eq!(kg.g1_exp + kg.g2_exp + kg.gt_exp + kg.miller_loops, 0);
+            assert!(
+                kg.g1_add <= 6 * (2 * n) + 6 * n,
+                "linear number of additions"
+            );
+            let (_, kg2) = OpCounts::measure(|| CF::keygen(&pk, &mk, &policy, &mut r).unwrap());
+            assert_eq!(kg2.hash_g1, 0, "hashes are cached");
+
+            let ((_, header), enc) =
+                OpCounts::measure(|| CF::encapsulate(&pk, &set, &mut r).unwrap());
+            assert!(enc.hash_g1 <= 6 * n);
+            assert_eq!(enc.g1_msm_terms, 6 * n, "3 two-term MSMs per attribute");
+            assert_eq!(enc.g1_exp + enc.g1_fixed_exp + enc.g2_exp, 0);
+            assert_eq!(enc.g2_fixed_exp, 3);
+            assert_eq!(enc.gt_exp, 2);
+            assert_eq!(enc.miller_loops, 0);
+
+            let (_, first) = OpCounts::measure(|| CF::decapsulate(&key, &header).unwrap());
+            assert_eq!(first.g2_prepared, 6);
+            let (_, dec) = OpCounts::measure(|| CF::decapsulate(&key, &header).unwrap());
+            assert_eq!(dec.miller_loops, 6, "6 Miller loops whatever N");
+            assert_eq!(dec.final_exps, 1);
+            assert_eq!(dec.g2_prepared, 3);
+            assert_eq!(
+                dec.g1_exp + dec.g2_exp + dec.gt_exp + dec.g1_msm_terms,
+                0,
+                "no exponentiation for an AND policy"
+            );
+        }
+        let policy = Policy::parse("2 of (opk-x, opk-y, opk-z)").unwrap();
+        let key = CF::keygen(&pk, &mk, &policy, &mut r).unwrap();
+        let (_, header) = CF::encapsulate(&pk, &attrs("opk-x, opk-z"), &mut r).unwrap();
+        let (_, dec) = OpCounts::measure(|| CF::decapsulate(&key, &header).unwrap());
+        assert_eq!(dec.miller_loops, 6);
+        assert_eq!(dec.final_exps, 1);
+        assert_eq!(dec.g1_msm_terms, 6 * 2);
+    }
+
+    #[test]
+    fn decoders_reject_mutations() {
+        let mut r = rng(6);
+        let (pk, mk) = F::setup(&mut r);
+        let (_, header) = F::encapsulate(&pk, &attrs("a, b"), &mut r).unwrap();
+        let key = F::keygen(&pk, &mk, &Policy::parse("a or b").unwrap(), &mut r).unwrap();
+        for bytes in [
+            pk.to_bytes(),
+            mk.to_bytes(),
+            header.to_bytes(),
+            key.to_bytes(),
+        ] {
+            for cut in [0, 1, 7, 8, bytes.len() / 2, bytes.len() - 1] {
+                let t = &bytes[..cut];
+                assert!(PublicKey::<Bls12>::from_bytes(t).is_err());
+                assert!(Header::<Bls12>::from_bytes(t).is_err());
+                assert!(UserKey::<Bls12>::from_bytes(t).is_err());
+                assert!(MasterKey::<Bls12>::from_bytes(t).is_err());
+            }
+            let mut long = bytes.clone();
+            long.push(0);
+            assert!(PublicKey::<Bls12>::from_bytes(&long).is_err());
+            assert!(Header::<Bls12>::from_bytes(&long).is_err());
+            assert!(UserKey::<Bls12>::from_bytes(&long).is_err());
+            assert!(MasterKey::<Bls12>::from_bytes(&long).is_err());
+        }
+        assert!(Header::<Bn254>::from_bytes(&header.to_bytes()).is_err());
+        // FAME-CP objects are refused.
+        let (cp_pk, _) = super::super::fame_cp::FameCp::<Bls12>::setup(&mut r);
+        assert!(PublicKey::<Bls12>::from_bytes(&cp_pk.to_bytes()).is_err());
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 24, .. ProptestConfig::default() })]
+
+        /// On random perazzo policies (in keys) and random attribute sets (in
+        /// ciphertexts), tree satisfaction and FAME-KP decryption agree.
+        #[test]
+        fn decryption_agrees_with_satisfaction(n in 1usize..8, seed in any::<u64>(), pa in 0.2f64..0.9) {
+            let policy = generate::random_policy(n, 0.5, 0.5, seed).unwrap();
+            let tree = policy.to_tree().unwrap();
+            let mut r = rng(seed);
+            let names: Vec<String> = policy.attributes().into_iter()
+                .filter(|_| (rand_core::RngCore::next_u32(&mut r) as f64 / u32::MAX as f64) < pa).collect();
+            let names = if names.is_empty() { vec!["unrelated".to_string()] } else { names };
+            let set = AttributeSet::from_names(names).unwrap();
+            let (pk, mk) = F::setup(&mut r);
+            let uk = F::keygen(&pk, &mk, &policy, &mut r).unwrap();
+            let (key, header) = F::encapsulate(&pk, &set, &mut r).unwrap();
+            match F::decapsulate(&uk, &header) {
+                Ok(k) => {
+                    prop_assert!(tree.is_satisfied(&set));
+                    prop_assert_eq!(&k, &key);
+                }
+                Err(KemError::NotSatisfied) => prop_assert!(!tree.is_satisfied(&set)),
+                Err(e) => prop_assert!(false, "unexpected {}", e),
+            }
+        }
+
+        #[test]
+        fn decoders_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..600)) {
+            let _ = PublicKey::<Bls12>::from_bytes(&bytes);
+            let _ = MasterKey::<Bls12>::from_bytes(&bytes);
+            let _ = Header::<Bls12>::from_bytes(&bytes);
+            let _ = UserKey::<Bls12>::from_bytes(&bytes);
+            let _ = UserKey::<Bn254>::from_bytes(&bytes);
+        }
+    }
+
+    #[test]
+    fn mutated_valid_encodings_never_panic() {
+        let mut r = rng(7);
+        let (pk, mk) = F::setup(&mut r);
+        let (_, header) = F::encapsulate(&pk, &attrs("a, b"), &mut r).unwrap();
+        let key = F::keygen(&pk, &mk, &Policy::parse("a and (b or c)").unwrap(), &mut r).unwrap();
+        for bytes in [header.to_bytes(), key.to_bytes(), pk.to_bytes()] {
+            for i in 0..bytes.len() {
+                let mut m = bytes.clone();
+                m[i] ^= 1 << (rand_core::RngCore::next_u32(&mut r) % 8);
+                let _ = Header::<Bls12>::from_bytes(&m);
+                let _ = UserKey::<Bls12>::from_bytes(&m);
+                let _ = PublicKey::<Bls12>::from_bytes(&m);
+            }
+        }
+    }
+}
