@@ -96,7 +96,7 @@ use crate::curve::CurveId;
 use crate::curve::{par_map, wipe, Curve, FixedBaseTable, Group, Scalar, Target};
 use crate::kem::{Kem, KemError, SessionKey};
 use crate::policy::{AccessTree, AttributeSet, Node, Policy, Selection};
-use crate::wire::{Encoded, ObjectKind, Reader, SchemeId, WireError, Writer, MAX_ITEMS};
+use crate::wire::{ObjectKind, Reader, SchemeId, WireError, Writer, MAX_ITEMS};
 use rand_core::{CryptoRng, RngCore};
 use std::collections::BTreeMap;
 use std::marker::PhantomData;
@@ -728,20 +728,7 @@ fn open<C: Curve>(bytes: &[u8], kind: ObjectKind) -> Result<Reader<'_>, WireErro
     Reader::open_for(bytes, kind, SchemeId::Bsw07, C::ID)
 }
 
-/// Every object type of the scheme has the crate-wide encoding trait.
-macro_rules! encoded {
-    ($($t:ident),*) => {$(
-        impl<C: Curve> Encoded for $t<C> {
-            fn to_bytes(&self) -> Vec<u8> {
-                $t::to_bytes(self)
-            }
-            fn from_bytes(bytes: &[u8]) -> Result<Self, WireError> {
-                $t::from_bytes(bytes)
-            }
-        }
-    )*};
-}
-encoded!(PublicKey, MasterKey, UserKey, Header);
+crate::wire::encoded_via_inherent!(PublicKey, MasterKey, UserKey, Header);
 
 fn hex16(b: &[u8; 16]) -> String {
     b.iter().map(|x| format!("{x:02x}")).collect()

@@ -714,19 +714,7 @@ impl<C: Curve> Header<C> {
     }
 }
 
-macro_rules! encoded {
-    ($($t:ident),*) => {$(
-        impl<C: Curve> Encoded for $t<C> {
-            fn to_bytes(&self) -> Vec<u8> {
-                $t::to_bytes(self)
-            }
-            fn from_bytes(bytes: &[u8]) -> Result<Self, WireError> {
-                $t::from_bytes(bytes)
-            }
-        }
-    )*};
-}
-encoded!(UserKey, Header);
+crate::wire::encoded_via_inherent!(UserKey, Header);
 
 impl<C: Curve, V: Variant> Encoded for FamePublicKey<C, V> {
     fn to_bytes(&self) -> Vec<u8> {

@@ -81,7 +81,7 @@ use crate::curve::CurveId;
 use crate::curve::{par_map, wipe, Curve, FixedBaseTable, Group, Scalar, Target};
 use crate::kem::{Kem, KemError, Outsourcing, SessionKey};
 use crate::policy::{AccessTree, AttributeSet, Lsss, Policy};
-use crate::wire::{Encoded, ObjectKind, Preamble, Reader, SchemeId, WireError, Writer, MAX_ITEMS};
+use crate::wire::{ObjectKind, Preamble, Reader, SchemeId, WireError, Writer, MAX_ITEMS};
 use rand_core::{CryptoRng, RngCore};
 use std::collections::BTreeMap;
 use std::marker::PhantomData;
@@ -541,20 +541,7 @@ fn preamble<C: Curve>(kind: ObjectKind) -> Preamble {
     Preamble::new(kind, SCHEME, C::ID)
 }
 
-/// Every object type of the scheme has the crate-wide encoding trait.
-macro_rules! encoded {
-    ($($t:ident),*) => {$(
-        impl<C: Curve> Encoded for $t<C> {
-            fn to_bytes(&self) -> Vec<u8> {
-                $t::to_bytes(self)
-            }
-            fn from_bytes(bytes: &[u8]) -> Result<Self, WireError> {
-                $t::from_bytes(bytes)
-            }
-        }
-    )*};
-}
-encoded!(
+crate::wire::encoded_via_inherent!(
     PublicKey,
     MasterKey,
     UserKey,

@@ -91,7 +91,7 @@ use crate::curve::CurveId;
 use crate::curve::{par_map, wipe, Curve, FixedBaseTable, Group, Scalar};
 use crate::kem::{Kem, KemError, SessionKey};
 use crate::policy::{generate, validate_name, AccessTree, AttributeSet, Lsss, Policy};
-use crate::wire::{Encoded, ObjectKind, Preamble, Reader, SchemeId, WireError, Writer, MAX_ITEMS};
+use crate::wire::{ObjectKind, Preamble, Reader, SchemeId, WireError, Writer, MAX_ITEMS};
 use rand_core::{CryptoRng, RngCore};
 use std::collections::{BTreeMap, BTreeSet};
 use std::marker::PhantomData;
@@ -446,19 +446,7 @@ fn preamble<C: Curve>(kind: ObjectKind) -> Preamble {
     Preamble::new(kind, SchemeId::Yct14, C::ID)
 }
 
-macro_rules! encoded {
-    ($($t:ident),*) => {$(
-        impl<C: Curve> Encoded for $t<C> {
-            fn to_bytes(&self) -> Vec<u8> {
-                $t::to_bytes(self)
-            }
-            fn from_bytes(bytes: &[u8]) -> Result<Self, WireError> {
-                $t::from_bytes(bytes)
-            }
-        }
-    )*};
-}
-encoded!(PublicKey, MasterKey, UserKey, Header);
+crate::wire::encoded_via_inherent!(PublicKey, MasterKey, UserKey, Header);
 
 fn hex16(b: &[u8; 16]) -> String {
     b.iter().map(|x| format!("{x:02x}")).collect()
