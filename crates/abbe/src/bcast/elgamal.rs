@@ -142,7 +142,7 @@ fn normalize(points: &[ProjectivePoint]) -> Vec<AffinePoint> {
 fn par_chunks<T: Sync, U: Send>(items: &[T], f: impl Fn(&[T]) -> Vec<U> + Sync) -> Vec<U> {
     use rayon::prelude::*;
     if items.len() >= 256 && rayon::current_num_threads() > 1 {
-        items.par_chunks(1024).flat_map_iter(|c| f(c)).collect()
+        items.par_chunks(1024).flat_map_iter(&f).collect()
     } else {
         f(items)
     }
