@@ -197,6 +197,8 @@ macro_rules! on_curve {
                 type $C = abbe::curve::Bn254;
                 $body
             }
+            // parse_curve refuses P-256 and curve_label names it first.
+            abbe::curve::CurveId::P256 => unreachable!("P-256 is not a pairing curve"),
         }
     };
 }
@@ -265,6 +267,14 @@ macro_rules! any_scheme {
             (S::Yct14, CurveId::Bn254) => {
                 type $K = yct14::InsecureYct14<Bn254>;
                 $body
+            }
+            (s, c) => {
+                return Err(CliError::Other(format!(
+                    "{} on {} is not available in the command-line tool",
+                    s.name(),
+                    c.name()
+                ))
+                .into())
             }
         }
     }};
@@ -359,11 +369,13 @@ fn main() -> ExitCode {
 }
 
 fn parse_curve(name: &str) -> Result<CurveId> {
-    CurveId::from_name(name).ok_or_else(|| {
-        CliError::Other(format!(
-            "unknown curve '{name}' (expected bls12-381 or bn254)"
-        ))
-    })
+    CurveId::from_name(name)
+        .filter(|c| *c != CurveId::P256)
+        .ok_or_else(|| {
+            CliError::Other(format!(
+                "unknown curve '{name}' (expected bls12-381 or bn254)"
+            ))
+        })
 }
 
 fn parse_scheme(name: &str) -> Result<SchemeId> {
@@ -575,5 +587,8 @@ fn universe_setup(pre: Preamble, universe: &str) -> Result<(Vec<u8>, Vec<u8>)> {
 
 /// The curve's name and security level, for messages.
 pub fn curve_label(id: CurveId) -> String {
+    if id == CurveId::P256 {
+        return format!("P-256 (~{}-bit security)", id.security_bits());
+    }
     on_curve!(id, C => format!("{} (~{}-bit security)", C::NAME, C::SECURITY_BITS))
 }

@@ -4,11 +4,13 @@
 //! * [`policy`] — the policy engine: parsers, access trees, LSSS.
 //! * [`kem`] — the key-encapsulation trait every scheme implements.
 //! * [`abe`] — attribute-based schemes (Waters11 CP-ABE with GHW11 outsourcing).
+//! * [`bcast`] — broadcast encryption (BGW05 §3.1/§3.2, GW09, Waters09, ElGamal baseline).
 //! * [`wire`] — the versioned binary format of keys and headers.
 //! * [`envelope`] — hybrid encryption of data under a KEM session key.
 #![forbid(unsafe_op_in_unsafe_fn)]
 
 pub mod abe;
+pub mod bcast;
 pub mod curve;
 pub mod envelope;
 pub mod kem;

@@ -117,10 +117,21 @@ pub enum SchemeId {
     FameKp = 6,
     /// YCT14 KP-ABE — BROKEN, benchmarking only.
     Yct14 = 7,
+    /// Boneh–Gentry–Waters 2005 broadcast encryption, §3.1 (special case).
+    Bgw05 = 16,
+    /// Boneh–Gentry–Waters 2005 broadcast encryption, §3.2 (B = ⌊√N⌋).
+    Bgw05Sqrt = 17,
+    /// Gentry–Waters 2009 semi-static broadcast encryption, §3.1.
+    Gw09 = 18,
+    /// Waters 2009 dual-system broadcast encryption (adaptive).
+    Waters09 = 19,
+    /// ElGamal baseline with shared parameters on NIST P-256
+    /// (chhatrapati22 §2).
+    ElGamalP256 = 20,
 }
 
 impl SchemeId {
-    pub const ALL: [SchemeId; 7] = [
+    pub const ALL: [SchemeId; 12] = [
         SchemeId::Waters11,
         SchemeId::Bsw07,
         SchemeId::Gpsw06,
@@ -128,6 +139,11 @@ impl SchemeId {
         SchemeId::FameCp,
         SchemeId::FameKp,
         SchemeId::Yct14,
+        SchemeId::Bgw05,
+        SchemeId::Bgw05Sqrt,
+        SchemeId::Gw09,
+        SchemeId::Waters09,
+        SchemeId::ElGamalP256,
     ];
 
     pub fn from_u8(v: u8) -> Option<Self> {
@@ -142,6 +158,11 @@ impl SchemeId {
             SchemeId::FameCp => "fame-cp",
             SchemeId::FameKp => "fame-kp",
             SchemeId::Yct14 => "yct14",
+            SchemeId::Bgw05 => "bgw05",
+            SchemeId::Bgw05Sqrt => "bgw05-sqrt",
+            SchemeId::Gw09 => "gw09",
+            SchemeId::Waters09 => "waters09",
+            SchemeId::ElGamalP256 => "elgamal-p256",
         }
     }
     pub fn from_name(s: &str) -> Option<Self> {

@@ -132,6 +132,72 @@ fn sign_bit(dst: &[u8], msg: &[u8], ctr: u32) -> bool {
     h.finalize()[0] & 1 == 1
 }
 
+/// Σ P_i by batched affine additions: pairs are added level by level, the
+/// slopes of one level sharing a single field inversion (Montgomery's
+/// trick), ≈ 6 field multiplications per addition against ≈ 11 for a mixed
+/// projective addition. Pairs with equal x (doubling or P + (−P)) go to a
+/// projective accumulator. Variable time: public points only. Large inputs
+/// are split over the rayon threads.
+fn sum_affine_batched<P: ark_ec::short_weierstrass::SWCurveConfig>(
+    points: &[Affine<P>],
+) -> Projective<P> {
+    use rayon::prelude::*;
+    const PAR: usize = 1 << 13;
+    let threads = rayon::current_num_threads();
+    if points.len() >= 2 * PAR && threads > 1 {
+        let chunk = points.len().div_ceil(threads).max(PAR);
+        return points
+            .par_chunks(chunk)
+            .map(sum_affine_serial::<P>)
+            .reduce(Projective::<P>::zero, |a, b| a + b);
+    }
+    sum_affine_serial(points)
+}
+
+fn sum_affine_serial<P: ark_ec::short_weierstrass::SWCurveConfig>(
+    points: &[Affine<P>],
+) -> Projective<P> {
+    let mut acc = Projective::<P>::zero();
+    if points.len() < 32 {
+        for p in points {
+            acc += p;
+        }
+        return acc;
+    }
+    let mut cur: Vec<Affine<P>> = points.iter().filter(|p| !p.infinity).copied().collect();
+    let mut den: Vec<P::BaseField> = Vec::with_capacity(cur.len() / 2);
+    while cur.len() > 16 {
+        if cur.len() % 2 == 1 {
+            if let Some(p) = cur.pop() {
+                acc += p;
+            }
+        }
+        let half = cur.len() / 2;
+        den.clear();
+        den.extend((0..half).map(|k| cur[2 * k + 1].x - cur[2 * k].x));
+        ark_ff::batch_inversion(&mut den);
+        let mut w = 0;
+        for k in 0..half {
+            let (a, b) = (cur[2 * k], cur[2 * k + 1]);
+            if a.x == b.x {
+                acc += a;
+                acc += b;
+                continue;
+            }
+            let l = (b.y - a.y) * den[k];
+            let x3 = l.square() - a.x - b.x;
+            let y3 = l * (a.x - x3) - a.y;
+            cur[w] = Affine::new_unchecked(x3, y3);
+            w += 1;
+        }
+        cur.truncate(w);
+    }
+    for p in &cur {
+        acc += p;
+    }
+    acc
+}
+
 macro_rules! impl_group {
     ($proj:ty, $aff:ty, $kind:expr, $len:expr, $name:expr, $select:expr, $hash:expr) => {
         impl Group for $proj {
@@ -187,6 +253,9 @@ macro_rules! impl_group {
             }
             fn to_affine_batch(points: &[Self]) -> Vec<$aff> {
                 <$proj>::normalize_batch(points)
+            }
+            fn sum_affine(points: &[$aff]) -> Self {
+                sum_affine_batched(points)
             }
             fn add_affine(&self, a: &$aff) -> Self {
                 *self + a
@@ -381,6 +450,23 @@ impl Curve for Bn254 {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn batched_affine_sum_matches_plain_sum() {
+        use crate::curve::Group;
+        let g = <G1Projective as Group>::generator();
+        for n in [0usize, 1, 31, 32, 33, 100, 1000, 20_000, 40_001] {
+            let mut pts: Vec<G1Projective> =
+                (1..=n as u64).map(|k| g * Fr::from(k % 97 + 1)).collect();
+            if n > 40 {
+                pts[3] = pts[2]; // a doubling
+                pts[5] = -pts[4]; // P + (−P)
+                pts[7] = G1Projective::zero();
+            }
+            let aff = G1Projective::normalize_batch(&pts);
+            let want = pts.iter().fold(G1Projective::zero(), |a, b| a + b);
+            assert_eq!(<G1Projective as Group>::sum_affine(&aff), want, "n = {n}");
+        }
+    }
     use super::*;
     use rand_chacha::rand_core::SeedableRng;
 

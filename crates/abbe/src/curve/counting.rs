@@ -229,6 +229,17 @@ impl<G: Group> Group for CountedPoint<G> {
     fn neg_affine(a: &Self::Affine) -> Self::Affine {
         G::neg_affine(a)
     }
+    fn from_affine(a: &Self::Affine) -> Self {
+        CountedPoint(G::from_affine(a))
+    }
+    fn sum_affine(points: &[Self::Affine]) -> Self {
+        let n = points.len().saturating_sub(1) as u64;
+        bump(|c| match G::KIND {
+            GroupKind::G1 => c.g1_add += n,
+            GroupKind::G2 => c.g2_add += n,
+        });
+        CountedPoint(G::sum_affine(points))
+    }
     fn select_affine(a: &Self::Affine, b: &Self::Affine, choice: subtle::Choice) -> Self::Affine {
         G::select_affine(a, b, choice)
     }

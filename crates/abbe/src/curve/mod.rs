@@ -37,6 +37,8 @@ use rand_core::{CryptoRng, RngCore};
 pub enum CurveId {
     Bls12_381 = 1,
     Bn254 = 2,
+    /// NIST P-256 (no pairing): only the ElGamal broadcast baseline.
+    P256 = 3,
 }
 
 impl CurveId {
@@ -44,6 +46,7 @@ impl CurveId {
         match v {
             1 => Some(CurveId::Bls12_381),
             2 => Some(CurveId::Bn254),
+            3 => Some(CurveId::P256),
             _ => None,
         }
     }
@@ -52,6 +55,7 @@ impl CurveId {
         match self {
             CurveId::Bls12_381 => "bls12-381",
             CurveId::Bn254 => "bn254",
+            CurveId::P256 => "p256",
         }
     }
 
@@ -59,6 +63,7 @@ impl CurveId {
         match name.to_ascii_lowercase().as_str() {
             "bls12-381" | "bls12_381" | "bls12381" => Some(CurveId::Bls12_381),
             "bn254" | "bn256" | "bn-254" => Some(CurveId::Bn254),
+            "p256" | "p-256" | "secp256r1" | "prime256v1" => Some(CurveId::P256),
             _ => None,
         }
     }
@@ -70,10 +75,12 @@ impl CurveId {
     ///   the GT discrete logarithm), usually quoted as "~128-bit class"; we
     ///   state 120.
     /// * BN254: ~100 bits (Barbulescu–Duquesne 2019; Kim–Barbulescu exTNFS).
+    /// * P-256: 128 bits (generic discrete logarithm, Pollard rho).
     pub fn security_bits(self) -> u32 {
         match self {
             CurveId::Bls12_381 => 120,
             CurveId::Bn254 => 100,
+            CurveId::P256 => 128,
         }
     }
 }
@@ -200,6 +207,21 @@ pub trait Group:
     }
     /// Converts many points to affine form with one field inversion.
     fn to_affine_batch(points: &[Self]) -> Vec<Self::Affine>;
+    /// The point with this affine representation.
+    fn from_affine(a: &Self::Affine) -> Self {
+        Self::identity().add_affine(a)
+    }
+    /// Σ P_i over affine points. Backends override it with batched affine
+    /// additions (a pairwise tree whose slopes share one field inversion per
+    /// level, Montgomery's trick). **Variable time**: for public points only
+    /// (broadcast public keys), never for secrets.
+    fn sum_affine(points: &[Self::Affine]) -> Self {
+        let mut acc = Self::identity();
+        for p in points {
+            acc = acc.add_affine(p);
+        }
+        acc
+    }
     /// Mixed addition `self + a`.
     fn add_affine(&self, a: &Self::Affine) -> Self;
     fn neg_affine(a: &Self::Affine) -> Self::Affine;

@@ -1,0 +1,846 @@
+//! Boneh–Gentry–Waters 2005 broadcast encryption, special case (§3.1), in
+//! KEM form, Type-III, with KeyGen separate from Setup.
+//!
+//! Papers: D. Boneh, C. Gentry, B. Waters, "Collusion Resistant Broadcast
+//! Encryption with Short Ciphertexts and Private Keys", CRYPTO 2005, §3.1;
+//! its asymmetric rewriting and evaluation in Chhatrapati–Hohenberger–
+//! Trombo–Vusirikala, ACNS 2022 (`chhatrapati22`, §3.1, Tables 7–9).
+//!
+//! Notation (the paper's): n = N users, generators g ∈ G1, ĝ ∈ G2, secrets
+//! α, γ ∈ Z_p; g_k = g^{α^k}, ĝ_k = ĝ^{α^k}; v = g^γ.
+//!
+//! ```text
+//! Setup(n):  PK = (g_1..g_n, g_{n+2}..g_{2n}, ĝ_1..ĝ_n, v, Z = e(g_{n+1}, ĝ))
+//!            MSK = (α, γ)
+//! KeyGen(i): d_i = g_i^γ = g^{γ·α^i}
+//! Encrypt S: t ←R Z_p;  Hdr = (C_0, C_1) = (ĝ^t, (v · Π_{j∈S} g_{n+1−j})^t)
+//!            K = Z^t = e(g_{n+1}, ĝ)^t
+//! Decrypt i: K = e(C_1, ĝ_i) / e(d_i · Π_{j∈S, j≠i} g_{n+1−j+i}, C_0)
+//! ```
+//! (Z is computed as e(g_n, ĝ_1) = e(g, ĝ)^{α^{n+1}}; g_{n+1} is never
+//! published.)
+//!
+//! ## Type-III placement (e: G1 × G2 → GT)
+//! Decryption multiplies |S|−1 public-key elements g_{n+1−j+i}; they are in
+//! **G1**, where an addition is about three times cheaper than in G2, and so
+//! are d_i (the private key: 32 bytes on BN254) and v. The product is paired
+//! with C_0, which is therefore in G2 (ĝ^t); C_1 = (vΠg_{n+1−j})^t is built
+//! from G1 elements, so the user's other pairing partner ĝ_i must be in G2:
+//! the public key holds ĝ_1..ĝ_n in G2 (the paper's "λ2^3·N" in Setup), and a
+//! user key caches the Miller-loop lines of its ĝ_i. Decryption is one shared
+//! multi-Miller loop over 2 pairs (C_0's lines are computed per header) and
+//! one final exponentiation. Ciphertext: one G1 + one G2 element (96 bytes
+//! on BN254, the paper's Table 8).
+//!
+//! ## Operation counts (Table 9 of chhatrapati22, checked on `Counted<Bls12>`)
+//! * Setup: 2N+1 fixed-base G1 exponentiations (the paper's 2N−1 for the
+//!   g_k, plus v, plus g_n once more because Z is written before the g_k in
+//!   the streamed encoding), N+1 fixed-base G2 exponentiations (ĝ_1 again),
+//!   1 pairing (Z).
+//! * KeyGen: 1 fixed-base G1 exponentiation.
+//! * Encrypt: |S| G1 additions, 1 G1 exponentiation, 1 fixed-base G2
+//!   exponentiation (+1 GT exponentiation for K, not counted by the paper).
+//! * Decrypt: |S|−1 G1 additions (batched affine additions,
+//!   [`Group::sum_affine`]), 2 Miller loops, 1 final exponentiation.
+//!
+//! ## Scale
+//! The g_k = g^{α^k} are computed from the exponents α^k (one field
+//! multiplication each) by fixed-base exponentiation through one table for
+//! g (and one for ĝ), in parallel chunks, each chunk normalised to affine
+//! with one inversion ([`crate::curve::Group::to_affine_batch`]) — never one
+//! variable-base exponentiation after another. [`Bgw05::public_key_stream`]
+//! writes the encoded public key chunk by chunk in bounded memory (the
+//! caller streams it to a file) and returns the setup id.
+
+use super::{
+    check_n, decode_affine, encode_affine, encoded, fixed_base_affine, hex16, scalar_pow,
+    Recipients, SetupIdHasher, UserIndex, CHUNK, DEFAULT_USERS,
+};
+use crate::curve::{wipe, Curve, CurveId, FixedBaseTable, Group, Scalar, Target};
+use crate::kem::{Kem, KemError, SessionKey};
+use crate::wire::{ObjectKind, Preamble, Reader, SchemeId, WireError, Writer};
+use rand_core::{CryptoRng, RngCore};
+use std::marker::PhantomData;
+use std::sync::{Arc, OnceLock};
+
+type G1A<C> = <<C as Curve>::G1 as Group>::Affine;
+type G2A<C> = <<C as Curve>::G2 as Group>::Affine;
+
+/// The scheme, generic over the curve.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Bgw05<C>(PhantomData<C>);
+
+const SCHEME: SchemeId = SchemeId::Bgw05;
+
+fn preamble<C: Curve>(kind: ObjectKind) -> Preamble {
+    Preamble::new(kind, SCHEME, C::ID)
+}
+
+struct Tables<C: Curve> {
+    g1: FixedBaseTable<C::G1>,
+    g2: FixedBaseTable<C::G2>,
+}
+
+fn tables<C: Curve>() -> Tables<C> {
+    Tables {
+        g1: C::G1::generator().precompute(),
+        g2: C::G2::generator().precompute(),
+    }
+}
+
+struct PkInner<C: Curve> {
+    n: u32,
+    v: C::G1,
+    z: C::Gt,
+    /// g[k−1] = g^{α^k} for k ∈ [1, 2n]; the slot k = n+1 holds the
+    /// identity and is never used nor encoded.
+    g: Vec<G1A<C>>,
+    /// gh[k−1] = ĝ^{α^k} for k ∈ [1, n].
+    gh: Vec<G2A<C>>,
+    setup_id: [u8; 16],
+    tables: OnceLock<Tables<C>>,
+}
+
+/// The public key (cheap to clone: shared).
+pub struct PublicKey<C: Curve>(Arc<PkInner<C>>);
+
+impl<C: Curve> Clone for PublicKey<C> {
+    fn clone(&self) -> Self {
+        PublicKey(self.0.clone())
+    }
+}
+
+impl<C: Curve> core::fmt::Debug for PublicKey<C> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(
+            f,
+            "Bgw05 PublicKey on {} (N = {}, setup {})",
+            C::NAME,
+            self.0.n,
+            hex16(&self.0.setup_id)
+        )
+    }
+}
+
+/// Encoded size of the public key for N users: preamble, N, v, Z, 2N−1 G1
+/// and N G2 elements.
+pub fn public_key_len<C: Curve>(n: u32) -> usize {
+    let n = n as usize;
+    8 + 4 + C::G1::COMPRESSED_BYTES * 2 * n + C::Gt::BYTES + C::G2::COMPRESSED_BYTES * n
+}
+
+impl<C: Curve> PublicKey<C> {
+    pub fn users(&self) -> u32 {
+        self.0.n
+    }
+    pub fn setup_id(&self) -> [u8; 16] {
+        self.0.setup_id
+    }
+    fn tables(&self) -> &Tables<C> {
+        self.0.tables.get_or_init(tables::<C>)
+    }
+    /// g_k, k ∈ [1, 2n] \ {n+1}.
+    fn g(&self, k: u32) -> &G1A<C> {
+        &self.0.g[k as usize - 1]
+    }
+
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let p = &self.0;
+        let mut out = Vec::with_capacity(public_key_len::<C>(p.n));
+        out.extend_from_slice(&pk_head::<C>(p.n, &p.v, &p.z));
+        let n = p.n as usize;
+        encode_affine::<C, C::G1>(&p.g[..n], &mut out);
+        encode_affine::<C, C::G1>(&p.g[n + 1..], &mut out);
+        encode_affine::<C, C::G2>(&p.gh, &mut out);
+        out
+    }
+
+    pub fn from_bytes(bytes: &[u8]) -> Result<Self, WireError> {
+        let mut r = Reader::open_for(bytes, ObjectKind::PublicKey, SCHEME, C::ID)?;
+        let n = r.u32("number of users")?;
+        check_n(n).map_err(|e| WireError::Invalid {
+            what: "public key",
+            detail: e.to_string(),
+        })?;
+        if r.remaining() != public_key_len::<C>(n) - 12 {
+            return Err(WireError::Invalid {
+                what: "public key",
+                detail: format!("wrong length for N = {n}"),
+            });
+        }
+        let v = r.point("v")?;
+        let z = r.gt("Z")?;
+        let mut g = decode_affine::<C, C::G1>(&mut r, n as usize, "g_1..g_n")?;
+        g.push(C::G1::to_affine_batch(&[C::G1::identity()])[0]);
+        g.extend(decode_affine::<C, C::G1>(
+            &mut r,
+            n as usize - 1,
+            "g_{n+2}..g_{2n}",
+        )?);
+        let gh = decode_affine::<C, C::G2>(&mut r, n as usize, "ĝ_1..ĝ_n")?;
+        r.finish()?;
+        Ok(PublicKey(Arc::new(PkInner {
+            n,
+            v,
+            z,
+            g,
+            gh,
+            setup_id: crate::wire::setup_id(bytes),
+            tables: OnceLock::new(),
+        })))
+    }
+}
+
+fn pk_head<C: Curve>(n: u32, v: &C::G1, z: &C::Gt) -> Vec<u8> {
+    let mut w = Writer::new(preamble::<C>(ObjectKind::PublicKey));
+    w.u32(n).point(v).gt(z);
+    w.finish()
+}
+
+/// The master key (α, γ) and N; zeroized on drop.
+pub struct MasterKey<C: Curve> {
+    n: u32,
+    alpha: C::Scalar,
+    gamma: C::Scalar,
+    setup_id: [u8; 16],
+}
+
+impl<C: Curve> Drop for MasterKey<C> {
+    fn drop(&mut self) {
+        wipe(&mut self.alpha, C::Scalar::zero());
+        wipe(&mut self.gamma, C::Scalar::zero());
+    }
+}
+
+impl<C: Curve> MasterKey<C> {
+    pub fn users(&self) -> u32 {
+        self.n
+    }
+    pub fn setup_id(&self) -> [u8; 16] {
+        self.setup_id
+    }
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut w = Writer::new(preamble::<C>(ObjectKind::MasterKey));
+        w.raw(&self.setup_id)
+            .u32(self.n)
+            .scalar(&self.alpha)
+            .scalar(&self.gamma);
+        w.finish()
+    }
+    /// Decodes a master key. The secrets are not checked against the setup
+    /// id here (that would recompute a public key of O(N) elements); a
+    /// mismatch shows as [`KemError::WrongSetup`] at key generation.
+    pub fn from_bytes(bytes: &[u8]) -> Result<Self, WireError> {
+        let mut r = Reader::open_for(bytes, ObjectKind::MasterKey, SCHEME, C::ID)?;
+        let setup_id = r.array("setup id")?;
+        let n = r.u32("number of users")?;
+        check_n(n).map_err(|e| WireError::Invalid {
+            what: "master key",
+            detail: e.to_string(),
+        })?;
+        let alpha = r.scalar("alpha")?;
+        let gamma = r.scalar("gamma")?;
+        r.finish()?;
+        Ok(MasterKey {
+            n,
+            alpha,
+            gamma,
+            setup_id,
+        })
+    }
+
+    /// ĝ^{α^k}… for k = k0, k0+1, … (count of them), affine.
+    fn powers_g1(&self, t: &Tables<C>, k0: u64, count: usize) -> Vec<G1A<C>> {
+        let exps = exponents::<C>(&self.alpha, k0, count);
+        fixed_base_affine::<C, C::G1>(&t.g1, &exps)
+    }
+    fn powers_g2(&self, t: &Tables<C>, k0: u64, count: usize) -> Vec<G2A<C>> {
+        let exps = exponents::<C>(&self.alpha, k0, count);
+        fixed_base_affine::<C, C::G2>(&t.g2, &exps)
+    }
+    fn v_and_z(&self, t: &Tables<C>) -> (C::G1, C::Gt) {
+        let n = self.n as u64;
+        let v = C::G1::mul_fixed(&t.g1, &self.gamma);
+        // Z = e(g_n, ĝ_1) = e(g, ĝ)^{α^{n+1}}
+        let gn = C::G1::mul_fixed(&t.g1, &scalar_pow(self.alpha, n));
+        let g1h = C::G2::mul_fixed(&t.g2, &self.alpha);
+        let z = C::multi_pairing(&[(gn, &C::prepare(&g1h))]);
+        (v, z)
+    }
+
+    /// Recomputes the public key in memory (O(N) elements).
+    pub fn public_key(&self) -> PublicKey<C> {
+        let t = tables::<C>();
+        let n = self.n as usize;
+        let (v, z) = self.v_and_z(&t);
+        let mut g = Vec::with_capacity(2 * n);
+        for k0 in (1..=n).step_by(CHUNK) {
+            g.extend(self.powers_g1(&t, k0 as u64, CHUNK.min(n + 1 - k0)));
+        }
+        g.push(C::G1::to_affine_batch(&[C::G1::identity()])[0]);
+        for k0 in (n + 2..=2 * n).step_by(CHUNK) {
+            g.extend(self.powers_g1(&t, k0 as u64, CHUNK.min(2 * n + 1 - k0)));
+        }
+        let mut gh = Vec::with_capacity(n);
+        for k0 in (1..=n).step_by(CHUNK) {
+            gh.extend(self.powers_g2(&t, k0 as u64, CHUNK.min(n + 1 - k0)));
+        }
+        let inner = PkInner {
+            n: self.n,
+            v,
+            z,
+            g,
+            gh,
+            setup_id: [0; 16],
+            tables: OnceLock::new(),
+        };
+        let _ = inner.tables.set(t);
+        let mut pk = PublicKey(Arc::new(inner));
+        let id = crate::wire::setup_id(&pk.to_bytes());
+        if let Some(p) = Arc::get_mut(&mut pk.0) {
+            p.setup_id = id;
+        }
+        pk
+    }
+}
+
+/// α^{k0}, α^{k0+1}, …, `count` of them (one field multiplication each).
+fn exponents<C: Curve>(alpha: &C::Scalar, k0: u64, count: usize) -> Vec<C::Scalar> {
+    let mut e = scalar_pow(*alpha, k0);
+    let mut out = Vec::with_capacity(count);
+    for _ in 0..count {
+        out.push(e);
+        e *= *alpha;
+    }
+    e = C::Scalar::zero();
+    core::hint::black_box(&e);
+    out
+}
+
+/// A user's private key d_i, with (in memory only) the public key it
+/// decrypts with and the cached lines of ĝ_i.
+pub struct UserKey<C: Curve> {
+    setup_id: [u8; 16],
+    n: u32,
+    i: u32,
+    d: C::G1,
+    pk: Option<PublicKey<C>>,
+    lines: OnceLock<C::G2Prepared>,
+}
+
+impl<C: Curve> Drop for UserKey<C> {
+    fn drop(&mut self) {
+        wipe(&mut self.d, C::G1::identity());
+    }
+}
+
+impl<C: Curve> UserKey<C> {
+    pub fn user(&self) -> UserIndex {
+        UserIndex(self.i)
+    }
+    pub fn setup_id(&self) -> [u8; 16] {
+        self.setup_id
+    }
+    /// Attaches the public key decryption needs (the g_k and ĝ_i).
+    pub fn with_public_key(mut self, pk: &PublicKey<C>) -> Result<Self, KemError> {
+        if pk.setup_id() != self.setup_id || pk.users() != self.n {
+            return Err(KemError::WrongSetup);
+        }
+        self.pk = Some(pk.clone());
+        Ok(self)
+    }
+    /// Encoded size: preamble, setup id, N, i, d_i.
+    pub fn encoded_len() -> usize {
+        8 + 16 + 4 + 4 + C::G1::COMPRESSED_BYTES
+    }
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut w = Writer::new(preamble::<C>(ObjectKind::UserKey));
+        w.raw(&self.setup_id).u32(self.n).u32(self.i).point(&self.d);
+        w.finish()
+    }
+    pub fn from_bytes(bytes: &[u8]) -> Result<Self, WireError> {
+        let mut r = Reader::open_for(bytes, ObjectKind::UserKey, SCHEME, C::ID)?;
+        let setup_id = r.array("setup id")?;
+        let n = r.u32("number of users")?;
+        let i = r.u32("user index")?;
+        if check_n(n).is_err() || UserIndex(i).check(n).is_err() {
+            return Err(WireError::Invalid {
+                what: "user key",
+                detail: "user index outside [1, N]".into(),
+            });
+        }
+        let d = r.point("d_i")?;
+        r.finish()?;
+        Ok(UserKey {
+            setup_id,
+            n,
+            i,
+            d,
+            pk: None,
+            lines: OnceLock::new(),
+        })
+    }
+}
+
+/// The header (C_0, C_1) with the recipient set S.
+pub struct Header<C: Curve> {
+    setup_id: [u8; 16],
+    n: u32,
+    set: Recipients,
+    c0: C::G2,
+    c1: C::G1,
+}
+
+impl<C: Curve> Header<C> {
+    pub fn recipients(&self) -> &Recipients {
+        &self.set
+    }
+    /// Bytes of the group elements alone (what the paper's Table 8 counts).
+    pub fn element_bytes() -> usize {
+        C::G1::COMPRESSED_BYTES + C::G2::COMPRESSED_BYTES
+    }
+    /// Replaces the recipient set (for tests of replayed headers).
+    #[cfg(test)]
+    pub(crate) fn with_recipients(mut self, set: Recipients) -> Self {
+        self.set = set;
+        self
+    }
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut w = Writer::new(preamble::<C>(ObjectKind::Header));
+        w.raw(&self.setup_id).u32(self.n);
+        self.set.encode(&mut w);
+        w.point(&self.c0).point(&self.c1);
+        w.finish()
+    }
+    pub fn from_bytes(bytes: &[u8]) -> Result<Self, WireError> {
+        let mut r = Reader::open_for(bytes, ObjectKind::Header, SCHEME, C::ID)?;
+        let setup_id = r.array("setup id")?;
+        let n = r.u32("number of users")?;
+        check_n(n).map_err(|e| WireError::Invalid {
+            what: "header",
+            detail: e.to_string(),
+        })?;
+        let set = Recipients::decode(&mut r, n)?;
+        let c0 = r.point("C_0")?;
+        let c1 = r.point("C_1")?;
+        r.finish()?;
+        Ok(Header {
+            setup_id,
+            n,
+            set,
+            c0,
+            c1,
+        })
+    }
+}
+
+encoded!(PublicKey, MasterKey, UserKey, Header);
+
+impl<C: Curve> Bgw05<C> {
+    fn draw<R: RngCore + CryptoRng>(n: u32, rng: &mut R) -> Result<MasterKey<C>, KemError> {
+        check_n(n)?;
+        Ok(MasterKey {
+            n,
+            alpha: C::Scalar::random(rng),
+            gamma: C::Scalar::random(rng),
+            setup_id: [0; 16],
+        })
+    }
+
+    /// Setup for N = `n` users, the public key in memory.
+    pub fn setup_n<R: RngCore + CryptoRng>(
+        n: u32,
+        rng: &mut R,
+    ) -> Result<(PublicKey<C>, MasterKey<C>), KemError> {
+        let mut mk = Self::draw(n, rng)?;
+        let pk = mk.public_key();
+        mk.setup_id = pk.setup_id();
+        Ok((pk, mk))
+    }
+
+    /// Setup for N = `n` users in bounded memory: the encoded public key is
+    /// handed to `sink` in order, chunk by chunk (a caller writes it to a
+    /// file); the master key (with the setup id of those bytes) is returned.
+    pub fn setup_stream<R: RngCore + CryptoRng>(
+        n: u32,
+        rng: &mut R,
+        sink: impl FnMut(&[u8]),
+    ) -> Result<MasterKey<C>, KemError> {
+        let mut mk = Self::draw(n, rng)?;
+        mk.setup_id = Self::public_key_stream(&mk, sink);
+        Ok(mk)
+    }
+
+    /// Streams the encoding of the public key of `mk` to `sink` (chunks of
+    /// at most [`CHUNK`] points) and returns its setup id. Memory: one chunk.
+    pub fn public_key_stream(mk: &MasterKey<C>, mut sink: impl FnMut(&[u8])) -> [u8; 16] {
+        let t = tables::<C>();
+        let n = mk.n as usize;
+        let mut h = SetupIdHasher::new();
+        let mut emit = |b: &[u8]| {
+            h.update(b);
+            sink(b);
+        };
+        let (v, z) = mk.v_and_z(&t);
+        emit(&pk_head::<C>(mk.n, &v, &z));
+        let mut buf = Vec::new();
+        for (lo, hi) in [(1, n), (n + 2, 2 * n)] {
+            for k0 in (lo..=hi).step_by(CHUNK) {
+                let pts = mk.powers_g1(&t, k0 as u64, CHUNK.min(hi + 1 - k0));
+                buf.clear();
+                encode_affine::<C, C::G1>(&pts, &mut buf);
+                emit(&buf);
+            }
+        }
+        for k0 in (1..=n).step_by(CHUNK) {
+            let pts = mk.powers_g2(&t, k0 as u64, CHUNK.min(n + 1 - k0));
+            buf.clear();
+            encode_affine::<C, C::G2>(&pts, &mut buf);
+            emit(&buf);
+        }
+        h.finish()
+    }
+
+    /// The group element e(g_{n+1}, ĝ)^t recovered by user `key` (the
+    /// pre-KDF value), for tests and benchmarks.
+    pub fn decapsulate_gt(key: &UserKey<C>, header: &Header<C>) -> Result<C::Gt, KemError> {
+        if header.setup_id != key.setup_id || header.n != key.n {
+            return Err(KemError::WrongSetup);
+        }
+        if !header.set.contains(key.i) {
+            return Err(KemError::NotSatisfied);
+        }
+        let pk = key.pk.as_ref().ok_or_else(|| {
+            KemError::Invalid(
+                "BGW05 decryption needs the public key: attach it with UserKey::with_public_key"
+                    .into(),
+            )
+        })?;
+        let (n, i) = (key.n, key.i);
+        let others: Vec<G1A<C>> = header
+            .set
+            .iter()
+            .filter(|&j| j != i)
+            .map(|j| *pk.g(n + 1 - j + i))
+            .collect();
+        let sum = if others.is_empty() {
+            key.d
+        } else {
+            C::G1::sum_affine(&others) + key.d
+        };
+        let gh_i = key
+            .lines
+            .get_or_init(|| C::prepare(&C::G2::from_affine(&pk.0.gh[i as usize - 1])));
+        let c0_lines = C::prepare(&header.c0);
+        Ok(C::multi_pairing(&[(header.c1, gh_i), (-sum, &c0_lines)]))
+    }
+}
+
+impl<C: Curve> Kem for Bgw05<C> {
+    const SCHEME: SchemeId = SCHEME;
+    const CURVE: CurveId = C::ID;
+    type PublicKey = PublicKey<C>;
+    type MasterKey = MasterKey<C>;
+    type UserKey = UserKey<C>;
+    type Header = Header<C>;
+    type KeySide = UserIndex;
+    type CiphertextSide = Recipients;
+
+    /// Setup for [`DEFAULT_USERS`] users; use [`Bgw05::setup_n`] to choose N.
+    fn setup<R: RngCore + CryptoRng>(rng: &mut R) -> (PublicKey<C>, MasterKey<C>) {
+        match Self::setup_n(DEFAULT_USERS, rng) {
+            Ok(k) => k,
+            Err(_) => unreachable!("the default N is valid"),
+        }
+    }
+
+    fn public_key(mk: &MasterKey<C>) -> PublicKey<C> {
+        mk.public_key()
+    }
+
+    fn keygen<R: RngCore + CryptoRng>(
+        pk: &PublicKey<C>,
+        mk: &MasterKey<C>,
+        user: &UserIndex,
+        _rng: &mut R,
+    ) -> Result<UserKey<C>, KemError> {
+        if pk.setup_id() != mk.setup_id || pk.users() != mk.n {
+            return Err(KemError::WrongSetup);
+        }
+        user.check(mk.n)?;
+        let mut e = mk.gamma * scalar_pow(mk.alpha, user.0 as u64);
+        let d = C::G1::mul_fixed(&pk.tables().g1, &e);
+        wipe(&mut e, C::Scalar::zero());
+        Ok(UserKey {
+            setup_id: mk.setup_id,
+            n: mk.n,
+            i: user.0,
+            d,
+            pk: Some(pk.clone()),
+            lines: OnceLock::new(),
+        })
+    }
+
+    fn encapsulate<R: RngCore + CryptoRng>(
+        pk: &PublicKey<C>,
+        set: &Recipients,
+        rng: &mut R,
+    ) -> Result<(SessionKey, Header<C>), KemError> {
+        set.check(pk.users())?;
+        let n = pk.users();
+        let t = C::Scalar::random(rng);
+        let c0 = C::G2::mul_fixed(&pk.tables().g2, &t);
+        let pts: Vec<G1A<C>> = set.iter().map(|j| *pk.g(n + 1 - j)).collect();
+        let c1 = (C::G1::sum_affine(&pts) + pk.0.v) * t;
+        let key = SessionKey::from_gt(&pk.0.z.pow(&t), SCHEME, C::ID);
+        Ok((
+            key,
+            Header {
+                setup_id: pk.setup_id(),
+                n,
+                set: set.clone(),
+                c0,
+                c1,
+            },
+        ))
+    }
+
+    fn decapsulate(key: &UserKey<C>, header: &Header<C>) -> Result<SessionKey, KemError> {
+        let k = Self::decapsulate_gt(key, header)?;
+        Ok(SessionKey::from_gt(&k, SCHEME, C::ID))
+    }
+
+    fn key_side(key: &UserKey<C>) -> UserIndex {
+        UserIndex(key.i)
+    }
+
+    fn ciphertext_side(header: &Header<C>) -> Recipients {
+        header.set.clone()
+    }
+
+    fn header_setup_id(header: &Header<C>) -> Option<[u8; 16]> {
+        Some(header.setup_id)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bcast::testutil::{random_set, set_strategy};
+    use crate::curve::{Bls12, Bn254, Counted, OpCounts};
+    use crate::kem::Side;
+    use proptest::prelude::*;
+    use rand_chacha::rand_core::SeedableRng;
+    use rand_chacha::ChaCha20Rng;
+
+    type B = Bgw05<Bls12>;
+
+    fn rng(seed: u64) -> ChaCha20Rng {
+        ChaCha20Rng::seed_from_u64(seed)
+    }
+
+    fn round_trip<C: Curve>() {
+        let mut r = rng(1);
+        let n = 20;
+        let (pk, mk) = Bgw05::<C>::setup_n(n, &mut r).unwrap();
+        let pk2 = PublicKey::<C>::from_bytes(&pk.to_bytes()).unwrap();
+        assert_eq!(pk2.setup_id(), pk.setup_id());
+        assert_eq!(pk.to_bytes().len(), public_key_len::<C>(n));
+        let mk2 = MasterKey::<C>::from_bytes(&mk.to_bytes()).unwrap();
+        let set = Recipients::parse("1-3,7,12-20").unwrap();
+        let (key, header) = Bgw05::<C>::encapsulate(&pk2, &set, &mut r).unwrap();
+        let header = Header::<C>::from_bytes(&header.to_bytes()).unwrap();
+        for i in 1..=n {
+            let uk = Bgw05::<C>::keygen(&pk, &mk2, &UserIndex(i), &mut r).unwrap();
+            assert_eq!(uk.to_bytes().len(), UserKey::<C>::encoded_len());
+            let uk = UserKey::<C>::from_bytes(&uk.to_bytes()).unwrap();
+            assert!(matches!(
+                Bgw05::<C>::decapsulate(&uk, &header),
+                Err(KemError::Invalid(_)) | Err(KemError::NotSatisfied)
+            ));
+            let uk = uk.with_public_key(&pk2).unwrap();
+            match Bgw05::<C>::decapsulate(&uk, &header) {
+                Ok(k) => {
+                    assert!(set.contains(i));
+                    assert_eq!(k, key);
+                }
+                Err(KemError::NotSatisfied) => assert!(!set.contains(i)),
+                Err(e) => panic!("{e}"),
+            }
+        }
+    }
+
+    #[test]
+    fn round_trip_bls12() {
+        round_trip::<Bls12>();
+    }
+
+    #[test]
+    fn round_trip_bn254() {
+        round_trip::<Bn254>();
+    }
+
+    #[test]
+    fn sizes_match_table_2_and_8() {
+        // Table 2: ciphertext O(λ), private key O(λ), public key O(λ·N).
+        // Table 8 (BN254): ct 96 B, sk 32 B, pk ≈ 2N·32 + N·64 B.
+        assert_eq!(Header::<Bn254>::element_bytes(), 96);
+        assert_eq!(UserKey::<Bn254>::encoded_len() - 32, 32);
+        for n in [1u32, 100, 1000] {
+            assert_eq!(
+                public_key_len::<Bn254>(n),
+                12 + 32 * 2 * n as usize + 384 + 64 * n as usize
+            );
+        }
+        let mut r = rng(8);
+        let (pk, _) = Bgw05::<Bn254>::setup_n(100, &mut r).unwrap();
+        assert_eq!(pk.to_bytes().len(), public_key_len::<Bn254>(100));
+        let (_, h) =
+            Bgw05::<Bn254>::encapsulate(&pk, &Recipients::range(1, 10).unwrap(), &mut r).unwrap();
+        assert_eq!(h.to_bytes().len(), 8 + 16 + 4 + 12 + 96);
+    }
+
+    #[test]
+    fn streamed_public_key_is_the_public_key() {
+        let mut r = rng(9);
+        let mut bytes = Vec::new();
+        let mk = B::setup_stream(37, &mut r, |b| bytes.extend_from_slice(b)).unwrap();
+        let pk = PublicKey::<Bls12>::from_bytes(&bytes).unwrap();
+        assert_eq!(pk.setup_id(), mk.setup_id());
+        assert_eq!(mk.public_key().to_bytes(), bytes);
+        let set = Recipients::parse("2,5-9,37").unwrap();
+        let (k, h) = B::encapsulate(&pk, &set, &mut r).unwrap();
+        let uk = B::keygen(&pk, &mk, &UserIndex(37), &mut r).unwrap();
+        assert_eq!(B::decapsulate(&uk, &h).unwrap(), k);
+    }
+
+    #[test]
+    fn outsiders_and_replayed_headers_fail() {
+        let mut r = rng(3);
+        let (pk, mk) = B::setup_n(16, &mut r).unwrap();
+        let set = Recipients::parse("1-4,9").unwrap();
+        let (key, header) = B::encapsulate(&pk, &set, &mut r).unwrap();
+        // A valid key of a user outside S.
+        let out = B::keygen(&pk, &mk, &UserIndex(5), &mut r).unwrap();
+        assert!(matches!(
+            B::decapsulate(&out, &header),
+            Err(KemError::NotSatisfied)
+        ));
+        // The same header with S' = S ∪ {5}: user 5 runs decryption but
+        // does not get the key (nor do the real recipients).
+        let forged = header.with_recipients(Recipients::parse("1-5,9").unwrap());
+        assert_ne!(B::decapsulate(&out, &forged).unwrap(), key);
+        let inside = B::keygen(&pk, &mk, &UserIndex(2), &mut r).unwrap();
+        assert_ne!(B::decapsulate(&inside, &forged).unwrap(), key);
+        // Another setup.
+        let (pk2, mk2) = B::setup_n(16, &mut r).unwrap();
+        let k2 = B::keygen(&pk2, &mk2, &UserIndex(2), &mut r).unwrap();
+        assert!(matches!(
+            B::decapsulate(&k2, &forged),
+            Err(KemError::WrongSetup)
+        ));
+        assert!(B::keygen(&pk, &mk2, &UserIndex(1), &mut r).is_err());
+        assert!(B::keygen(&pk, &mk, &UserIndex(17), &mut r).is_err());
+        assert!(B::encapsulate(&pk, &Recipients::parse("3-17").unwrap(), &mut r).is_err());
+        assert!(UserKey::<Bls12>::from_bytes(&inside.to_bytes())
+            .unwrap()
+            .with_public_key(&pk2)
+            .is_err());
+    }
+
+    #[test]
+    fn op_counts_match_table_9() {
+        type CB = Bgw05<Counted<Bls12>>;
+        let mut r = rng(5);
+        let n = 24u64;
+        let ((pk, mk), setup) = OpCounts::measure(|| CB::setup_n(n as u32, &mut r).unwrap());
+        assert_eq!(
+            setup.g1_fixed_exp,
+            2 * n - 1 + 1 + 1,
+            "2N−1 g_k, v, g_n for Z"
+        );
+        assert_eq!(setup.g2_fixed_exp, n + 1, "N ĝ_k, ĝ_1 for Z");
+        assert_eq!((setup.miller_loops, setup.final_exps), (1, 1));
+        for s in [1usize, 2, 7, 24] {
+            let set = Recipients::range(1, s as u32).unwrap();
+            let (key, kg) =
+                OpCounts::measure(|| CB::keygen(&pk, &mk, &UserIndex(1), &mut r).unwrap());
+            assert_eq!(kg.g1_fixed_exp, 1);
+            assert_eq!(kg.g1_exp + kg.g2_exp + kg.g2_fixed_exp, 0);
+            let ((_, h), enc) = OpCounts::measure(|| CB::encapsulate(&pk, &set, &mut r).unwrap());
+            assert_eq!(enc.g1_add, s as u64, "λ1·|S|");
+            assert_eq!(enc.g1_exp, 1);
+            assert_eq!(enc.g2_fixed_exp, 1);
+            assert_eq!(enc.miller_loops, 0);
+            let (_, dec) = OpCounts::measure(|| CB::decapsulate(&key, &h).unwrap());
+            assert_eq!(dec.g1_add, s as u64 - 1, "λ1·(|S|−1)");
+            assert_eq!((dec.miller_loops, dec.final_exps), (2, 1), "2·e");
+            assert_eq!(dec.g1_exp + dec.g2_exp + dec.gt_exp, 0);
+        }
+    }
+
+    #[test]
+    fn decoders_reject_truncation_and_mutation() {
+        let mut r = rng(6);
+        let (pk, mk) = B::setup_n(5, &mut r).unwrap();
+        let (_, header) = B::encapsulate(&pk, &Recipients::parse("1,3").unwrap(), &mut r).unwrap();
+        let key = B::keygen(&pk, &mk, &UserIndex(3), &mut r).unwrap();
+        for bytes in [
+            pk.to_bytes(),
+            mk.to_bytes(),
+            header.to_bytes(),
+            key.to_bytes(),
+        ] {
+            for cut in [0, 1, 7, 8, bytes.len() / 2, bytes.len() - 1] {
+                let t = &bytes[..cut];
+                assert!(PublicKey::<Bls12>::from_bytes(t).is_err());
+                assert!(Header::<Bls12>::from_bytes(t).is_err());
+                assert!(UserKey::<Bls12>::from_bytes(t).is_err());
+                assert!(MasterKey::<Bls12>::from_bytes(t).is_err());
+            }
+            let mut long = bytes.clone();
+            long.push(0);
+            assert!(PublicKey::<Bls12>::from_bytes(&long).is_err());
+            assert!(Header::<Bls12>::from_bytes(&long).is_err());
+            assert!(UserKey::<Bls12>::from_bytes(&long).is_err());
+            assert!(MasterKey::<Bls12>::from_bytes(&long).is_err());
+            for i in 0..bytes.len().min(400) {
+                let mut m = bytes.clone();
+                m[i] ^= 1 << (i % 8);
+                let _ = PublicKey::<Bls12>::from_bytes(&m);
+                let _ = Header::<Bls12>::from_bytes(&m);
+                let _ = UserKey::<Bls12>::from_bytes(&m);
+                let _ = MasterKey::<Bls12>::from_bytes(&m);
+            }
+        }
+        assert!(Header::<Bn254>::from_bytes(&header.to_bytes()).is_err());
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 16, .. ProptestConfig::default() })]
+
+        #[test]
+        fn members_decrypt_and_others_do_not((n, seed, frac) in set_strategy()) {
+            let mut r = rng(seed);
+            let (pk, mk) = B::setup_n(n, &mut r).unwrap();
+            let set = random_set(n, seed, frac);
+            let (key, header) = B::encapsulate(&pk, &set, &mut r).unwrap();
+            for i in 1..=n {
+                let uk = B::keygen(&pk, &mk, &UserIndex(i), &mut r).unwrap();
+                match B::decapsulate(&uk, &header) {
+                    Ok(k) => { prop_assert!(set.contains(i)); prop_assert_eq!(&k, &key); }
+                    Err(KemError::NotSatisfied) => prop_assert!(!set.contains(i)),
+                    Err(e) => prop_assert!(false, "unexpected {}", e),
+                }
+            }
+        }
+
+        #[test]
+        fn decoders_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..600)) {
+            let _ = PublicKey::<Bls12>::from_bytes(&bytes);
+            let _ = Header::<Bls12>::from_bytes(&bytes);
+            let _ = UserKey::<Bn254>::from_bytes(&bytes);
+            let _ = MasterKey::<Bls12>::from_bytes(&bytes);
+        }
+    }
+}

@@ -1,0 +1,519 @@
+//! Public-key broadcast encryption, one file per scheme, as evaluated by
+//! A. Chhatrapati, S. Hohenberger, J. Trombo, S. Vusirikala, "A Performance
+//! Evaluation of Pairing-Based Broadcast Encryption Systems", ACNS 2022
+//! (`chhatrapati22-broadcast-encryption-evaluation.txt`, §2, §3.1–3.4).
+//!
+//! * [`bgw05`] — Boneh–Gentry–Waters 2005 §3.1: constant ciphertext and
+//!   private key, public key O(N); static security.
+//! * [`bgw05_sqrt`] — BGW05 §3.2 with B = ⌊√N⌋: public key and ciphertext
+//!   O(√N); static security.
+//! * [`gw09`] — Gentry–Waters 2009 §3.1: semi-static, constant ciphertext,
+//!   O(N) private keys.
+//! * [`waters09`] — Waters 2009 dual-system broadcast encryption: adaptive,
+//!   constant ciphertext, O(N) private keys.
+//! * [`elgamal`] — the paper's §2 baseline: ElGamal with shared parameters on
+//!   NIST P-256, one ciphertext element per recipient.
+//!
+//! All of them implement [`crate::kem::Kem`] with key side a [`UserIndex`]
+//! i ∈ [1, N] and ciphertext side a set of users [`Recipients`] ⊆ [1, N].
+//! The number of users N is fixed at setup: each scheme has an inherent
+//! `setup_n(n, rng)`; `Kem::setup` uses [`DEFAULT_USERS`].
+//!
+//! Decryption in BGW05 needs the public key (the g_i and ĝ_i are public), so
+//! a BGW05 user key decoded from bytes is attached to its public key before
+//! decapsulation (`UserKey::with_public_key`); keys from `keygen` carry it.
+
+pub mod bgw05;
+pub mod bgw05_sqrt;
+pub mod elgamal;
+pub mod gw09;
+pub mod waters09;
+
+pub use bgw05::Bgw05;
+pub use bgw05_sqrt::Bgw05Sqrt;
+pub use elgamal::ElGamalP256;
+pub use gw09::Gw09;
+pub use waters09::Waters09;
+
+use crate::curve::{par_map, Curve, FixedBaseTable, Group, Scalar};
+use crate::kem::{KemError, Side};
+use crate::policy::{ErrorKind, PolicyError};
+use crate::wire::{Reader, WireError, Writer};
+
+/// N used by `Kem::setup` (which has no argument for it).
+pub const DEFAULT_USERS: u32 = 1024;
+/// Largest number of users a setup accepts (2^24 ≈ 16.8 million).
+pub const MAX_USERS: u32 = 1 << 24;
+
+/// A user of a broadcast system: an index i ∈ [1, N].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct UserIndex(pub u32);
+
+impl UserIndex {
+    pub fn get(self) -> u32 {
+        self.0
+    }
+    /// Checks 1 ≤ i ≤ n.
+    pub fn check(self, n: u32) -> Result<(), KemError> {
+        if self.0 == 0 || self.0 > n {
+            return Err(KemError::Invalid(format!(
+                "user index {} is outside [1, {n}]",
+                self.0
+            )));
+        }
+        Ok(())
+    }
+}
+
+impl Side for UserIndex {
+    fn parse(input: &str) -> Result<Self, PolicyError> {
+        let t = input.trim();
+        let v = parse_index(t, 0)?;
+        Ok(UserIndex(v))
+    }
+    fn describe(&self) -> String {
+        format!("user {}", self.0)
+    }
+    const IS_POLICY: bool = false;
+}
+
+fn parse_index(t: &str, pos: usize) -> Result<u32, PolicyError> {
+    if t.is_empty() || !t.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(PolicyError::at(
+            ErrorKind::Syntax,
+            pos,
+            "a user index (a positive integer)",
+            t,
+        ));
+    }
+    match t.parse::<u64>() {
+        Ok(v) if v >= 1 && v <= MAX_USERS as u64 => Ok(v as u32),
+        _ => Err(PolicyError::at(
+            ErrorKind::Number,
+            pos,
+            format!("a user index in [1, {MAX_USERS}]"),
+            t,
+        )),
+    }
+}
+
+/// A set of users S ⊆ [1, N], kept as sorted, disjoint, non-adjacent
+/// inclusive ranges (the canonical form of text like `1-1000,2000,3000-3100`).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Recipients {
+    ranges: Vec<(u32, u32)>,
+    len: u64,
+}
+
+impl Recipients {
+    /// The set of the given indices (any order, duplicates allowed).
+    pub fn from_indices(indices: impl IntoIterator<Item = u32>) -> Result<Self, KemError> {
+        let mut v: Vec<u32> = indices.into_iter().collect();
+        v.sort_unstable();
+        v.dedup();
+        if v.first() == Some(&0) {
+            return Err(KemError::Invalid(
+                "user index 0 (indices start at 1)".into(),
+            ));
+        }
+        let ranges = v.into_iter().map(|i| (i, i)).collect();
+        Self::from_ranges(ranges).map_err(|e| KemError::Invalid(e.to_string()))
+    }
+
+    /// Users lo..=hi.
+    pub fn range(lo: u32, hi: u32) -> Result<Self, KemError> {
+        Self::from_ranges(vec![(lo, hi)]).map_err(|e| KemError::Invalid(e.to_string()))
+    }
+
+    /// Normalises ranges (sorting, merging overlapping and adjacent ones).
+    fn from_ranges(mut ranges: Vec<(u32, u32)>) -> Result<Self, PolicyError> {
+        for &(lo, hi) in &ranges {
+            if lo == 0 || lo > hi || hi > MAX_USERS {
+                return Err(PolicyError::new(
+                    ErrorKind::Argument,
+                    format!("ranges a-b with 1 ≤ a ≤ b ≤ {MAX_USERS}"),
+                    format!("{lo}-{hi}"),
+                ));
+            }
+        }
+        ranges.sort_unstable();
+        let mut out: Vec<(u32, u32)> = Vec::with_capacity(ranges.len());
+        for (lo, hi) in ranges {
+            match out.last_mut() {
+                Some(last) if lo <= last.1.saturating_add(1) => last.1 = last.1.max(hi),
+                _ => out.push((lo, hi)),
+            }
+        }
+        if out.is_empty() {
+            return Err(PolicyError::new(
+                ErrorKind::Argument,
+                "at least one recipient",
+                "an empty set",
+            ));
+        }
+        let len = out.iter().map(|(a, b)| (b - a) as u64 + 1).sum();
+        Ok(Recipients { ranges: out, len })
+    }
+
+    /// |S|.
+    pub fn len(&self) -> usize {
+        self.len as usize
+    }
+    /// Never true for a constructed set (an empty set is refused); here for
+    /// clippy's `len_without_is_empty`.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+    /// The largest index.
+    pub fn max(&self) -> u32 {
+        self.ranges.last().map(|r| r.1).unwrap_or(0)
+    }
+    /// The canonical ranges.
+    pub fn ranges(&self) -> &[(u32, u32)] {
+        &self.ranges
+    }
+    pub fn contains(&self, i: u32) -> bool {
+        self.rank(i).is_some()
+    }
+    /// The position of `i` in S in increasing order (0-based), if i ∈ S.
+    pub fn rank(&self, i: u32) -> Option<usize> {
+        // number of elements before the range holding i
+        let k = self.ranges.partition_point(|r| r.1 < i);
+        let (lo, hi) = *self.ranges.get(k)?;
+        if i < lo || i > hi {
+            return None;
+        }
+        let before: u64 = self.ranges[..k]
+            .iter()
+            .map(|(a, b)| (b - a) as u64 + 1)
+            .sum();
+        Some((before + (i - lo) as u64) as usize)
+    }
+    /// The members in increasing order.
+    pub fn iter(&self) -> impl Iterator<Item = u32> + '_ {
+        self.ranges.iter().flat_map(|&(a, b)| a..=b)
+    }
+    /// The members in [lo, hi], in increasing order.
+    pub fn iter_range(&self, lo: u32, hi: u32) -> impl Iterator<Item = u32> + '_ {
+        let k = self.ranges.partition_point(|r| r.1 < lo);
+        self.ranges[k..]
+            .iter()
+            .take_while(move |r| r.0 <= hi)
+            .flat_map(move |&(a, b)| a.max(lo)..=b.min(hi))
+    }
+    /// Checks S ⊆ [1, n].
+    pub fn check(&self, n: u32) -> Result<(), KemError> {
+        if self.max() > n {
+            return Err(KemError::Invalid(format!(
+                "recipient {} is outside [1, {n}] (the public key has {n} users)",
+                self.max()
+            )));
+        }
+        Ok(())
+    }
+
+    /// Wire form: count of ranges, then (lo, hi) pairs as u32.
+    pub(crate) fn encode(&self, w: &mut Writer) {
+        w.u32(self.ranges.len() as u32);
+        for &(a, b) in &self.ranges {
+            w.u32(a).u32(b);
+        }
+    }
+    /// Strict decoding: canonical ranges inside [1, n].
+    pub(crate) fn decode(r: &mut Reader<'_>, n: u32) -> Result<Self, WireError> {
+        let k = r.count("recipient ranges", n.div_ceil(2).max(1) as usize)?;
+        let bad = |detail: &str| WireError::Invalid {
+            what: "recipients",
+            detail: detail.into(),
+        };
+        let mut ranges = Vec::with_capacity(k);
+        let mut prev_hi: Option<u32> = None;
+        for _ in 0..k {
+            let a = r.u32("range start")?;
+            let b = r.u32("range end")?;
+            if a == 0 || a > b || b > n {
+                return Err(bad("a range is empty or outside [1, N]"));
+            }
+            if let Some(p) = prev_hi {
+                if a <= p.saturating_add(1) {
+                    return Err(bad("ranges are not sorted, disjoint and non-adjacent"));
+                }
+            }
+            prev_hi = Some(b);
+            ranges.push((a, b));
+        }
+        if ranges.is_empty() {
+            return Err(bad("no recipient"));
+        }
+        let len = ranges.iter().map(|(a, b)| (b - a) as u64 + 1).sum();
+        Ok(Recipients { ranges, len })
+    }
+    /// Encoded length in bytes.
+    pub fn encoded_len(&self) -> usize {
+        4 + 8 * self.ranges.len()
+    }
+}
+
+impl core::fmt::Display for Recipients {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        for (k, &(a, b)) in self.ranges.iter().enumerate() {
+            if k > 0 {
+                f.write_str(",")?;
+            }
+            if a == b {
+                write!(f, "{a}")?;
+            } else {
+                write!(f, "{a}-{b}")?;
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Side for Recipients {
+    /// `1-1000, 2000, 3000-3100`: comma-separated indices and inclusive
+    /// ranges, in any order, overlaps allowed.
+    fn parse(input: &str) -> Result<Self, PolicyError> {
+        let mut ranges = Vec::new();
+        let mut pos = 0usize;
+        for item in input.split(',') {
+            let start = pos + (item.len() - item.trim_start().len());
+            let t = item.trim();
+            if let Some((a, b)) = t.split_once('-') {
+                let lo = parse_index(a.trim(), start)?;
+                let hi = parse_index(b.trim(), start)?;
+                if lo > hi {
+                    return Err(PolicyError::at(
+                        ErrorKind::Argument,
+                        start,
+                        "a range a-b with a ≤ b",
+                        t,
+                    ));
+                }
+                ranges.push((lo, hi));
+            } else {
+                ranges.push((parse_index(t, start)?, parse_index(t, start)?));
+            }
+            pos += item.len() + 1;
+        }
+        Recipients::from_ranges(ranges)
+    }
+    fn describe(&self) -> String {
+        self.to_string()
+    }
+    const IS_POLICY: bool = false;
+}
+
+/// x^e in Z_r (square and multiply; the exponent is a public index).
+pub(crate) fn scalar_pow<S: Scalar>(x: S, mut e: u64) -> S {
+    let mut acc = S::one();
+    let mut base = x;
+    while e > 0 {
+        if e & 1 == 1 {
+            acc *= base;
+        }
+        base *= base;
+        e >>= 1;
+    }
+    acc
+}
+
+/// A pseudorandom scalar PRF_seed(tag, j): SHA-512 over the tag, the seed and
+/// j, reduced wide. Used for per-user exponents that the master key would
+/// otherwise store one by one (O(N) master keys become O(1)).
+pub(crate) fn prf_scalar<S: Scalar>(tag: &[u8], seed: &[u8; 32], j: u32) -> S {
+    use sha2::{Digest, Sha512};
+    let mut h = Sha512::new();
+    h.update(b"abbe/v1/bcast-prf/");
+    h.update((tag.len() as u32).to_be_bytes());
+    h.update(tag);
+    h.update(seed);
+    h.update(j.to_be_bytes());
+    let d = h.finalize();
+    let mut wide = [0u8; 64];
+    wide.copy_from_slice(&d);
+    let s = S::from_bytes_wide(&wide);
+    wide.fill(0);
+    s
+}
+
+/// base^{s_k} for every scalar, through a fixed-base table, in parallel,
+/// normalised to affine with one inversion per batch.
+pub(crate) fn fixed_base_affine<C: Curve, G: Group>(
+    table: &FixedBaseTable<G>,
+    scalars: &[G::Scalar],
+) -> Vec<G::Affine> {
+    let pts: Vec<G> = par_map::<C, _, _>(scalars, |s| G::mul_fixed(table, s));
+    G::to_affine_batch(&pts)
+}
+
+/// Points are produced and encoded in chunks of this many (bounded memory
+/// for N = 10^6).
+pub(crate) const CHUNK: usize = 1 << 14;
+
+/// Encodes affine points (compressed), in parallel.
+pub(crate) fn encode_affine<C: Curve, G: Group>(points: &[G::Affine], out: &mut Vec<u8>) {
+    let chunks: Vec<&[G::Affine]> = points.chunks(1024).collect();
+    let enc: Vec<Vec<u8>> = par_map::<C, _, _>(&chunks, |c| {
+        let mut v = Vec::with_capacity(c.len() * G::COMPRESSED_BYTES);
+        for a in c.iter() {
+            v.extend_from_slice(&G::from_affine(a).to_compressed());
+        }
+        v
+    });
+    for e in enc {
+        out.extend_from_slice(&e);
+    }
+}
+
+/// Strictly decodes `count` compressed points (in parallel) to affine form.
+pub(crate) fn decode_affine<C: Curve, G: Group>(
+    r: &mut Reader<'_>,
+    count: usize,
+    what: &'static str,
+) -> Result<Vec<G::Affine>, WireError> {
+    let len = count
+        .checked_mul(G::COMPRESSED_BYTES)
+        .ok_or(WireError::Truncated(what))?;
+    let bytes = r.take(len, what)?;
+    let chunks: Vec<&[u8]> = bytes.chunks(1024 * G::COMPRESSED_BYTES).collect();
+    let dec: Vec<Result<Vec<G::Affine>, WireError>> = par_map::<C, _, _>(&chunks, |c| {
+        let mut pts = Vec::with_capacity(c.len() / G::COMPRESSED_BYTES);
+        for b in c.chunks_exact(G::COMPRESSED_BYTES) {
+            pts.push(G::from_compressed(b)?);
+        }
+        Ok(G::to_affine_batch(&pts))
+    });
+    let mut out = Vec::with_capacity(count);
+    for d in dec {
+        out.extend(d?);
+    }
+    Ok(out)
+}
+
+/// An incremental setup id (the same value as [`crate::wire::setup_id`] over
+/// the concatenated chunks), for public keys written as a stream.
+pub(crate) struct SetupIdHasher(sha2::Sha256);
+
+impl SetupIdHasher {
+    pub(crate) fn new() -> Self {
+        use sha2::Digest;
+        let mut h = sha2::Sha256::new();
+        h.update(b"abbe/v1/setup-id");
+        SetupIdHasher(h)
+    }
+    pub(crate) fn update(&mut self, b: &[u8]) {
+        use sha2::Digest;
+        self.0.update(b);
+    }
+    pub(crate) fn finish(self) -> [u8; 16] {
+        use sha2::Digest;
+        let d = self.0.finalize();
+        let mut id = [0u8; 16];
+        id.copy_from_slice(&d[..16]);
+        id
+    }
+}
+
+pub(crate) fn hex16(b: &[u8; 16]) -> String {
+    b.iter().map(|x| format!("{x:02x}")).collect()
+}
+
+/// Checks 1 ≤ n ≤ MAX_USERS.
+pub(crate) fn check_n(n: u32) -> Result<(), KemError> {
+    if n == 0 || n > MAX_USERS {
+        return Err(KemError::Invalid(format!(
+            "the number of users must be in [1, {MAX_USERS}], got {n}"
+        )));
+    }
+    Ok(())
+}
+
+macro_rules! encoded {
+    ($($t:ident),*) => {$(
+        impl<C: crate::curve::Curve> crate::wire::Encoded for $t<C> {
+            fn to_bytes(&self) -> Vec<u8> {
+                $t::to_bytes(self)
+            }
+            fn from_bytes(bytes: &[u8]) -> Result<Self, crate::wire::WireError> {
+                $t::from_bytes(bytes)
+            }
+        }
+    )*};
+}
+pub(crate) use encoded;
+
+#[cfg(test)]
+pub(crate) mod testutil {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// A random subset of [1, n] with about `frac`·n members (at least one).
+    pub fn random_set(n: u32, seed: u64, frac: f64) -> Recipients {
+        use rand_chacha::rand_core::{RngCore, SeedableRng};
+        let mut r = rand_chacha::ChaCha20Rng::seed_from_u64(seed);
+        let mut v: Vec<u32> = (1..=n)
+            .filter(|_| (r.next_u32() as f64 / u32::MAX as f64) < frac)
+            .collect();
+        if v.is_empty() {
+            v.push(1 + r.next_u32() % n);
+        }
+        Recipients::from_indices(v).unwrap()
+    }
+
+    pub fn set_strategy() -> impl Strategy<Value = (u32, u64, f64)> {
+        (1u32..300, any::<u64>(), 0.0f64..1.0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn recipients_parse_and_print() {
+        let s = Recipients::parse("3000-3100, 1-1000,2000 ,999-1001").unwrap();
+        assert_eq!(s.ranges(), &[(1, 1001), (2000, 2000), (3000, 3100)]);
+        assert_eq!(s.len(), 1001 + 1 + 101);
+        assert_eq!(s.to_string(), "1-1001,2000,3000-3100");
+        assert_eq!(Recipients::parse(&s.describe()).unwrap(), s);
+        assert!(s.contains(2000) && !s.contains(1002) && s.contains(3100));
+        assert_eq!(s.rank(1), Some(0));
+        assert_eq!(s.rank(2000), Some(1001));
+        assert_eq!(s.rank(3000), Some(1002));
+        assert_eq!(s.rank(1500), None);
+        assert_eq!(s.iter().count(), s.len());
+        for bad in ["", "0", "a", "5-3", "1,,2", "1-", "-4", "99999999999"] {
+            assert!(Recipients::parse(bad).is_err(), "{bad}");
+        }
+        assert!(s.check(3100).is_ok());
+        assert!(s.check(3099).is_err());
+        let mut w = Writer::body();
+        s.encode(&mut w);
+        let b = w.finish();
+        assert_eq!(b.len(), s.encoded_len());
+        assert_eq!(Recipients::decode(&mut Reader::new(&b), 3100).unwrap(), s);
+        assert!(Recipients::decode(&mut Reader::new(&b), 3000).is_err());
+        assert_eq!(UserIndex::parse(" 42 ").unwrap(), UserIndex(42));
+        assert!(UserIndex::parse("0").is_err());
+        assert!(UserIndex(5).check(4).is_err());
+    }
+
+    #[test]
+    fn non_canonical_ranges_are_refused() {
+        for ranges in [
+            vec![(1u32, 2u32), (3, 4)],
+            vec![(3, 4), (1, 1)],
+            vec![(2, 1)],
+            vec![],
+        ] {
+            let mut w = Writer::body();
+            w.u32(ranges.len() as u32);
+            for (a, b) in &ranges {
+                w.u32(*a).u32(*b);
+            }
+            let b = w.finish();
+            assert!(Recipients::decode(&mut Reader::new(&b), 100).is_err());
+        }
+    }
+}
