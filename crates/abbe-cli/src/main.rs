@@ -4,6 +4,7 @@
 //! Exit codes: 0 success, 2 "your key does not satisfy this policy",
 //! 3 invalid or corrupt input, 1 anything else.
 
+mod broadcast;
 mod demo;
 mod inspect;
 mod io;
@@ -42,6 +43,10 @@ enum Command {
         /// Allow a scheme that is known to be insecure (benchmarking only).
         #[arg(long)]
         insecure_benchmark_only: bool,
+        /// Number of users N, for broadcast schemes (bgw05, bgw05-sqrt, gw09,
+        /// waters09, elgamal-p256; default 1024).
+        #[arg(long)]
+        users: Option<u32>,
         /// The pairing curve: bls12-381 (~120-bit, default) or bn254 (~100-bit).
         #[arg(long, default_value = "bls12-381")]
         curve: String,
@@ -63,6 +68,9 @@ enum Command {
         /// A policy, for key-policy schemes.
         #[arg(long)]
         policy: Option<String>,
+        /// A user index i in [1, N], for broadcast schemes.
+        #[arg(long)]
+        user: Option<u32>,
         /// Where to write the key.
         #[arg(short = 'o', long)]
         output: PathBuf,
@@ -80,6 +88,12 @@ enum Command {
         /// Attributes, for key-policy schemes (gpsw06, gpsw06-small, fame-kp, yct14).
         #[arg(long)]
         attrs: Option<String>,
+        /// Recipients for broadcast schemes: indices and ranges, e.g. "1-1000,2000,3000-3100".
+        #[arg(long)]
+        to: Option<String>,
+        /// A file of recipient indices (whitespace, comma or newline separated, ranges allowed).
+        #[arg(long)]
+        to_file: Option<PathBuf>,
         /// cca (default), rcca (outsourceable through a proxy, checked), cpa
         /// (outsourceable, GHW11's CPA scheme).
         #[arg(long, value_enum, default_value = "cca")]
@@ -268,6 +282,42 @@ macro_rules! any_scheme {
                 type $K = yct14::InsecureYct14<Bn254>;
                 $body
             }
+            (S::Bgw05, CurveId::Bls12_381) => {
+                type $K = abbe::bcast::Bgw05<Bls12>;
+                $body
+            }
+            (S::Bgw05, CurveId::Bn254) => {
+                type $K = abbe::bcast::Bgw05<Bn254>;
+                $body
+            }
+            (S::Bgw05Sqrt, CurveId::Bls12_381) => {
+                type $K = abbe::bcast::Bgw05Sqrt<Bls12>;
+                $body
+            }
+            (S::Bgw05Sqrt, CurveId::Bn254) => {
+                type $K = abbe::bcast::Bgw05Sqrt<Bn254>;
+                $body
+            }
+            (S::Gw09, CurveId::Bls12_381) => {
+                type $K = abbe::bcast::Gw09<Bls12>;
+                $body
+            }
+            (S::Gw09, CurveId::Bn254) => {
+                type $K = abbe::bcast::Gw09<Bn254>;
+                $body
+            }
+            (S::Waters09, CurveId::Bls12_381) => {
+                type $K = abbe::bcast::Waters09<Bls12>;
+                $body
+            }
+            (S::Waters09, CurveId::Bn254) => {
+                type $K = abbe::bcast::Waters09<Bn254>;
+                $body
+            }
+            (S::ElGamalP256, CurveId::P256) => {
+                type $K = abbe::bcast::ElGamalP256;
+                $body
+            }
             (s, c) => {
                 return Err(CliError::Other(format!(
                     "{} on {} is not available in the command-line tool",
@@ -412,22 +462,24 @@ fn run(cmd: Command) -> Result<()> {
             scheme,
             universe,
             insecure_benchmark_only,
+            users,
             curve,
             out,
             force,
         } => {
             let scheme = parse_scheme(&scheme)?;
-            let curve = parse_curve(&curve)?;
+            // The ElGamal baseline lives on NIST P-256, not on a pairing curve.
+            let curve = if scheme == SchemeId::ElGamalP256 {
+                CurveId::P256
+            } else {
+                parse_curve(&curve)?
+            };
             if scheme == SchemeId::Yct14 && !insecure_benchmark_only {
                 return Err(CliError::Other(
                     "yct14 is BROKEN (published attacks recover keys/plaintexts; see docs): it exists only to reproduce perazzo's benchmarks; pass --insecure-benchmark-only if that is what you are doing".into(),
                 ));
             }
             let pre = Preamble::new(ObjectKind::PublicKey, scheme, curve);
-            let (pk, mk) = match universe {
-                Some(u) => universe_setup(pre, &u)?,
-                None => any_scheme!(pre, K => ops::setup::<K>()),
-            };
             std::fs::create_dir_all(&out)
                 .map_err(|e| CliError::Other(format!("cannot create {}: {e}", out.display())))?;
             let pk_path = out.join("public.key");
@@ -442,6 +494,16 @@ fn run(cmd: Command) -> Result<()> {
                     }
                 }
             }
+            if let (Some(n), SchemeId::Bgw05) = (users, scheme) {
+                // BGW05's public key is linear in N (128 MB at N = 10^6 on
+                // BN254): stream it to disk instead of building it in memory.
+                return broadcast::bgw05_streamed_setup(curve, n, &pk_path, &mk_path);
+            }
+            let (pk, mk) = match (universe, users) {
+                (Some(u), _) => universe_setup(pre, &u)?,
+                (None, Some(n)) => broadcast::setup(pre, n)?,
+                (None, None) => any_scheme!(pre, K => ops::setup::<K>()),
+            };
             io::write_atomic(&mk_path, &mk, io::Secrecy::Secret)?;
             io::write_atomic(&pk_path, &pk, io::Secrecy::Public)?;
             eprintln!(
@@ -455,8 +517,11 @@ fn run(cmd: Command) -> Result<()> {
             master,
             attrs,
             policy,
+            user,
             output,
         } => {
+            // Broadcast keys are for a user index.
+            let attrs = attrs.or(user.map(|u| u.to_string()));
             let (pre, bytes) = read_object(&master, &[ObjectKind::MasterKey])?;
             let key = any_scheme!(pre, K => {
                 let (wanted, other) = if <K as Kem>::KeySide::IS_POLICY { (policy, attrs) } else { (attrs, policy) };
@@ -469,10 +534,19 @@ fn run(cmd: Command) -> Result<()> {
             public,
             policy,
             attrs,
+            to,
+            to_file,
             mode,
             output,
             input,
         } => {
+            // Broadcast ciphertexts are for a set of users.
+            let attrs = match (attrs, to, to_file) {
+                (a @ Some(_), _, _) => a,
+                (None, Some(t), _) => Some(t),
+                (None, None, Some(f)) => Some(broadcast::read_index_file(&f)?),
+                (None, None, None) => None,
+            };
             let (pre, bytes) = read_object(&public, &[ObjectKind::PublicKey])?;
             let side = any_scheme!(pre, K => {
                 let (wanted, other) =

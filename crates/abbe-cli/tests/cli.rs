@@ -1696,3 +1696,126 @@ fn yct14_needs_the_insecure_flag() {
     assert_ok(&run(&["decrypt", "--key", p(&key), "-o", p(&o), p(&ct)]));
     assert_eq!(fs::read(o).unwrap(), b"bench");
 }
+
+/// Broadcast encryption through the CLI: setup for N users, keys for user
+/// indices, encryption to ranges and to a file of indices, refusal outside S.
+#[test]
+fn broadcast_schemes_end_to_end() {
+    for (scheme, curve) in [
+        ("bgw05", "bn254"),
+        ("bgw05", "bls12-381"),
+        ("bgw05-sqrt", "bn254"),
+        ("gw09", "bn254"),
+        ("waters09", "bls12-381"),
+        ("elgamal-p256", "bls12-381"),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let d = |n: &str| dir.path().join(n);
+        assert_ok(&run(&[
+            "setup",
+            "--scheme",
+            scheme,
+            "--curve",
+            curve,
+            "--users",
+            "50",
+            "--out",
+            p(&d("k")),
+        ]));
+        let mk = d("k/master.key");
+        assert_ok(&run(&[
+            "keygen",
+            "--master",
+            p(&mk),
+            "--user",
+            "7",
+            "-o",
+            p(&d("u7.key")),
+        ]));
+        assert_ok(&run(&[
+            "keygen",
+            "--master",
+            p(&mk),
+            "--user",
+            "40",
+            "-o",
+            p(&d("u40.key")),
+        ]));
+        fs::write(d("m"), b"to some users").unwrap();
+        assert_ok(&run(&[
+            "encrypt",
+            "--public",
+            p(&d("k/public.key")),
+            "--to",
+            "1-10,20",
+            "-o",
+            p(&d("m.abbe")),
+            p(&d("m")),
+        ]));
+        assert_ok(&run(&[
+            "decrypt",
+            "--key",
+            p(&d("u7.key")),
+            "-o",
+            p(&d("m.out")),
+            p(&d("m.abbe")),
+        ]));
+        assert_eq!(fs::read(d("m.out")).unwrap(), b"to some users", "{scheme}");
+        expect_failure(
+            &[
+                "decrypt",
+                "--key",
+                p(&d("u40.key")),
+                "-o",
+                p(&d("x")),
+                p(&d("m.abbe")),
+            ],
+            &d("x"),
+            2,
+        );
+        // A file of indices.
+        fs::write(d("to.txt"), "3\n40 41-45\n").unwrap();
+        assert_ok(&run(&[
+            "encrypt",
+            "--public",
+            p(&d("k/public.key")),
+            "--to-file",
+            p(&d("to.txt")),
+            "-o",
+            p(&d("f.abbe")),
+            p(&d("m")),
+        ]));
+        assert_ok(&run(&[
+            "decrypt",
+            "--key",
+            p(&d("u40.key")),
+            "-o",
+            p(&d("f.out")),
+            p(&d("f.abbe")),
+        ]));
+        expect_failure(
+            &[
+                "decrypt",
+                "--key",
+                p(&d("u7.key")),
+                "-o",
+                p(&d("y")),
+                p(&d("f.abbe")),
+            ],
+            &d("y"),
+            2,
+        );
+        // Out-of-range recipients are invalid input.
+        let r = run(&[
+            "encrypt",
+            "--public",
+            p(&d("k/public.key")),
+            "--to",
+            "1-51",
+            "-o",
+            p(&d("z")),
+            p(&d("m")),
+        ]);
+        assert_eq!(r.code, Some(3), "{scheme}: {}", r.stderr);
+    }
+}

@@ -161,6 +161,12 @@ pub trait Kem {
     fn key_side(key: &Self::UserKey) -> Self::KeySide;
     /// What the ciphertext was made for.
     fn ciphertext_side(header: &Self::Header) -> Self::CiphertextSide;
+    /// Gives a decoded user key the public key it needs, for schemes whose
+    /// decryption reads public-key elements (BGW05 sums g_{n+1-j+i}); the
+    /// key bundles written by `abbe keygen` carry the public key.
+    fn attach_public_key(key: &mut Self::UserKey, pk: &Self::PublicKey) {
+        let _ = (key, pk);
+    }
     /// The setup (public key) a header was made under, if the scheme
     /// records it.
     fn header_setup_id(header: &Self::Header) -> Option<[u8; 16]> {

@@ -188,9 +188,10 @@ impl<K: Kem> Encoded for CcaKey<K> {
     }
     fn from_bytes(bytes: &[u8]) -> Result<Self, WireError> {
         let mut r = Reader::open_for(bytes, ObjectKind::CcaUserKey, K::SCHEME, K::CURVE)?;
-        let key = K::UserKey::from_bytes(r.bytes("user key")?)?;
+        let mut key = K::UserKey::from_bytes(r.bytes("user key")?)?;
         let pk = K::PublicKey::from_bytes(r.bytes("public key")?)?;
         r.finish()?;
+        K::attach_public_key(&mut key, &pk);
         Ok(CcaKey { key, pk })
     }
 }

@@ -448,6 +448,14 @@ impl<C: Curve> Kem for Bgw05Sqrt<C> {
     type CiphertextSide = Recipients;
 
     /// Setup for [`DEFAULT_USERS`] users; [`Bgw05Sqrt::setup_n`] chooses N.
+    /// Attaches the public key when it belongs to the key's setup (a
+    /// mismatch is left for decryption to report as `WrongSetup`).
+    fn attach_public_key(key: &mut UserKey<C>, pk: &PublicKey<C>) {
+        if pk.setup_id() == key.setup_id && pk.users() == key.n {
+            key.pk = Some(pk.clone());
+        }
+    }
+
     fn setup<R: RngCore + CryptoRng>(rng: &mut R) -> (PublicKey<C>, MasterKey<C>) {
         match Self::setup_n(DEFAULT_USERS, rng) {
             Ok(k) => k,

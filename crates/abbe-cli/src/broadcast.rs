@@ -1,0 +1,99 @@
+//! Broadcast-encryption specifics of the CLI: setup for N users (BGW05's
+//! public key streamed to disk) and recipient files.
+
+use crate::{io, CliError, Result};
+use abbe::bcast::{Bgw05, Bgw05Sqrt, ElGamalP256, Gw09, Waters09};
+use abbe::curve::{Bls12, Bn254, CurveId};
+use abbe::wire::{Encoded, Preamble, SchemeId};
+use rand_core::OsRng;
+use std::path::Path;
+
+/// Largest recipient file read (indices are short; 10^7 users fit).
+const MAX_INDEX_FILE: u64 = 256 << 20;
+
+fn pair<P: Encoded, M: Encoded>(
+    r: std::result::Result<(P, M), abbe::kem::KemError>,
+) -> Result<(Vec<u8>, Vec<u8>)> {
+    let (pk, mk) = r?;
+    Ok((pk.to_bytes(), mk.to_bytes()))
+}
+
+/// Setup for N users.
+pub fn setup(pre: Preamble, n: u32) -> Result<(Vec<u8>, Vec<u8>)> {
+    let r = &mut OsRng;
+    match (pre.scheme, pre.curve) {
+        (SchemeId::Bgw05, CurveId::Bls12_381) => pair(Bgw05::<Bls12>::setup_n(n, r)),
+        (SchemeId::Bgw05, CurveId::Bn254) => pair(Bgw05::<Bn254>::setup_n(n, r)),
+        (SchemeId::Bgw05Sqrt, CurveId::Bls12_381) => pair(Bgw05Sqrt::<Bls12>::setup_n(n, r)),
+        (SchemeId::Bgw05Sqrt, CurveId::Bn254) => pair(Bgw05Sqrt::<Bn254>::setup_n(n, r)),
+        (SchemeId::Gw09, CurveId::Bls12_381) => pair(Gw09::<Bls12>::setup_n(n, r)),
+        (SchemeId::Gw09, CurveId::Bn254) => pair(Gw09::<Bn254>::setup_n(n, r)),
+        (SchemeId::Waters09, CurveId::Bls12_381) => pair(Waters09::<Bls12>::setup_n(n, r)),
+        (SchemeId::Waters09, CurveId::Bn254) => pair(Waters09::<Bn254>::setup_n(n, r)),
+        (SchemeId::ElGamalP256, _) => pair(ElGamalP256::setup_n(n, r)),
+        (s, _) => Err(CliError::Other(format!(
+            "--users applies only to broadcast schemes (bgw05, bgw05-sqrt, gw09, waters09, elgamal-p256), not {}",
+            s.name()
+        ))),
+    }
+}
+
+/// BGW05 setup whose public key goes straight into the (atomic) output file.
+pub fn bgw05_streamed_setup(curve: CurveId, n: u32, pk_path: &Path, mk_path: &Path) -> Result<()> {
+    let mut mk_bytes = None;
+    io::atomic(pk_path, io::Secrecy::Public, |w| {
+        let mut err = None;
+        let mut sink = |b: &[u8]| {
+            if err.is_none() {
+                if let Err(e) = std::io::Write::write_all(w, b) {
+                    err = Some(e);
+                }
+            }
+        };
+        let mk = match curve {
+            CurveId::Bls12_381 => {
+                Bgw05::<Bls12>::setup_stream(n, &mut OsRng, &mut sink)?.to_bytes()
+            }
+            CurveId::Bn254 => Bgw05::<Bn254>::setup_stream(n, &mut OsRng, &mut sink)?.to_bytes(),
+            CurveId::P256 => return Err(CliError::Other("bgw05 needs a pairing curve".into())),
+        };
+        if let Some(e) = err {
+            return Err(CliError::Other(format!(
+                "cannot write {}: {e}",
+                pk_path.display()
+            )));
+        }
+        mk_bytes = Some(mk);
+        Ok(())
+    })?;
+    let mk = mk_bytes.ok_or_else(|| CliError::Other("setup produced no master key".into()))?;
+    io::write_atomic(mk_path, &mk, io::Secrecy::Secret)?;
+    eprintln!(
+        "abbe: wrote {} and {} (keep the master key secret)",
+        pk_path.display(),
+        mk_path.display()
+    );
+    Ok(())
+}
+
+/// Reads a file of recipient indices and ranges into the `--to` syntax.
+pub fn read_index_file(path: &Path) -> Result<String> {
+    use std::io::Read;
+    let f = std::fs::File::open(path)
+        .map_err(|e| CliError::Other(format!("cannot read {}: {e}", path.display())))?;
+    let mut text = String::new();
+    f.take(MAX_INDEX_FILE + 1)
+        .read_to_string(&mut text)
+        .map_err(|e| CliError::Invalid(format!("{}: {e}", path.display())))?;
+    if text.len() as u64 > MAX_INDEX_FILE {
+        return Err(CliError::Invalid(format!(
+            "{} is too large for a recipient list",
+            path.display()
+        )));
+    }
+    Ok(text
+        .split(|c: char| c.is_whitespace() || c == ',')
+        .filter(|t| !t.is_empty())
+        .collect::<Vec<_>>()
+        .join(","))
+}
