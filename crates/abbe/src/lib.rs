@@ -6,12 +6,15 @@
 //! * [`abe`] — attribute-based schemes (Waters11 CP-ABE with GHW11 outsourcing).
 //! * [`wire`] — the versioned binary format of keys and headers.
 //! * [`envelope`] — hybrid encryption of data under a KEM session key.
+//! * [`outsource`] — GHW11 transform / final decryption on encoded objects,
+//!   dispatched on (scheme, curve): shared by the CLI and the proxy.
 #![forbid(unsafe_op_in_unsafe_fn)]
 
 pub mod abe;
 pub mod curve;
 pub mod envelope;
 pub mod kem;
+pub mod outsource;
 pub mod policy;
 pub mod wire;
 
