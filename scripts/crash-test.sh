@@ -21,7 +21,7 @@ SERVER=""
 LOOPS=()
 cleanup() {
     for p in "${LOOPS[@]}"; do kill "$p" 2>/dev/null || true; done
-    [ -n "$SERVER" ] && kill -9 "$SERVER" 2>/dev/null || true
+    [ -n "$SERVER" ] && { kill "$SERVER" 2>/dev/null; wait "$SERVER" 2>/dev/null; } || true
     rm -rf "$WORK"
 }
 trap cleanup EXIT

@@ -100,6 +100,10 @@ impl ProxyClient {
         if let Some(a) = self.auth() {
             req = req.header("Authorization", a);
         }
+        if body.len() > 64 << 10 {
+            // Lets the proxy refuse (401/404/413) before the body is sent.
+            req = req.header("Expect", "100-continue");
+        }
         self.sent.set(self.sent.get() + body.len() as u64);
         self.finish(req.send(body))
     }
