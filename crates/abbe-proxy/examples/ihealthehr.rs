@@ -9,7 +9,7 @@
 //! * proxy — ciphertexts on the device, only the KEM header is sent to the
 //!   proxy, the constant-size transformation comes back;
 //! * proxy+web — the client sends a URL; the proxy fetches the record and
-//!   returns the transformed file (a constant 600-byte RCCA header + payload).
+//!   returns the transformed file (a constant 584-byte RCCA header + payload).
 //!
 //! Everything runs on loopback: a proxy (SQLite in a temp dir) and a small
 //! web server holding the records.
@@ -206,7 +206,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     println!(
         "\nup/down: request/response body bytes at the device (HTTP headers excluded).\n\
-         With the proxy the device downloads a constant 600-byte RCCA transformation per\n\
+         With the proxy the device downloads a constant 584-byte RCCA transformation per\n\
          record (plus the payload for proxy+web) and does one GT exponentiation, whatever\n\
          the policy; locally it pays a pairing per used leaf."
     );

@@ -316,7 +316,13 @@ fn postgres_url() -> Option<String> {
         .ok()
         .filter(|u| !u.is_empty());
     if url.is_none() {
-        eprintln!("note: ABBE_TEST_POSTGRES_URL is not set: PostgreSQL tests skipped (scripts/test-postgres.sh runs them)");
+        // Written to the real stderr (not captured by the test harness), so
+        // the skip is visible in a normal `cargo test` run.
+        use std::io::Write;
+        let _ = writeln!(
+            std::io::stderr().lock(),
+            "note: ABBE_TEST_POSTGRES_URL is not set: PostgreSQL tests skipped (scripts/test-postgres.sh runs them)"
+        );
     }
     url
 }
