@@ -9,6 +9,7 @@ mod demo;
 mod inspect;
 mod io;
 mod ops;
+mod proxy;
 
 use abbe::curve::{Curve, CurveId};
 use abbe::envelope::{self, EnvelopeError};
@@ -105,10 +106,21 @@ enum Command {
         input: Option<PathBuf>,
     },
     /// Decrypt a ciphertext with a user key, or a transformed ciphertext with a retrieval key.
+    /// With --proxy and --tk-id, a ciphertext is transformed by an outsourcing proxy
+    /// (only its KEM header is sent) and finished here with the retrieval key.
     Decrypt {
-        /// A user key, or a retrieval key for a transformed ciphertext.
+        /// A user key, or a retrieval key for a transformed ciphertext or --proxy.
         #[arg(long)]
         key: PathBuf,
+        /// An outsourcing proxy (`abbe proxy serve`), e.g. http://127.0.0.1:8700.
+        #[arg(long, requires = "tk_id")]
+        proxy: Option<String>,
+        /// The id of your transformation key on the proxy (`abbe proxy register`).
+        #[arg(long, requires = "proxy")]
+        tk_id: Option<String>,
+        /// A file holding your tenant's bearer token (default: $ABBE_PROXY_TOKEN).
+        #[arg(long)]
+        token_file: Option<PathBuf>,
         #[arg(short = 'o', long)]
         output: Option<PathBuf>,
         input: Option<PathBuf>,
@@ -130,6 +142,9 @@ enum Command {
         output: Option<PathBuf>,
         input: Option<PathBuf>,
     },
+    /// The outsourcing proxy: serve, tokens, TK registration.
+    #[command(subcommand)]
+    Proxy(proxy::ProxyCommand),
     /// Describe a key or ciphertext (never prints secret material).
     Inspect { file: PathBuf },
     /// A short guided run: setup, two keys, encrypt, decrypt, refusal, outsourcing.
@@ -193,6 +208,17 @@ impl From<EnvelopeError> for CliError {
                 CliError::Other(format!("I/O error: {io}"))
             }
             other => CliError::Invalid(format!("corrupt ciphertext: {other}")),
+        }
+    }
+}
+
+impl From<abbe::outsource::OutsourceError> for CliError {
+    fn from(e: abbe::outsource::OutsourceError) -> Self {
+        use abbe::outsource::OutsourceError as E;
+        match e {
+            E::Kem(k) => k.into(),
+            E::Unsupported(_) => CliError::Other(e.to_string()),
+            other => CliError::Invalid(other.to_string()),
         }
     }
 }
@@ -437,7 +463,10 @@ fn parse_scheme(name: &str) -> Result<SchemeId> {
 }
 
 /// Reads a key file and checks its preamble.
-fn read_object(path: &std::path::Path, expected: &[ObjectKind]) -> Result<(Preamble, Vec<u8>)> {
+pub(crate) fn read_object(
+    path: &std::path::Path,
+    expected: &[ObjectKind],
+) -> Result<(Preamble, Vec<u8>)> {
     let bytes = io::read_small_file(path)?;
     let pre = Preamble::parse(&bytes)
         .map_err(|e| CliError::Invalid(format!("{}: {e}", path.display())))?;
@@ -567,7 +596,17 @@ fn run(cmd: Command) -> Result<()> {
                 Ok(())
             })
         }
-        Command::Decrypt { key, output, input } => {
+        Command::Decrypt {
+            key,
+            proxy: Some(url),
+            tk_id: Some(id),
+            token_file,
+            output,
+            input,
+        } => proxy::decrypt(&key, &url, &id, token_file.as_deref(), output, input),
+        Command::Decrypt {
+            key, output, input, ..
+        } => {
             let (kpre, kbytes) = read_object(
                 &key,
                 &[
@@ -590,7 +629,7 @@ fn run(cmd: Command) -> Result<()> {
                     }
                 }
                 (ObjectKind::TransformedCiphertext, ObjectKind::RccaRetrievalKey) => {
-                    outsourcing_scheme!(kpre, K => ops::decrypt_transformed::<K>(&kbytes, &head.header))?
+                    abbe::outsource::decrypt_transformed_bytes(&kbytes, &head.header)?
                 }
                 (ObjectKind::TransformedCiphertext, _) => {
                     return Err(CliError::Invalid(
@@ -625,19 +664,19 @@ fn run(cmd: Command) -> Result<()> {
             }
             let hpre = Preamble::parse(&head.header)?;
             check_same_setup(&pre, &hpre, "transformation key")?;
-            let transformed =
-                outsourcing_scheme!(pre, K => ops::transform::<K>(&bytes, &head.header))?;
+            let transformed = abbe::outsource::transform_bytes(&bytes, &head.header)?;
             io::with_output(output.as_ref(), io::Secrecy::Public, |w| {
                 envelope::write_transformed(&head, &transformed, reader, w)?;
                 Ok(())
             })
         }
+        Command::Proxy(cmd) => proxy::run(cmd),
         Command::Inspect { file } => inspect::run(&file),
         Command::Demo { curve } => demo::run(parse_curve(&curve)?),
     }
 }
 
-fn check_same_setup(key: &Preamble, header: &Preamble, what: &str) -> Result<()> {
+pub(crate) fn check_same_setup(key: &Preamble, header: &Preamble, what: &str) -> Result<()> {
     if key.curve != header.curve || key.scheme != header.scheme {
         return Err(CliError::Invalid(format!(
             "the {what} is for {} on {}, the ciphertext for {} on {}",

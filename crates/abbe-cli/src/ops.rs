@@ -9,10 +9,13 @@
 //!   checked), CPA (kind 6, outsourceable, GHW11's CPA scheme);
 //! * retrieval keys (kind 14) finish RCCA (kind 13) and CPA (kind 7)
 //!   transformed headers.
+//!
+//! The transform and its final decryption are dispatched in the library
+//! (`abbe::outsource`), shared with the proxy.
 
 use crate::{CliError, Result};
 use abbe::abe::cca::{CcaHeader, CcaKey};
-use abbe::abe::rcca::{RccaHeader, RccaRetrievalKey, RccaTransformed};
+use abbe::abe::rcca::RccaHeader;
 use abbe::abe::{Cca, Rcca};
 use abbe::kem::{BlindedKem, Kem, Outsourcing, SessionKey, Side};
 use abbe::wire::{Encoded, ObjectKind, Preamble};
@@ -149,44 +152,6 @@ pub fn decrypt_rcca<K: BlindedKem>(key: &[u8], header: &[u8]) -> Result<SessionK
 pub fn transform_key<K: BlindedKem>(key: &[u8]) -> Result<(Vec<u8>, Vec<u8>)> {
     let (tk, rk) = Rcca::<K>::transform_key(&user_key::<K>(key)?, &mut OsRng);
     Ok((tk.to_bytes(), rk.to_bytes()))
-}
-
-/// What a proxy runs: a CPA (6) or RCCA (12) header → its transformation.
-pub fn transform<K: BlindedKem>(tk: &[u8], header: &[u8]) -> Result<Vec<u8>> {
-    let tk = K::TransformKey::from_bytes(tk)?;
-    match kind_of(header)? {
-        ObjectKind::Header => Ok(K::transform(&tk, &K::Header::from_bytes(header)?)?.to_bytes()),
-        ObjectKind::RccaHeader => {
-            Ok(Rcca::<K>::transform(&tk, &RccaHeader::<K>::from_bytes(header)?)?.to_bytes())
-        }
-        ObjectKind::CcaHeader => Err(CliError::Invalid(
-            "CCA ciphertexts cannot be outsourced; encrypt with `--mode rcca` to use a proxy"
-                .into(),
-        )),
-        other => Err(CliError::Invalid(format!(
-            "cannot transform a {}",
-            other.describe()
-        ))),
-    }
-}
-
-/// The final step of outsourced decryption.
-pub fn decrypt_transformed<K: BlindedKem>(rk: &[u8], transformed: &[u8]) -> Result<SessionKey> {
-    let rk = RccaRetrievalKey::<K>::from_bytes(rk)?;
-    match kind_of(transformed)? {
-        ObjectKind::RccaTransformed => Ok(Rcca::<K>::decrypt_transformed(
-            &rk,
-            &RccaTransformed::<K>::from_bytes(transformed)?,
-        )?),
-        ObjectKind::TransformedHeader => Ok(K::decrypt_transformed(
-            rk.inner(),
-            &K::Transformed::from_bytes(transformed)?,
-        )?),
-        other => Err(CliError::Invalid(format!(
-            "a retrieval key cannot decrypt a {}",
-            other.describe()
-        ))),
-    }
 }
 
 /// `inspect` lines for a key or header of scheme `K` (never secrets).

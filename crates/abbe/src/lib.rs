@@ -7,6 +7,8 @@
 //! * [`bcast`] — broadcast encryption (BGW05 §3.1/§3.2, GW09, Waters09, ElGamal baseline).
 //! * [`wire`] — the versioned binary format of keys and headers.
 //! * [`envelope`] — hybrid encryption of data under a KEM session key.
+//! * [`outsource`] — GHW11 transform / final decryption on encoded objects,
+//!   dispatched on (scheme, curve): shared by the CLI and the proxy.
 #![forbid(unsafe_op_in_unsafe_fn)]
 
 pub mod abe;
@@ -14,6 +16,7 @@ pub mod bcast;
 pub mod curve;
 pub mod envelope;
 pub mod kem;
+pub mod outsource;
 pub mod policy;
 pub mod wire;
 

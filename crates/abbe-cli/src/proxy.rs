@@ -1,0 +1,228 @@
+//! `abbe proxy ...` (the outsourcing proxy: serve, tokens, registration)
+//! and `abbe decrypt --proxy` (the thin client).
+
+use crate::{io, read_object, CliError, Result};
+use abbe::envelope;
+use abbe::wire::{ObjectKind, Preamble};
+use abbe_proxy::fetch::FetchPolicy;
+use abbe_proxy::{ClientError, Config, ProxyClient};
+use clap::Subcommand;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+#[derive(Subcommand)]
+pub enum ProxyCommand {
+    /// Run the proxy (HTTP; SQLite by default, PostgreSQL for a fleet).
+    Serve {
+        /// Address to listen on.
+        #[arg(long, default_value = "127.0.0.1:8700")]
+        listen: String,
+        /// The key store: sqlite:PATH or postgres://USER@HOST:PORT/DB.
+        #[arg(long, default_value = "sqlite:abbe-proxy.db")]
+        store: String,
+        /// Largest request body (pushed ciphertext), bytes.
+        #[arg(long, default_value_t = 64 << 20)]
+        max_body: usize,
+        /// Whole-request time limit, seconds.
+        #[arg(long, default_value_t = 60)]
+        request_timeout: u64,
+        /// transform-url: fetch time limit, seconds.
+        #[arg(long, default_value_t = 20)]
+        fetch_timeout: u64,
+        /// transform-url: largest fetched object, bytes.
+        #[arg(long, default_value_t = 64 << 20)]
+        fetch_max: usize,
+        /// transform-url may fetch from loopback addresses (tests, a local web server).
+        #[arg(long)]
+        allow_loopback_fetch: bool,
+        /// transform-url may fetch from private ranges (10/8, 172.16/12, 192.168/16, 100.64/10, fc00::/7).
+        #[arg(long)]
+        allow_private_fetch: bool,
+        /// Concurrent transformations (default: the number of cores).
+        #[arg(long)]
+        workers: Option<usize>,
+    },
+    /// Manage tenants' bearer tokens.
+    #[command(subcommand)]
+    Token(TokenCommand),
+    /// Upload a transformation key to a proxy; prints its id.
+    Register {
+        /// The transformation key (`abbe transform-key --tk`).
+        #[arg(long)]
+        tk: PathBuf,
+        /// The proxy, e.g. http://127.0.0.1:8700.
+        #[arg(long)]
+        proxy: String,
+        /// A file holding your tenant's bearer token (default: $ABBE_PROXY_TOKEN).
+        #[arg(long)]
+        token_file: Option<PathBuf>,
+    },
+    /// Delete a transformation key from a proxy.
+    Delete {
+        #[arg(long)]
+        tk_id: String,
+        #[arg(long)]
+        proxy: String,
+        #[arg(long)]
+        token_file: Option<PathBuf>,
+    },
+}
+
+#[derive(Subcommand)]
+pub enum TokenCommand {
+    /// Create a bearer token for a tenant (printed once; only its hash is stored).
+    Create {
+        /// The key store, as for `serve`.
+        #[arg(long, default_value = "sqlite:abbe-proxy.db")]
+        store: String,
+        /// The tenant's name (default: a fresh random one).
+        #[arg(long)]
+        tenant: Option<String>,
+    },
+}
+
+impl From<ClientError> for CliError {
+    fn from(e: ClientError) -> Self {
+        match e.status() {
+            Some(422) => CliError::NotSatisfied,
+            Some(400) => CliError::Invalid(e.to_string()),
+            _ => CliError::Other(e.to_string()),
+        }
+    }
+}
+
+fn token(file: Option<&Path>) -> Result<Option<String>> {
+    match file {
+        Some(f) => {
+            let t = std::fs::read_to_string(f)
+                .map_err(|e| CliError::Other(format!("cannot read {}: {e}", f.display())))?;
+            let t = t.trim().to_owned();
+            if t.is_empty() {
+                return Err(CliError::Other(format!("{} is empty", f.display())));
+            }
+            Ok(Some(t))
+        }
+        None => Ok(std::env::var("ABBE_PROXY_TOKEN")
+            .ok()
+            .filter(|t| !t.trim().is_empty())),
+    }
+}
+
+pub fn run(cmd: ProxyCommand) -> Result<()> {
+    match cmd {
+        ProxyCommand::Serve {
+            listen,
+            store,
+            max_body,
+            request_timeout,
+            fetch_timeout,
+            fetch_max,
+            allow_loopback_fetch,
+            allow_private_fetch,
+            workers,
+        } => {
+            let d = Config::default();
+            let cfg = Config {
+                max_body,
+                request_timeout: Duration::from_secs(request_timeout.max(1)),
+                fetch: FetchPolicy {
+                    allow_loopback: allow_loopback_fetch,
+                    allow_private: allow_private_fetch,
+                    timeout: Duration::from_secs(fetch_timeout.max(1)),
+                    max_bytes: fetch_max,
+                },
+                workers: workers.unwrap_or(d.workers).max(1),
+            };
+            abbe_proxy::server::run_blocking(&listen, &store, cfg).map_err(CliError::Other)
+        }
+        ProxyCommand::Token(TokenCommand::Create { store, tenant }) => {
+            let tenant = tenant.unwrap_or_else(|| {
+                let mut b = [0u8; 8];
+                rand_core::RngCore::fill_bytes(&mut rand_core::OsRng, &mut b);
+                format!(
+                    "tenant-{}",
+                    b.iter().map(|x| format!("{x:02x}")).collect::<String>()
+                )
+            });
+            let t = abbe_proxy::server::create_token_blocking(&store, &tenant)
+                .map_err(CliError::Other)?;
+            eprintln!("abbe: token for tenant '{tenant}' (shown once; keep it secret):");
+            println!("{t}");
+            Ok(())
+        }
+        ProxyCommand::Register {
+            tk,
+            proxy,
+            token_file,
+        } => {
+            let (_, bytes) = read_object(&tk, &[ObjectKind::TransformKey])?;
+            let client = ProxyClient::new(&proxy, token(token_file.as_deref())?);
+            println!("{}", client.register(&bytes)?);
+            Ok(())
+        }
+        ProxyCommand::Delete {
+            tk_id,
+            proxy,
+            token_file,
+        } => {
+            let client = ProxyClient::new(&proxy, token(token_file.as_deref())?);
+            client.delete(&tk_id)?;
+            eprintln!("abbe: deleted {tk_id}");
+            Ok(())
+        }
+    }
+}
+
+/// `abbe decrypt --key RK --proxy URL --tk-id ID IN`: sends only the KEM
+/// header, finishes with the retrieval key (an RCCA transformation from a
+/// lying proxy is rejected there), then decrypts the payload locally.
+pub fn decrypt(
+    key: &Path,
+    url: &str,
+    id: &str,
+    token_file: Option<&Path>,
+    output: Option<PathBuf>,
+    input: Option<PathBuf>,
+) -> Result<()> {
+    let (kpre, rk) = read_object(
+        key,
+        &[ObjectKind::RccaRetrievalKey, ObjectKind::RetrievalKey],
+    )
+    .map_err(|e| match e {
+        CliError::Invalid(m) => CliError::Invalid(format!(
+            "{m} (with --proxy, --key is the retrieval key from `abbe transform-key`)"
+        )),
+        other => other,
+    })?;
+    let mut reader = io::open_input(input.as_ref())?;
+    let head = envelope::read_head(&mut reader)?;
+    if head.preamble.kind != ObjectKind::Ciphertext {
+        return Err(CliError::Invalid(
+            "this ciphertext is already transformed: decrypt it without --proxy".into(),
+        ));
+    }
+    let hpre = Preamble::parse(&head.header)?;
+    crate::check_same_setup(&kpre, &hpre, "retrieval key")?;
+    abbe::outsource::header_mode(&head.header)?;
+    let client = ProxyClient::new(url, token(token_file)?);
+    let transformed = client.transform(id, &head.header)?;
+    let tpre = Preamble::parse(&transformed).map_err(|e| {
+        CliError::Invalid(format!(
+            "the proxy's answer is not a transformed header: {e}"
+        ))
+    })?;
+    if !matches!(
+        tpre.kind,
+        ObjectKind::TransformedHeader | ObjectKind::RccaTransformed
+    ) {
+        return Err(CliError::Invalid(format!(
+            "the proxy answered a {}, not a transformed header",
+            tpre.kind.describe()
+        )));
+    }
+    let session = abbe::outsource::decrypt_transformed_bytes(&rk, &transformed)?;
+    io::with_output(output.as_ref(), io::Secrecy::Secret, |w| {
+        envelope::open(&head, &session, reader, w)?;
+        Ok(())
+    })
+}

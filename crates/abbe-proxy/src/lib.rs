@@ -1,0 +1,23 @@
+//! `abbe-proxy` — the GHW11 outsourcing proxy (§6): tenants register
+//! transformation keys, then push ABE ciphertexts (or point the proxy at a
+//! URL) and get back the constant-size transformation, which the thin client
+//! finishes with one exponentiation.
+//!
+//! * [`server`] — the HTTP service (axum/tokio).
+//! * [`store`] — tokens and TKs in SQLite (default) or PostgreSQL (fleets).
+//! * [`fetch`] — the SSRF-guarded GET of `transform-url`.
+//! * [`metrics`] — Prometheus text metrics.
+//! * [`client`] — a blocking client for the CLI and examples.
+//!
+//! The transform itself is `abbe::outsource::transform_bytes`, shared with
+//! the CLI.
+
+pub mod client;
+pub mod fetch;
+pub mod metrics;
+pub mod server;
+pub mod store;
+
+pub use client::{ClientError, ProxyClient};
+pub use server::{AppState, Config};
+pub use store::Store;

@@ -1,0 +1,617 @@
+//! The HTTP service (axum on tokio).
+//!
+//! | route | what |
+//! |---|---|
+//! | `POST /v1/tks` | body: a TK file → 201 `{"id", "scheme", "curve"}` |
+//! | `GET /v1/tks` | `{"ids": [...]}`: the tenant's TKs |
+//! | `GET /v1/tks/{id}` | the TK's metadata |
+//! | `DELETE /v1/tks/{id}` | 204 |
+//! | `POST /v1/tks/{id}/transform` | body: a ciphertext file (kind 8) → the transformed file (kind 9), or a KEM header (kind 6/12) → its transformation (kind 7/13) |
+//! | `POST /v1/tks/{id}/transform-url` | `{"url": "http://..."}`: the proxy GETs the ciphertext, then as above |
+//! | `GET /healthz`, `GET /metrics` | liveness (with a store round trip), Prometheus text |
+//!
+//! Every `/v1` request carries `Authorization: Bearer TOKEN`; a tenant sees
+//! only its own TKs (another tenant's id is 404, as is an unknown id).
+//! Errors are JSON `{"error": "..."}`. The pairing work runs on the blocking
+//! pool behind a semaphore with one permit per core.
+
+use crate::fetch::{self, FetchError, FetchPolicy};
+use crate::metrics::Metrics;
+use crate::store::{Store, StoreError};
+use abbe::envelope;
+use abbe::outsource::{self, OutsourceError};
+use abbe::wire::{ObjectKind, Preamble};
+use axum::body::Body;
+use axum::extract::{MatchedPath, Path, Request, State};
+use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
+use axum::middleware::{self, Next};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::{Json, Router};
+use bytes::Bytes;
+use std::future::Future;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use tokio::net::TcpListener;
+use tokio::sync::Semaphore;
+
+/// Service limits and options.
+#[derive(Clone, Debug)]
+pub struct Config {
+    /// Largest request body (a pushed ciphertext), bytes → 413 above.
+    pub max_body: usize,
+    /// Whole-request time limit → 503 after it.
+    pub request_timeout: Duration,
+    /// transform-url: fetch limits and deny-list switches.
+    pub fetch: FetchPolicy,
+    /// Concurrent transformations (default: the number of cores).
+    pub workers: usize,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            max_body: 64 << 20,
+            request_timeout: Duration::from_secs(60),
+            fetch: FetchPolicy {
+                allow_loopback: false,
+                allow_private: false,
+                timeout: Duration::from_secs(20),
+                max_bytes: 64 << 20,
+            },
+            workers: std::thread::available_parallelism()
+                .map(|n| n.get())
+                .unwrap_or(1),
+        }
+    }
+}
+
+/// Shared state of the handlers.
+#[derive(Clone)]
+pub struct AppState {
+    store: Store,
+    cfg: Arc<Config>,
+    sem: Arc<Semaphore>,
+    pub metrics: Arc<Metrics>,
+}
+
+impl AppState {
+    pub fn new(store: Store, cfg: Config) -> Self {
+        let workers = cfg.workers.max(1);
+        AppState {
+            store,
+            cfg: Arc::new(cfg),
+            sem: Arc::new(Semaphore::new(workers)),
+            metrics: Arc::new(Metrics::default()),
+        }
+    }
+}
+
+/// An error answered as `{"error": "..."}`.
+#[derive(Debug)]
+pub struct ApiError {
+    pub status: StatusCode,
+    pub message: String,
+}
+
+impl ApiError {
+    pub fn new(status: StatusCode, message: impl Into<String>) -> Self {
+        ApiError {
+            status,
+            message: message.into(),
+        }
+    }
+    fn bad(message: impl Into<String>) -> Self {
+        Self::new(StatusCode::BAD_REQUEST, message)
+    }
+    fn not_found() -> Self {
+        Self::new(
+            StatusCode::NOT_FOUND,
+            "no such transformation key for this tenant",
+        )
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        (
+            self.status,
+            Json(serde_json::json!({ "error": self.message })),
+        )
+            .into_response()
+    }
+}
+
+impl From<StoreError> for ApiError {
+    fn from(e: StoreError) -> Self {
+        eprintln!("abbe-proxy: store error: {e}");
+        ApiError::new(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "the key store is unavailable",
+        )
+    }
+}
+
+impl From<OutsourceError> for ApiError {
+    fn from(e: OutsourceError) -> Self {
+        if e.is_not_satisfied() {
+            ApiError::new(
+                StatusCode::UNPROCESSABLE_ENTITY,
+                "the transformation key does not satisfy this ciphertext's policy",
+            )
+        } else {
+            ApiError::bad(e.to_string())
+        }
+    }
+}
+
+impl From<FetchError> for ApiError {
+    fn from(e: FetchError) -> Self {
+        let status = match &e {
+            FetchError::BadUrl(_) => StatusCode::BAD_REQUEST,
+            FetchError::Denied { .. } => StatusCode::FORBIDDEN,
+            FetchError::Resolve(_) | FetchError::Upstream(_) => StatusCode::BAD_GATEWAY,
+            FetchError::Timeout(_) => StatusCode::GATEWAY_TIMEOUT,
+            FetchError::TooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
+        };
+        ApiError::new(status, e.to_string())
+    }
+}
+
+type ApiResult<T> = Result<T, ApiError>;
+
+/// The router with every route and the metrics/timeout middleware.
+pub fn router(state: AppState) -> Router {
+    Router::new()
+        .route("/v1/tks", post(register).get(list_tks))
+        .route("/v1/tks/{id}", get(tk_info).delete(delete_tk))
+        .route("/v1/tks/{id}/transform", post(transform))
+        .route("/v1/tks/{id}/transform-url", post(transform_url))
+        .route("/healthz", get(healthz))
+        .route("/metrics", get(metrics))
+        .fallback(|| async { ApiError::new(StatusCode::NOT_FOUND, "no such route") })
+        .layer(middleware::from_fn_with_state(state.clone(), observe))
+        .with_state(state)
+}
+
+/// Serves on `listener` until `shutdown` resolves, then finishes the
+/// requests in flight and closes the store.
+pub async fn serve<F>(listener: TcpListener, state: AppState, shutdown: F) -> std::io::Result<()>
+where
+    F: Future<Output = ()> + Send + 'static,
+{
+    let store = state.store.clone();
+    let app = router(state);
+    axum::serve(listener, app)
+        .with_graceful_shutdown(shutdown)
+        .await?;
+    store.close().await;
+    Ok(())
+}
+
+/// Binds `addr` and serves in a background task (tests, examples). Returns
+/// the bound address and a handle that stops the server when dropped or
+/// when [`Running::stop`] is called.
+pub async fn spawn(addr: SocketAddr, store: Store, cfg: Config) -> std::io::Result<Running> {
+    let listener = TcpListener::bind(addr).await?;
+    let local = listener.local_addr()?;
+    let (tx, rx) = tokio::sync::oneshot::channel::<()>();
+    let state = AppState::new(store, cfg);
+    let task = tokio::spawn(serve(listener, state, async {
+        let _ = rx.await;
+    }));
+    Ok(Running {
+        addr: local,
+        stop: Some(tx),
+        task: Some(task),
+    })
+}
+
+/// A server started by [`spawn`].
+pub struct Running {
+    pub addr: SocketAddr,
+    stop: Option<tokio::sync::oneshot::Sender<()>>,
+    task: Option<tokio::task::JoinHandle<std::io::Result<()>>>,
+}
+
+impl Running {
+    pub fn url(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+    /// Graceful stop; waits for the server to finish.
+    pub async fn stop(mut self) {
+        if let Some(tx) = self.stop.take() {
+            let _ = tx.send(());
+        }
+        if let Some(t) = self.task.take() {
+            let _ = t.await;
+        }
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        if let Some(tx) = self.stop.take() {
+            let _ = tx.send(());
+        }
+    }
+}
+
+/// Records every request in the metrics and enforces the request timeout.
+async fn observe(State(st): State<AppState>, req: Request, next: Next) -> Response {
+    let method = req.method().as_str().to_owned();
+    let route = req
+        .extensions()
+        .get::<MatchedPath>()
+        .map(|p| p.as_str().to_owned())
+        .unwrap_or_else(|| "unmatched".into());
+    let t0 = Instant::now();
+    let resp = match tokio::time::timeout(st.cfg.request_timeout, next.run(req)).await {
+        Ok(r) => r,
+        Err(_) => {
+            ApiError::new(StatusCode::SERVICE_UNAVAILABLE, "request timed out").into_response()
+        }
+    };
+    st.metrics
+        .request(&method, &route, resp.status().as_u16(), t0.elapsed());
+    resp
+}
+
+/// The tenant of the request's bearer token.
+async fn tenant(st: &AppState, headers: &HeaderMap) -> ApiResult<String> {
+    let unauthorized = |m: &str| ApiError::new(StatusCode::UNAUTHORIZED, m);
+    let value = headers
+        .get(header::AUTHORIZATION)
+        .ok_or_else(|| unauthorized("missing Authorization: Bearer token"))?
+        .to_str()
+        .map_err(|_| unauthorized("malformed Authorization header"))?;
+    let token = value
+        .strip_prefix("Bearer ")
+        .or_else(|| value.strip_prefix("bearer "))
+        .map(str::trim)
+        .filter(|t| !t.is_empty() && t.len() <= 256)
+        .ok_or_else(|| unauthorized("malformed Authorization header (expected Bearer TOKEN)"))?;
+    st.store
+        .tenant_for_token(token)
+        .await?
+        .ok_or_else(|| unauthorized("unknown token"))
+}
+
+fn too_large(limit: usize) -> ApiError {
+    ApiError::new(
+        StatusCode::PAYLOAD_TOO_LARGE,
+        format!("request body larger than the limit of {limit} bytes"),
+    )
+}
+
+/// Reads a request body of at most `limit` bytes (413 above).
+async fn read_body(headers: &HeaderMap, body: Body, limit: usize) -> ApiResult<Bytes> {
+    if let Some(len) = headers
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u64>().ok())
+    {
+        if len > limit as u64 {
+            return Err(too_large(limit));
+        }
+    }
+    axum::body::to_bytes(body, limit).await.map_err(|e| {
+        let mut src: Option<&(dyn std::error::Error + 'static)> = Some(&e);
+        while let Some(s) = src {
+            if s.is::<http_body_util::LengthLimitError>() {
+                return too_large(limit);
+            }
+            src = s.source();
+        }
+        ApiError::bad(format!("cannot read the request body: {e}"))
+    })
+}
+
+/// Runs `f` on the blocking pool under a worker permit.
+async fn blocking<T: Send + 'static>(
+    st: &AppState,
+    f: impl FnOnce() -> T + Send + 'static,
+) -> ApiResult<T> {
+    let permit = st
+        .sem
+        .clone()
+        .acquire_owned()
+        .await
+        .map_err(|_| ApiError::new(StatusCode::SERVICE_UNAVAILABLE, "shutting down"))?;
+    tokio::task::spawn_blocking(move || {
+        let _permit = permit;
+        f()
+    })
+    .await
+    .map_err(|_| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "the worker failed"))
+}
+
+async fn register(
+    State(st): State<AppState>,
+    headers: HeaderMap,
+    body: Body,
+) -> ApiResult<Response> {
+    let tenant = tenant(&st, &headers).await?;
+    let tk = read_body(&headers, body, st.cfg.max_body.min(16 << 20)).await?;
+    let tk2 = tk.clone();
+    let pre = blocking(&st, move || outsource::check_transform_key(&tk2)).await??;
+    let (scheme, curve) = (pre.scheme.name(), pre.curve.name());
+    let id = st.store.put_tk(&tenant, scheme, curve, &tk).await?;
+    Ok((
+        StatusCode::CREATED,
+        [(header::LOCATION, format!("/v1/tks/{id}"))],
+        Json(serde_json::json!({ "id": id, "scheme": scheme, "curve": curve })),
+    )
+        .into_response())
+}
+
+async fn list_tks(State(st): State<AppState>, headers: HeaderMap) -> ApiResult<Response> {
+    let tenant = tenant(&st, &headers).await?;
+    let ids = st.store.list_tks(&tenant).await?;
+    Ok(Json(serde_json::json!({ "ids": ids })).into_response())
+}
+
+fn check_id(id: &str) -> ApiResult<()> {
+    if id.is_empty() || id.len() > 64 || !id.bytes().all(|b| b.is_ascii_alphanumeric()) {
+        return Err(ApiError::not_found());
+    }
+    Ok(())
+}
+
+async fn tk_info(
+    State(st): State<AppState>,
+    headers: HeaderMap,
+    Path(id): Path<String>,
+) -> ApiResult<Response> {
+    let tenant = tenant(&st, &headers).await?;
+    check_id(&id)?;
+    match st.store.tk_info(&tenant, &id).await? {
+        Some(info) => Ok(Json(info).into_response()),
+        None => Err(ApiError::not_found()),
+    }
+}
+
+async fn delete_tk(
+    State(st): State<AppState>,
+    headers: HeaderMap,
+    Path(id): Path<String>,
+) -> ApiResult<StatusCode> {
+    let tenant = tenant(&st, &headers).await?;
+    check_id(&id)?;
+    if st.store.delete_tk(&tenant, &id).await? {
+        Ok(StatusCode::NO_CONTENT)
+    } else {
+        Err(ApiError::not_found())
+    }
+}
+
+async fn load_tk(st: &AppState, headers: &HeaderMap, id: &str) -> ApiResult<Vec<u8>> {
+    let tenant = tenant(st, headers).await?;
+    check_id(id)?;
+    st.store
+        .get_tk(&tenant, id)
+        .await?
+        .ok_or_else(ApiError::not_found)
+}
+
+async fn transform(
+    State(st): State<AppState>,
+    headers: HeaderMap,
+    Path(id): Path<String>,
+    body: Body,
+) -> ApiResult<Response> {
+    let tk = load_tk(&st, &headers, &id).await?;
+    let input = read_body(&headers, body, st.cfg.max_body).await?;
+    run_transform(&st, tk, input).await
+}
+
+#[derive(serde::Deserialize)]
+struct UrlRequest {
+    url: String,
+}
+
+async fn transform_url(
+    State(st): State<AppState>,
+    headers: HeaderMap,
+    Path(id): Path<String>,
+    body: Body,
+) -> ApiResult<Response> {
+    let tk = load_tk(&st, &headers, &id).await?;
+    let raw = read_body(&headers, body, 64 << 10).await?;
+    let req: UrlRequest = serde_json::from_slice(&raw)
+        .map_err(|e| ApiError::bad(format!("expected JSON {{\"url\": \"http://...\"}}: {e}")))?;
+    let input = fetch::fetch(&req.url, &st.cfg.fetch).await?;
+    run_transform(&st, tk, input).await
+}
+
+/// What a transformation produced.
+enum Output {
+    /// A transformed file: its new head, then the original payload.
+    File { head: Vec<u8>, payload: Bytes },
+    /// A transformed KEM header object.
+    Header(Vec<u8>),
+}
+
+/// A ciphertext file or a KEM header object → its transformation.
+fn transform_input(tk: &[u8], input: &Bytes) -> Result<Output, ApiError> {
+    let pre = Preamble::parse(input)
+        .map_err(|e| ApiError::bad(format!("not an abbe ciphertext: {e}")))?;
+    match pre.kind {
+        ObjectKind::Ciphertext => {
+            let mut cur: &[u8] = input;
+            let head = envelope::read_head(&mut cur)
+                .map_err(|e| ApiError::bad(format!("corrupt ciphertext: {e}")))?;
+            let consumed = input.len() - cur.len();
+            let t = outsource::transform_bytes(tk, &head.header)?;
+            let mut out = Vec::with_capacity(t.len() + 64);
+            envelope::write_transformed(&head, &t, std::io::empty(), &mut out)
+                .map_err(|e| ApiError::bad(e.to_string()))?;
+            Ok(Output::File {
+                head: out,
+                payload: input.slice(consumed..),
+            })
+        }
+        ObjectKind::TransformedCiphertext
+        | ObjectKind::TransformedHeader
+        | ObjectKind::RccaTransformed => {
+            Err(ApiError::bad("this ciphertext is already transformed"))
+        }
+        _ => Ok(Output::Header(outsource::transform_bytes(tk, input)?)),
+    }
+}
+
+async fn run_transform(st: &AppState, tk: Vec<u8>, input: Bytes) -> ApiResult<Response> {
+    let (scheme, curve) = Preamble::parse(&tk)
+        .map(|p| (p.scheme.name(), p.curve.name()))
+        .unwrap_or(("unknown", "unknown"));
+    let metrics = st.metrics.clone();
+    let out = blocking(st, move || {
+        metrics.in_flight(1);
+        let t0 = Instant::now();
+        let r = transform_input(&tk, &input);
+        let took = t0.elapsed();
+        metrics.in_flight(-1);
+        let mode = mode_of(&input);
+        metrics.transform(scheme, curve, mode, r.is_ok(), took);
+        r
+    })
+    .await??;
+    let octets = HeaderValue::from_static("application/octet-stream");
+    Ok(match out {
+        Output::Header(h) => (
+            [
+                (header::CONTENT_TYPE, octets),
+                (
+                    header::HeaderName::from_static("x-abbe-object"),
+                    HeaderValue::from_static("transformed-header"),
+                ),
+            ],
+            h,
+        )
+            .into_response(),
+        Output::File { head, payload } => {
+            let len = head.len() + payload.len();
+            let chunks: [Result<Bytes, std::io::Error>; 2] = [Ok(Bytes::from(head)), Ok(payload)];
+            let body = Body::from_stream(futures_util::stream::iter(chunks));
+            (
+                [
+                    (header::CONTENT_TYPE, octets),
+                    (header::CONTENT_LENGTH, HeaderValue::from(len)),
+                    (
+                        header::HeaderName::from_static("x-abbe-object"),
+                        HeaderValue::from_static("transformed-ciphertext"),
+                    ),
+                ],
+                body,
+            )
+                .into_response()
+        }
+    })
+}
+
+/// "cpa", "rcca" or "invalid", for the metrics.
+fn mode_of(input: &[u8]) -> &'static str {
+    let header_kind = match Preamble::parse(input) {
+        Ok(p) if p.kind == ObjectKind::Ciphertext => {
+            // The KEM header's preamble follows the file preamble and length.
+            input
+                .get(abbe::wire::PREAMBLE_LEN + 4..)
+                .and_then(|h| Preamble::parse(h).ok())
+                .map(|p| p.kind)
+        }
+        Ok(p) => Some(p.kind),
+        Err(_) => None,
+    };
+    match header_kind {
+        Some(ObjectKind::Header) => "cpa",
+        Some(ObjectKind::RccaHeader) => "rcca",
+        _ => "invalid",
+    }
+}
+
+async fn healthz(State(st): State<AppState>) -> ApiResult<Response> {
+    st.store.ping().await?;
+    Ok(Json(serde_json::json!({ "status": "ok", "store": st.store.backend() })).into_response())
+}
+
+async fn metrics(State(st): State<AppState>) -> Response {
+    (
+        [(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("text/plain; version=0.0.4"),
+        )],
+        st.metrics.render(),
+    )
+        .into_response()
+}
+
+/// Resolves when SIGTERM or SIGINT arrives.
+pub async fn shutdown_signal() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{signal, SignalKind};
+        match signal(SignalKind::terminate()) {
+            Ok(mut term) => {
+                tokio::select! {
+                    _ = term.recv() => {}
+                    _ = tokio::signal::ctrl_c() => {}
+                }
+            }
+            Err(_) => {
+                let _ = tokio::signal::ctrl_c().await;
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = tokio::signal::ctrl_c().await;
+    }
+}
+
+fn runtime() -> std::io::Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+}
+
+/// `abbe proxy serve`: opens the store, binds `listen` and serves until
+/// SIGTERM/SIGINT (graceful: requests in flight finish).
+pub fn run_blocking(listen: &str, store_url: &str, cfg: Config) -> Result<(), String> {
+    let rt = runtime().map_err(|e| format!("cannot start the runtime: {e}"))?;
+    rt.block_on(async move {
+        let store = Store::open(store_url)
+            .await
+            .map_err(|e| format!("cannot open the store: {e}"))?;
+        let listener = TcpListener::bind(listen)
+            .await
+            .map_err(|e| format!("cannot listen on {listen}: {e}"))?;
+        let addr = listener.local_addr().map_err(|e| e.to_string())?;
+        eprintln!(
+            "abbe-proxy: listening on http://{addr} (store: {}, {} workers)",
+            store.backend(),
+            cfg.workers
+        );
+        serve(listener, AppState::new(store, cfg), shutdown_signal())
+            .await
+            .map_err(|e| format!("server error: {e}"))?;
+        eprintln!("abbe-proxy: stopped");
+        Ok(())
+    })
+}
+
+/// `abbe proxy token create`: a new bearer token for `tenant`.
+pub fn create_token_blocking(store_url: &str, tenant: &str) -> Result<String, String> {
+    let rt = runtime().map_err(|e| format!("cannot start the runtime: {e}"))?;
+    rt.block_on(async move {
+        let store = Store::open(store_url)
+            .await
+            .map_err(|e| format!("cannot open the store: {e}"))?;
+        let t = store
+            .create_token(tenant)
+            .await
+            .map_err(|e| e.to_string())?;
+        store.close().await;
+        Ok(t)
+    })
+}

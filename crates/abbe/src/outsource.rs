@@ -1,0 +1,266 @@
+//! GHW11 outsourced decryption on encoded objects, dispatched on the
+//! preamble's (scheme, curve): what a proxy runs ([`transform_bytes`]) and
+//! what the thin client finishes with ([`decrypt_transformed_bytes`]).
+//!
+//! The CLI (`abbe transform`, `abbe decrypt`) and the HTTP proxy
+//! (`abbe-proxy`) both call these, so the list of outsourcing schemes lives
+//! in one place: [`Waters11`](crate::abe::Waters11) and
+//! [`Gpsw06`](crate::abe::Gpsw06) on BLS12-381 and BN254, in GHW11's CPA mode
+//! (header kind 6 → 7) and RCCA mode (kind 12 → 13).
+
+use crate::abe::rcca::{RccaHeader, RccaRetrievalKey, RccaTransformed};
+use crate::abe::Rcca;
+use crate::kem::{BlindedKem, KemError, Outsourcing, SessionKey};
+use crate::wire::{Encoded, ObjectKind, Preamble, SchemeId, WireError};
+
+/// Why an outsourcing step failed.
+#[derive(Debug, thiserror::Error)]
+pub enum OutsourceError {
+    /// The scheme (or its curve) has no outsourced decryption.
+    #[error("{0} does not support outsourced decryption (waters11 and gpsw06 do)")]
+    Unsupported(&'static str),
+    /// The key and the object belong to different schemes or curves.
+    #[error("the {what} is for {key} , the ciphertext for {object}")]
+    Mismatch {
+        what: &'static str,
+        key: String,
+        object: String,
+    },
+    /// An object of the wrong kind (for example a CCA header).
+    #[error("{0}")]
+    Kind(String),
+    #[error(transparent)]
+    Kem(#[from] KemError),
+    #[error(transparent)]
+    Wire(#[from] WireError),
+}
+
+impl OutsourceError {
+    /// True when the key's attributes/policy do not satisfy the ciphertext.
+    pub fn is_not_satisfied(&self) -> bool {
+        matches!(self, OutsourceError::Kem(KemError::NotSatisfied))
+    }
+}
+
+/// Which GHW11 mode a KEM header is in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    /// GHW11's CPA scheme (kind 6 → 7).
+    Cpa,
+    /// GHW11's RCCA scheme (kind 12 → 13), checked by the final decryption.
+    Rcca,
+}
+
+impl Mode {
+    pub fn name(self) -> &'static str {
+        match self {
+            Mode::Cpa => "cpa",
+            Mode::Rcca => "rcca",
+        }
+    }
+}
+
+/// True for the (scheme, curve) pairs [`transform_bytes`] handles.
+pub fn supports(scheme: SchemeId) -> bool {
+    matches!(scheme, SchemeId::Waters11 | SchemeId::Gpsw06)
+}
+
+/// Runs `$body` with `$K` bound to the outsourcing scheme of `$pre`.
+macro_rules! outsourcing {
+    ($pre:expr, $K:ident => $body:expr) => {{
+        use crate::abe::{Gpsw06, Waters11};
+        use crate::curve::{Bls12, Bn254, CurveId};
+        match ($pre.scheme, $pre.curve) {
+            (SchemeId::Waters11, CurveId::Bls12_381) => {
+                type $K = Waters11<Bls12>;
+                $body
+            }
+            (SchemeId::Waters11, CurveId::Bn254) => {
+                type $K = Waters11<Bn254>;
+                $body
+            }
+            (SchemeId::Gpsw06, CurveId::Bls12_381) => {
+                type $K = Gpsw06<Bls12>;
+                $body
+            }
+            (SchemeId::Gpsw06, CurveId::Bn254) => {
+                type $K = Gpsw06<Bn254>;
+                $body
+            }
+            (s, _) => Err(OutsourceError::Unsupported(s.name())),
+        }
+    }};
+}
+
+fn same_setup(key: &Preamble, obj: &Preamble, what: &'static str) -> Result<(), OutsourceError> {
+    if key.scheme != obj.scheme || key.curve != obj.curve {
+        return Err(OutsourceError::Mismatch {
+            what,
+            key: format!("{} on {}", key.scheme.name(), key.curve.name()),
+            object: format!("{} on {}", obj.scheme.name(), obj.curve.name()),
+        });
+    }
+    Ok(())
+}
+
+/// The mode of a KEM header object, or an error for headers that cannot be
+/// outsourced.
+pub fn header_mode(header: &[u8]) -> Result<Mode, OutsourceError> {
+    match Preamble::parse(header)?.kind {
+        ObjectKind::Header => Ok(Mode::Cpa),
+        ObjectKind::RccaHeader => Ok(Mode::Rcca),
+        ObjectKind::CcaHeader => Err(OutsourceError::Kind(
+            "CCA ciphertexts cannot be outsourced; encrypt with `--mode rcca` to use a proxy"
+                .into(),
+        )),
+        other => Err(OutsourceError::Kind(format!(
+            "cannot transform a {}",
+            other.describe()
+        ))),
+    }
+}
+
+/// Checks that `tk` is a transformation key of an outsourcing scheme (what
+/// a proxy does before storing it). Returns its preamble.
+pub fn check_transform_key(tk: &[u8]) -> Result<Preamble, OutsourceError> {
+    let pre = Preamble::parse(tk)?;
+    if pre.kind != ObjectKind::TransformKey {
+        return Err(OutsourceError::Kind(format!(
+            "this is a {}, expected a transformation key",
+            pre.kind.describe()
+        )));
+    }
+    outsourcing!(pre, K => {
+        <K as Outsourcing>::TransformKey::from_bytes(tk)?;
+        Ok(pre)
+    })
+}
+
+/// What a proxy runs: a CPA (kind 6) or RCCA (kind 12) KEM header object →
+/// its constant-size transformation (kind 7 or 13).
+pub fn transform_bytes(tk: &[u8], header: &[u8]) -> Result<Vec<u8>, OutsourceError> {
+    let kpre = Preamble::parse(tk)?;
+    let hpre = Preamble::parse(header)?;
+    let mode = header_mode(header)?;
+    same_setup(&kpre, &hpre, "transformation key")?;
+    outsourcing!(kpre, K => transform::<K>(tk, header, mode))
+}
+
+fn transform<K: BlindedKem>(
+    tk: &[u8],
+    header: &[u8],
+    mode: Mode,
+) -> Result<Vec<u8>, OutsourceError> {
+    let tk = K::TransformKey::from_bytes(tk)?;
+    Ok(match mode {
+        Mode::Cpa => K::transform(&tk, &K::Header::from_bytes(header)?)?.to_bytes(),
+        Mode::Rcca => Rcca::<K>::transform(&tk, &RccaHeader::<K>::from_bytes(header)?)?.to_bytes(),
+    })
+}
+
+/// The final step of outsourced decryption: a retrieval key (kind 14, or
+/// kind 5 for CPA) and a transformed header (kind 13 or 7) → the session
+/// key. RCCA transformations from a lying proxy are rejected.
+pub fn decrypt_transformed_bytes(
+    rk: &[u8],
+    transformed: &[u8],
+) -> Result<SessionKey, OutsourceError> {
+    let kpre = Preamble::parse(rk)?;
+    let tpre = Preamble::parse(transformed)?;
+    same_setup(&kpre, &tpre, "retrieval key")?;
+    outsourcing!(kpre, K => decrypt_transformed::<K>(rk, kpre.kind, transformed, tpre.kind))
+}
+
+fn decrypt_transformed<K: BlindedKem>(
+    rk: &[u8],
+    rk_kind: ObjectKind,
+    transformed: &[u8],
+    kind: ObjectKind,
+) -> Result<SessionKey, OutsourceError> {
+    match (rk_kind, kind) {
+        (ObjectKind::RccaRetrievalKey, ObjectKind::RccaTransformed) => {
+            Ok(Rcca::<K>::decrypt_transformed(
+                &RccaRetrievalKey::<K>::from_bytes(rk)?,
+                &RccaTransformed::<K>::from_bytes(transformed)?,
+            )?)
+        }
+        (ObjectKind::RccaRetrievalKey, ObjectKind::TransformedHeader) => Ok(K::decrypt_transformed(
+            RccaRetrievalKey::<K>::from_bytes(rk)?.inner(),
+            &K::Transformed::from_bytes(transformed)?,
+        )?),
+        (ObjectKind::RetrievalKey, ObjectKind::TransformedHeader) => Ok(K::decrypt_transformed(
+            &K::RetrievalKey::from_bytes(rk)?,
+            &K::Transformed::from_bytes(transformed)?,
+        )?),
+        (ObjectKind::RetrievalKey, ObjectKind::RccaTransformed) => Err(OutsourceError::Kind(
+            "this bare retrieval key cannot check RCCA transformations; use the retrieval key written by `abbe transform-key`".into(),
+        )),
+        (k, t) => Err(OutsourceError::Kind(format!(
+            "a {} cannot decrypt a {}",
+            k.describe(),
+            t.describe()
+        ))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::abe::cca::CcaKey;
+    use crate::abe::{Cca, Waters11};
+    use crate::curve::Bls12;
+    use crate::kem::Kem;
+    use crate::policy::{AttributeSet, Policy};
+    use rand_chacha::rand_core::SeedableRng;
+
+    #[test]
+    fn cpa_and_rcca_round_trip_and_refusals() {
+        type W = Waters11<Bls12>;
+        let mut rng = rand_chacha::ChaCha20Rng::seed_from_u64(5);
+        let (pk, mk) = W::setup(&mut rng);
+        let key: CcaKey<W> =
+            Cca::<W>::keygen(&pk, &mk, &AttributeSet::parse("a, b").unwrap(), &mut rng).unwrap();
+        let (tk, rk) = Rcca::<W>::transform_key(&key, &mut rng);
+        let (tk, rk) = (tk.to_bytes(), rk.to_bytes());
+        let policy = Policy::parse("a and b").unwrap();
+
+        let (k1, h1) = W::encapsulate(&pk, &policy, &mut rng).unwrap();
+        let t1 = transform_bytes(&tk, &h1.to_bytes()).unwrap();
+        assert_eq!(
+            decrypt_transformed_bytes(&rk, &t1).unwrap().as_bytes(),
+            k1.as_bytes()
+        );
+
+        let (k2, h2) = Rcca::<W>::encapsulate(&pk, &policy, &mut rng).unwrap();
+        let t2 = transform_bytes(&tk, &h2.to_bytes()).unwrap();
+        assert_eq!(
+            decrypt_transformed_bytes(&rk, &t2).unwrap().as_bytes(),
+            k2.as_bytes()
+        );
+
+        // A lying proxy (the CPA transformation swapped in) is caught.
+        let mut lie = t2.clone();
+        let n = lie.len();
+        lie[n - 1] ^= 1;
+        assert!(decrypt_transformed_bytes(&rk, &lie).is_err());
+
+        // CCA headers and garbage are refused with a message, never a panic.
+        let (_, h3) = Cca::<W>::encapsulate(&pk, &policy, &mut rng).unwrap();
+        assert!(matches!(
+            transform_bytes(&tk, &h3.to_bytes()),
+            Err(OutsourceError::Kind(_))
+        ));
+        for junk in [&b""[..], b"ABBE", b"ABBE\x01\x06\x01\x01garbage"] {
+            assert!(transform_bytes(&tk, junk).is_err());
+            assert!(check_transform_key(junk).is_err());
+        }
+        assert!(check_transform_key(&tk).is_ok());
+        assert!(check_transform_key(&rk).is_err());
+
+        // Unsatisfied policy.
+        let (_, h4) = W::encapsulate(&pk, &Policy::parse("a and c").unwrap(), &mut rng).unwrap();
+        assert!(transform_bytes(&tk, &h4.to_bytes())
+            .unwrap_err()
+            .is_not_satisfied());
+    }
+}
