@@ -14,7 +14,13 @@ cd "$(dirname "$0")/.."
 
 PG_BIN=${PG_BIN:-$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)}
 PG_PORT=${PG_PORT:-$((40000 + RANDOM % 20000))}
-[ -x "$PG_BIN/initdb" ] || { echo "no PostgreSQL found (apt-get install postgresql)" >&2; exit 1; }
+if [ ! -x "${PG_BIN:-}/initdb" ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    # The project installs what it needs: Debian's PostgreSQL server.
+    echo "installing postgresql (apt-get)" >&2
+    apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends postgresql >/dev/null
+    PG_BIN=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)
+fi
+[ -x "${PG_BIN:-}/initdb" ] || { echo "no PostgreSQL found (apt-get install postgresql)" >&2; exit 1; }
 
 DATA=$(mktemp -d /tmp/abbe-pg.XXXXXX)
 as_pg() {
