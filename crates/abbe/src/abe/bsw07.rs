@@ -132,6 +132,8 @@ pub struct PublicKey<C: Curve> {
     pub f: C::G2,
     pub e_gg_alpha: C::Gt,
     tables: OnceLock<Arc<Tables<C>>>,
+    /// The setup id, computed once (encoding the key is not free).
+    id: OnceLock<[u8; 16]>,
 }
 
 impl<C: Curve> Clone for PublicKey<C> {
@@ -141,6 +143,7 @@ impl<C: Curve> Clone for PublicKey<C> {
             f: self.f,
             e_gg_alpha: self.e_gg_alpha,
             tables: self.tables.clone(),
+            id: self.id.clone(),
         }
     }
 }
@@ -170,7 +173,9 @@ impl<C: Curve> PublicKey<C> {
     /// The setup identifier (first 16 bytes of SHA-256 over the encoded
     /// public key), carried by keys and headers.
     pub fn setup_id(&self) -> [u8; 16] {
-        crate::wire::setup_id(&self.to_bytes())
+        *self
+            .id
+            .get_or_init(|| crate::wire::setup_id(&self.to_bytes()))
     }
 
     pub fn to_bytes(&self) -> Vec<u8> {
@@ -196,6 +201,7 @@ impl<C: Curve> PublicKey<C> {
             f,
             e_gg_alpha,
             tables: OnceLock::new(),
+            id: OnceLock::new(),
         })
     }
 }
@@ -231,6 +237,7 @@ impl<C: Curve> MasterKey<C> {
             f: C::G2::generator() * beta_inv,
             e_gg_alpha: e_gg.pow(&self.alpha),
             tables: OnceLock::new(),
+            id: OnceLock::new(),
         };
         wipe(&mut beta_inv, C::Scalar::zero());
         pk

@@ -104,6 +104,8 @@ pub struct PublicKey<C: Curve> {
     pub e_gg_alpha: C::Gt,
     pub g2_a: C::G2,
     tables: OnceLock<Arc<Tables<C>>>,
+    /// The setup id, computed once (encoding the key is not free).
+    id: OnceLock<[u8; 16]>,
 }
 
 impl<C: Curve> Clone for PublicKey<C> {
@@ -112,6 +114,7 @@ impl<C: Curve> Clone for PublicKey<C> {
             e_gg_alpha: self.e_gg_alpha,
             g2_a: self.g2_a,
             tables: self.tables.clone(),
+            id: self.id.clone(),
         }
     }
 }
@@ -142,7 +145,9 @@ impl<C: Curve> PublicKey<C> {
     /// public key. Keys and headers carry it, so a mismatch is reported as
     /// such rather than as a failed decryption.
     pub fn setup_id(&self) -> [u8; 16] {
-        crate::wire::setup_id(&self.to_bytes())
+        *self
+            .id
+            .get_or_init(|| crate::wire::setup_id(&self.to_bytes()))
     }
 
     pub fn to_bytes(&self) -> Vec<u8> {
@@ -161,6 +166,7 @@ impl<C: Curve> PublicKey<C> {
             e_gg_alpha,
             g2_a,
             tables: OnceLock::new(),
+            id: OnceLock::new(),
         })
     }
 }
@@ -190,6 +196,7 @@ impl<C: Curve> MasterKey<C> {
             e_gg_alpha: e_gg.pow(&self.alpha),
             g2_a: C::G2::generator() * self.a,
             tables: OnceLock::new(),
+            id: OnceLock::new(),
         }
     }
     pub fn to_bytes(&self) -> Vec<u8> {
