@@ -8,6 +8,7 @@ mod broadcast;
 mod demo;
 mod inspect;
 mod io;
+mod lab;
 mod ops;
 mod proxy;
 
@@ -20,6 +21,12 @@ use clap::{Parser, Subcommand};
 use rand_core::OsRng;
 use std::path::PathBuf;
 use std::process::ExitCode;
+
+// Counts heap bytes (current and peak) so `abbe lab` can report the peak
+// heap of each operation; two relaxed atomic updates per allocation.
+#[global_allocator]
+static ALLOCATOR: &peakmem_alloc::PeakMemAlloc<std::alloc::System> =
+    &peakmem_alloc::INSTRUMENTED_SYSTEM;
 
 #[derive(Parser)]
 #[command(name = "abbe", version, about = "Attribute-based encryption: encrypt files to access policies", long_about = None)]
@@ -147,6 +154,9 @@ enum Command {
     Proxy(proxy::ProxyCommand),
     /// Describe a key or ciphertext (never prints secret material).
     Inspect { file: PathBuf },
+    /// The lab: regenerate the papers' tables and figures here, with the
+    /// papers' values beside ours and a verdict on each claim.
+    Lab(lab::LabArgs),
     /// A short guided run: setup, two keys, encrypt, decrypt, refusal, outsourcing.
     Demo {
         /// The pairing curve.
@@ -673,6 +683,7 @@ fn run(cmd: Command) -> Result<()> {
         Command::Proxy(cmd) => proxy::run(cmd),
         Command::Inspect { file } => inspect::run(&file),
         Command::Demo { curve } => demo::run(parse_curve(&curve)?),
+        Command::Lab(args) => lab::run(args),
     }
 }
 

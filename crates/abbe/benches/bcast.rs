@@ -1,7 +1,7 @@
 //! Criterion benches of the broadcast schemes on BN254 (the paper's curve)
 //! at N = 1000, |S| = 100: encrypt and decrypt, plus the Waters09 lower
 //! bound (8-pair shared Miller loop + final exponentiation). The full
-//! Tables 7–8 sweep is `cargo run --release -p abbe --example bcast_tables`.
+//! Tables 1 and 3–10 sweep is the lab: `abbe lab --only chhatrapati22` (`--profile full` for N up to 10^6).
 
 use abbe::bcast::{Bgw05, Bgw05Sqrt, ElGamalP256, Gw09, Recipients, UserIndex, Waters09};
 use abbe::curve::{Bn254, Curve, Group, Scalar};

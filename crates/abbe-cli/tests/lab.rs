@@ -1,0 +1,219 @@
+//! End-to-end test of `abbe lab`: the quick profile produces every
+//! experiment's results, plots and page; a re-run resumes (measured points are
+//! kept, not measured again); and the page, opened in headless Chromium,
+//! renders every section, table and figure without a single network request.
+//!
+//! Chromium comes from Debian's `chromium` package, which `scripts/test.sh`
+//! installs and then sets `ABBE_REQUIRE_BROWSER=1`; without a browser and
+//! without that variable the browser part is skipped with a message.
+
+use std::io::Read;
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+
+const EXPERIMENTS: [&str; 5] = ["ghw11-fig8", "wang14", "chhatrapati22", "detabe", "perazzo"];
+
+fn abbe() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_abbe"))
+}
+
+fn find_browser() -> Option<PathBuf> {
+    if let Ok(p) = std::env::var("ABBE_CHROMIUM") {
+        return Some(PathBuf::from(p));
+    }
+    for name in ["chromium", "chromium-browser", "google-chrome"] {
+        for dir in std::env::var("PATH").unwrap_or_default().split(':') {
+            let p = Path::new(dir).join(name);
+            if p.is_file() {
+                return Some(p);
+            }
+        }
+    }
+    None
+}
+
+#[test]
+fn quick_profile_report_renders_offline_and_resumes() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("report");
+    let st = abbe()
+        .args(["lab", "--profile", "quick", "--quiet", "--out"])
+        .arg(&out)
+        .status()
+        .unwrap();
+    assert!(st.success(), "abbe lab failed");
+
+    // Every experiment: CSV + JSON with rows; every figure on disk.
+    for e in EXPERIMENTS {
+        let csv = std::fs::read_to_string(out.join(format!("results/{e}.csv"))).unwrap();
+        assert!(csv.lines().count() > 5, "{e}: too few rows");
+        let json = std::fs::read_to_string(out.join(format!("results/{e}.json"))).unwrap();
+        assert!(json.trim_start().starts_with('['), "{e}: not a JSON array");
+    }
+    let html = std::fs::read_to_string(out.join("index.html")).unwrap();
+    let svgs: Vec<_> = std::fs::read_dir(out.join("plots"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert!(svgs.len() >= 20, "only {} figures", svgs.len());
+    for s in &svgs {
+        let text = std::fs::read_to_string(s).unwrap();
+        assert!(
+            text.contains("<svg") && text.contains("<text"),
+            "{}",
+            s.display()
+        );
+    }
+    assert_eq!(
+        html.matches("<figure").count(),
+        svgs.len(),
+        "every figure is on the page"
+    );
+    for e in EXPERIMENTS {
+        assert!(
+            html.contains(&format!("<section class=paper id=\"{e}\"")),
+            "section {e} missing"
+        );
+    }
+    // No typed-in numbers: the environment and claims are there.
+    for needle in [
+        "Claims and verdicts",
+        "curve backends",
+        "blstrs",
+        "profile",
+        "seed",
+    ] {
+        assert!(html.contains(needle), "{needle} missing");
+    }
+    for v in ["holds", "does not hold"] {
+        assert!(html.contains(&format!("\">{v}</span>")), "no claim '{v}'");
+    }
+    assert!(
+        !html.contains("http://") && !html.contains("https://"),
+        "the page references a URL"
+    );
+
+    // Resume: a second run of one experiment keeps every measured row.
+    let before = std::fs::read_to_string(out.join("results/wang14.json")).unwrap();
+    let st = abbe()
+        .args(["lab", "--only", "wang14", "--quiet", "--out"])
+        .arg(&out)
+        .status()
+        .unwrap();
+    assert!(st.success());
+    let after = std::fs::read_to_string(out.join("results/wang14.json")).unwrap();
+    assert!(
+        before == after,
+        "a re-run measured points again (results/wang14.json changed)"
+    );
+
+    // An unknown experiment is a clear error, not a panic.
+    let o = abbe()
+        .args(["lab", "--only", "nope", "--out"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("unknown experiment"));
+
+    browser_check(&out.join("index.html"), &html);
+}
+
+fn browser_check(index: &Path, html: &str) {
+    let Some(chromium) = find_browser() else {
+        assert!(
+            std::env::var("ABBE_REQUIRE_BROWSER").is_err(),
+            "no Chromium found (scripts/test.sh installs Debian's chromium)"
+        );
+        eprintln!("SKIPPED the browser check: no Chromium (scripts/test.sh installs it)");
+        return;
+    };
+    // Every request the page would make goes through this proxy, which only
+    // counts connections: the page must make none.
+    let proxy = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = proxy.local_addr().unwrap().port();
+    let hits = Arc::new(AtomicUsize::new(0));
+    let h = hits.clone();
+    std::thread::spawn(move || {
+        for mut s in proxy.incoming().flatten() {
+            let mut buf = [0u8; 1024];
+            let n = s.read(&mut buf).unwrap_or(0);
+            let head = String::from_utf8_lossy(&buf[..n]);
+            let first = head.lines().next().unwrap_or("").to_string();
+            // The browser's own service traffic (time, component updates,
+            // accounts), which no flag fully turns off, is not the page's.
+            let browser_own = ["google.com", "googleapis.com", "gvt1.com", "gstatic.com"]
+                .iter()
+                .any(|d| {
+                    first
+                        .split_whitespace()
+                        .nth(1)
+                        .is_some_and(|u| u.contains(d))
+                });
+            if !browser_own {
+                eprintln!("page request through the proxy: {first}");
+                h.fetch_add(1, Ordering::SeqCst);
+            }
+        }
+    });
+    let profile = tempfile::tempdir().unwrap();
+    let out = Command::new(&chromium)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--no-default-browser-check",
+            "--virtual-time-budget=10000",
+            "--window-size=1280,2000",
+        ])
+        .arg(format!("--proxy-server=http://127.0.0.1:{port}"))
+        .arg("--proxy-bypass-list=<-loopback>")
+        .arg(format!("--user-data-dir={}", profile.path().display()))
+        .arg("--dump-dom")
+        .arg(format!("file://{}", index.display()))
+        .output()
+        .expect("run chromium");
+    assert!(
+        out.status.success(),
+        "chromium failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let dom = String::from_utf8_lossy(&out.stdout);
+    let start = dom
+        .find("<pre id=\"render-check\">")
+        .expect("render check element in the DOM");
+    let rest = &dom[start + "<pre id=\"render-check\">".len()..];
+    let check = &rest[..rest.find("</pre>").unwrap()];
+    let expect_tables = html.matches("<table class=data").count();
+    let expect_figures = html.matches("<svg").count();
+    assert!(
+        check.starts_with('{'),
+        "the page's check did not run: {check}"
+    );
+    for (k, v) in [
+        ("sections", EXPERIMENTS.len()),
+        ("tables", expect_tables),
+        ("figures", expect_figures),
+        ("bad_tables", 0),
+        ("bad_figures", 0),
+        ("resources", 0),
+        ("csp_violations", 0),
+    ] {
+        assert!(
+            check.contains(&format!("\"{k}\":{v}")),
+            "{k} != {v} in {check}"
+        );
+    }
+    assert_eq!(
+        hits.load(Ordering::SeqCst),
+        0,
+        "the page made network requests"
+    );
+}

@@ -1,0 +1,210 @@
+//! One module per paper. Each has `measure` (runs the schemes, records rows)
+//! and `report` (tables, figures and claim verdicts computed from the rows
+//! alone, so the report can be rebuilt from `results/` at any time).
+
+pub mod chhatrapati22;
+pub mod detabe;
+pub mod ghw11;
+pub mod perazzo;
+pub mod wang14;
+
+use crate::papers::{to_base_unit, Published};
+use crate::record::Row;
+use crate::report::{Cell, Table};
+use crate::{Experiment, LabError};
+use abbe::curve::CurveId;
+
+pub fn all() -> Vec<Experiment> {
+    vec![
+        Experiment {
+            name: "ghw11-fig8",
+            paper: "ghw11",
+            measure: ghw11::measure,
+            report: ghw11::report,
+        },
+        Experiment {
+            name: "wang14",
+            paper: "wang14",
+            measure: wang14::measure,
+            report: wang14::report,
+        },
+        Experiment {
+            name: "chhatrapati22",
+            paper: "chhatrapati22",
+            measure: chhatrapati22::measure,
+            report: chhatrapati22::report,
+        },
+        Experiment {
+            name: "detabe",
+            paper: "detabe",
+            measure: detabe::measure,
+            report: detabe::report,
+        },
+        Experiment {
+            name: "perazzo",
+            paper: "perazzo",
+            measure: perazzo::measure,
+            report: perazzo::report,
+        },
+    ]
+}
+
+/// Runs `$body` with `$C` bound to each pairing curve the options select.
+#[macro_export]
+macro_rules! for_each_curve {
+    ($ctx:expr, $C:ident => $body:expr) => {{
+        if $ctx.wants(abbe::curve::CurveId::Bls12_381) {
+            type $C = abbe::curve::Bls12;
+            $body?;
+        }
+        if $ctx.wants(abbe::curve::CurveId::Bn254) {
+            type $C = abbe::curve::Bn254;
+            $body?;
+        }
+    }};
+}
+
+/// The pairing curves of the report, in order.
+pub const CURVES: [CurveId; 2] = [CurveId::Bls12_381, CurveId::Bn254];
+
+pub fn fail(what: impl std::fmt::Display) -> LabError {
+    LabError::Other(what.to_string())
+}
+
+/// Rows matching scheme, curve and operation, as (x, main value) sorted by x.
+pub fn series(
+    rows: &[Row],
+    scheme: &str,
+    curve: &str,
+    op: &str,
+    params: Option<&str>,
+) -> Vec<(f64, f64)> {
+    let mut v: Vec<(f64, f64)> = rows
+        .iter()
+        .filter(|r| r.scheme == scheme && r.curve == curve && r.operation == op)
+        .filter(|r| params.is_none_or(|p| r.params == p))
+        .filter_map(|r| r.main_value().map(|y| (r.x, y)))
+        .collect();
+    v.sort_by(|a, b| a.0.total_cmp(&b.0));
+    v
+}
+
+/// The row for one point.
+pub fn point<'a>(rows: &'a [Row], scheme: &str, curve: &str, op: &str, x: f64) -> Option<&'a Row> {
+    rows.iter()
+        .find(|r| r.scheme == scheme && r.curve == curve && r.operation == op && r.x == x)
+}
+
+pub fn value(rows: &[Row], scheme: &str, curve: &str, op: &str, x: f64) -> Option<f64> {
+    point(rows, scheme, curve, op, x).and_then(Row::main_value)
+}
+
+/// Least-squares line through `pts`: (slope, intercept, R²).
+pub fn linear_fit(pts: &[(f64, f64)]) -> Option<(f64, f64, f64)> {
+    let n = pts.len() as f64;
+    if pts.len() < 3 {
+        return None;
+    }
+    let mx = pts.iter().map(|p| p.0).sum::<f64>() / n;
+    let my = pts.iter().map(|p| p.1).sum::<f64>() / n;
+    let sxx: f64 = pts.iter().map(|p| (p.0 - mx).powi(2)).sum();
+    let sxy: f64 = pts.iter().map(|p| (p.0 - mx) * (p.1 - my)).sum();
+    let syy: f64 = pts.iter().map(|p| (p.1 - my).powi(2)).sum();
+    if sxx == 0.0 {
+        return None;
+    }
+    let slope = sxy / sxx;
+    let r2 = if syy == 0.0 {
+        1.0
+    } else {
+        (sxy * sxy) / (sxx * syy)
+    };
+    Some((slope, my - slope * mx, r2))
+}
+
+/// Holds when every check passes, does not hold when none does, depends
+/// otherwise.
+pub fn verdict_of(oks: &[bool]) -> crate::report::Verdict {
+    use crate::report::Verdict;
+    if oks.is_empty() {
+        Verdict::Pending
+    } else if oks.iter().all(|b| *b) {
+        Verdict::Holds
+    } else if oks.iter().any(|b| *b) {
+        Verdict::Depends
+    } else {
+        Verdict::DoesNotHold
+    }
+}
+
+/// A published value in our base unit (ms or bytes).
+pub fn published_base(p: &Published) -> Option<f64> {
+    to_base_unit(p.value, &p.unit)
+}
+
+/// One "paper vs ours" table row: label, paper, ours, ratio ours/paper.
+pub fn compare_row(
+    label: String,
+    paper: Option<f64>,
+    ours: Option<f64>,
+    unit: &'static str,
+) -> Vec<Cell> {
+    vec![
+        Cell::Text(label),
+        Cell::opt(paper, unit),
+        Cell::opt(ours, unit),
+        Cell::ratio(ours, paper),
+    ]
+}
+
+pub fn compare_table(id: &str, title: &str) -> Table {
+    Table::new(id, title, &["", "paper", "ours", "ours / paper"])
+}
+
+/// Milliseconds of one RSA-PKCS#1 v1.5 decryption (and encryption, and key
+/// generation) with the `rsa` crate, for wang14 Fig. 3 and ghw11's remark.
+pub mod rsa_ops {
+    use rand_chacha::rand_core::SeedableRng;
+    use rand_chacha::ChaCha20Rng;
+    use rsa::{Pkcs1v15Encrypt, RsaPrivateKey, RsaPublicKey};
+
+    pub fn keygen(bits: usize, seed: u64) -> Result<RsaPrivateKey, String> {
+        let mut rng = ChaCha20Rng::seed_from_u64(seed);
+        RsaPrivateKey::new(&mut rng, bits).map_err(|e| e.to_string())
+    }
+
+    pub fn encrypt(
+        pk: &RsaPublicKey,
+        msg: &[u8],
+        rng: &mut ChaCha20Rng,
+    ) -> Result<Vec<u8>, String> {
+        pk.encrypt(rng, Pkcs1v15Encrypt, msg)
+            .map_err(|e| e.to_string())
+    }
+
+    pub fn decrypt(sk: &RsaPrivateKey, ct: &[u8]) -> Result<Vec<u8>, String> {
+        sk.decrypt(Pkcs1v15Encrypt, ct).map_err(|e| e.to_string())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fit_of_a_line_is_exact() {
+        let pts: Vec<(f64, f64)> = (1..10).map(|x| (x as f64, 3.0 * x as f64 + 2.0)).collect();
+        let (s, i, r2) = linear_fit(&pts).unwrap();
+        assert!((s - 3.0).abs() < 1e-9 && (i - 2.0).abs() < 1e-9 && (r2 - 1.0).abs() < 1e-12);
+        assert!(linear_fit(&pts[..2]).is_none());
+    }
+
+    #[test]
+    fn rsa_round_trip() {
+        let sk = rsa_ops::keygen(1024, 1).unwrap();
+        let mut rng =
+            <rand_chacha::ChaCha20Rng as rand_chacha::rand_core::SeedableRng>::seed_from_u64(2);
+        let ct = rsa_ops::encrypt(&sk.to_public_key(), b"sixteen byte key", &mut rng).unwrap();
+        assert_eq!(rsa_ops::decrypt(&sk, &ct).unwrap(), b"sixteen byte key");
+    }
+}

@@ -1,0 +1,282 @@
+//! Measurement: warm-up, repetitions until a time budget, median and spread
+//! of wall time, process CPU time beside it (the machine is shared and noisy:
+//! a CPU time well below the wall time says another process took the core),
+//! peak heap of one run, and the results store that makes experiments
+//! resumable.
+
+use crate::record::{Key, Row};
+use cpu_time::ProcessTime;
+use peakmem_alloc::{PeakMemAllocTrait, INSTRUMENTED_SYSTEM};
+use std::collections::HashMap;
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+/// How long and how often to measure one point.
+#[derive(Clone, Copy, Debug)]
+pub struct Budget {
+    /// Keep repeating until this much wall time has been spent…
+    pub time: Duration,
+    /// …and at least this many repetitions were made…
+    pub min_reps: u32,
+    /// …but never more than this.
+    pub max_reps: u32,
+    /// One untimed run first (caches, lazily built tables, page faults);
+    /// off for operations of many seconds.
+    pub warmup: bool,
+}
+
+impl Budget {
+    /// Exactly `n` repetitions (detabe takes the median of 31 runs).
+    pub fn exactly(n: u32) -> Budget {
+        Budget {
+            time: Duration::ZERO,
+            min_reps: n,
+            max_reps: n,
+            warmup: true,
+        }
+    }
+
+    /// One timed run, no warm-up (setup of a million users).
+    pub fn once() -> Budget {
+        Budget {
+            time: Duration::ZERO,
+            min_reps: 1,
+            max_reps: 1,
+            warmup: false,
+        }
+    }
+}
+
+/// Summary statistics of a set of timings, in milliseconds.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Stats {
+    pub median_ms: f64,
+    pub min_ms: f64,
+    pub max_ms: f64,
+    pub cpu_ms: f64,
+    pub reps: u32,
+    /// Peak heap of the first run (`None` without the instrumented allocator).
+    pub peak_heap: Option<u64>,
+}
+
+impl Stats {
+    /// The statistics of one of `k` equal parts (one pair of a k-pair
+    /// Miller loop, one term of a k-term MSM).
+    pub fn per(self, k: f64) -> Stats {
+        Stats {
+            median_ms: self.median_ms / k,
+            min_ms: self.min_ms / k,
+            max_ms: self.max_ms / k,
+            cpu_ms: self.cpu_ms / k,
+            ..self
+        }
+    }
+}
+
+/// Median of a non-empty sample (mean of the two middle values when even).
+pub fn median(v: &mut [f64]) -> f64 {
+    v.sort_by(|a, b| a.total_cmp(b));
+    let n = v.len();
+    if n == 0 {
+        return f64::NAN;
+    }
+    if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    }
+}
+
+/// Times `op(input)` where a fresh input comes from `setup` before every
+/// repetition (outside the timed region). The peak heap is that of the first
+/// run (the warm-up when there is one), measured when `heap` is set.
+pub fn time_with_setup<S, T>(
+    budget: Budget,
+    heap: bool,
+    mut setup: impl FnMut() -> S,
+    mut op: impl FnMut(S) -> T,
+) -> Stats {
+    let mut wall = Vec::new();
+    let mut cpu = Vec::new();
+    let mut peak = None;
+    if budget.warmup {
+        let input = setup();
+        peak = peak_heap(heap, || op(input)).1;
+    }
+    let start = Instant::now();
+    while (wall.len() as u32) < budget.max_reps
+        && ((wall.len() as u32) < budget.min_reps || start.elapsed() < budget.time)
+    {
+        let input = setup();
+        let first = wall.is_empty() && !budget.warmup;
+        let c0 = ProcessTime::now();
+        let t0 = Instant::now();
+        if first {
+            peak = peak_heap(heap, || op(input)).1;
+        } else {
+            black_box(op(input));
+        }
+        wall.push(t0.elapsed().as_secs_f64() * 1e3);
+        cpu.push(c0.elapsed().as_secs_f64() * 1e3);
+    }
+    let min_ms = wall.iter().copied().fold(f64::INFINITY, f64::min);
+    let max_ms = wall.iter().copied().fold(0.0, f64::max);
+    Stats {
+        median_ms: median(&mut wall),
+        min_ms,
+        max_ms,
+        cpu_ms: median(&mut cpu),
+        reps: wall.len() as u32,
+        peak_heap: peak,
+    }
+}
+
+/// Times `op()`. Operations under a millisecond are run in batches of k
+/// calls per sample (k from one calibration call), so that clock and
+/// CPU-time resolution do not dominate; the statistics are per call.
+pub fn time<T>(budget: Budget, heap: bool, mut op: impl FnMut() -> T) -> Stats {
+    if !budget.warmup {
+        return time_with_setup(budget, heap, || (), |()| op());
+    }
+    // The calibration call is the warm-up.
+    let t0 = Instant::now();
+    black_box(op());
+    let one = t0.elapsed().as_secs_f64();
+    let k = if one < 1e-3 {
+        ((1e-3 / one.max(1e-8)).ceil() as u32).clamp(1, 100_000)
+    } else {
+        1
+    };
+    time_with_setup(
+        Budget {
+            warmup: false,
+            ..budget
+        },
+        heap,
+        || (),
+        |()| {
+            for _ in 0..k {
+                black_box(op());
+            }
+        },
+    )
+    .per(f64::from(k))
+}
+
+/// Whether the running binary's global allocator is the instrumented one
+/// (the `abbe` binary installs it; unit tests do not).
+pub fn heap_tracking() -> bool {
+    INSTRUMENTED_SYSTEM.reset_peak_memory();
+    let v: Vec<u8> = black_box(Vec::with_capacity(1 << 20));
+    let seen = INSTRUMENTED_SYSTEM.get_peak_memory() >= 1 << 20;
+    drop(v);
+    seen
+}
+
+/// Peak heap (bytes above what was live before) of one run of `op`, or
+/// `None` when the allocator is not instrumented. Other threads' allocations
+/// count too, so the lab measures one operation at a time.
+pub fn peak_heap<T>(tracking: bool, op: impl FnOnce() -> T) -> (T, Option<u64>) {
+    if !tracking {
+        return (op(), None);
+    }
+    INSTRUMENTED_SYSTEM.reset_peak_memory();
+    let r = black_box(op());
+    (r, Some(INSTRUMENTED_SYSTEM.get_peak_memory() as u64))
+}
+
+/// Rows of one experiment: those measured in this run and those of an
+/// earlier run with the same parameters (kept unless `--force`).
+pub struct Store {
+    prior: HashMap<String, Row>,
+    pub rows: Vec<Row>,
+    force: bool,
+}
+
+impl Store {
+    pub fn new(prior: Vec<Row>, force: bool) -> Store {
+        let prior = prior.into_iter().map(|r| (r.key().id(), r)).collect();
+        Store {
+            prior,
+            rows: Vec::new(),
+            force,
+        }
+    }
+
+    /// Whether every key is already measured; if so, their earlier rows are
+    /// taken into this run's results.
+    pub fn have_all(&mut self, keys: &[Key]) -> bool {
+        if self.force || keys.is_empty() {
+            return false;
+        }
+        if !keys.iter().all(|k| self.prior.contains_key(&k.id())) {
+            return false;
+        }
+        for k in keys {
+            if let Some(r) = self.prior.remove(&k.id()) {
+                self.rows.push(r);
+            }
+        }
+        true
+    }
+
+    pub fn push(&mut self, row: Row) {
+        self.prior.remove(&row.key().id());
+        self.rows.push(row);
+    }
+
+    /// All rows: this run's, then earlier ones this run did not revisit
+    /// (e.g. the full profile's larger points after a quick run).
+    pub fn finish(mut self) -> Vec<Row> {
+        let mut rest: Vec<Row> = self.prior.into_values().collect();
+        rest.sort_by_key(|a| a.key().id());
+        self.rows.extend(rest);
+        self.rows
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn median_of_odd_and_even_samples() {
+        assert_eq!(median(&mut [3.0, 1.0, 2.0]), 2.0);
+        assert_eq!(median(&mut [4.0, 1.0, 3.0, 2.0]), 2.5);
+        assert!(median(&mut []).is_nan());
+    }
+
+    #[test]
+    fn budget_bounds_the_repetitions() {
+        let mut calls = 0u32;
+        let s = time(Budget::exactly(7), false, || calls += 1);
+        assert_eq!(s.reps, 7);
+        // One calibration call, then batches (a trivial call is batched).
+        assert!(calls > 8, "{calls}");
+        let s = time(
+            Budget {
+                time: Duration::from_millis(20),
+                min_reps: 2,
+                max_reps: 1000,
+                warmup: true,
+            },
+            false,
+            || std::thread::sleep(Duration::from_millis(5)),
+        );
+        assert!(s.reps >= 2 && s.reps <= 6, "{s:?}");
+        assert!(s.min_ms >= 5.0 && s.median_ms >= s.min_ms && s.max_ms >= s.median_ms);
+        // Sleeping costs no CPU time.
+        assert!(s.cpu_ms < s.median_ms, "{s:?}");
+    }
+
+    #[test]
+    fn setup_is_not_timed() {
+        let s = time_with_setup(
+            Budget::exactly(3),
+            false,
+            || std::thread::sleep(Duration::from_millis(20)),
+            |()| 1,
+        );
+        assert!(s.max_ms < 20.0, "{s:?}");
+    }
+}

@@ -1,0 +1,479 @@
+//! The lab: `abbe lab` regenerates the tables and figures of the five papers
+//! abbe implements, on today's curves, with each paper's published value
+//! beside ours and a verdict on each of its claims.
+//!
+//! Layout: [`harness`] measures (budgeted repetitions, median and spread,
+//! CPU time, peak heap); [`record`] is one measured point and the
+//! `results/*.csv|json` files; [`papers`] loads the published values
+//! (`data/papers/<paper>.csv`, the only numbers typed in by hand); [`plot`]
+//! draws SVG figures; [`report`] writes `index.html`; [`experiments`] has one
+//! module per paper, each split into *measure* (rows) and *report* (tables,
+//! figures, claims from the rows), so the page can be rebuilt from stored
+//! results and an interrupted run resumes where it stopped.
+
+pub mod devices;
+pub mod experiments;
+pub mod harness;
+pub mod papers;
+pub mod plot;
+pub mod record;
+pub mod report;
+
+use harness::{Budget, Stats, Store};
+use indicatif::{ProgressBar, ProgressStyle};
+use record::{Key, Row};
+use report::{Environment, Section, Verdict};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+/// How much to measure.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Profile {
+    /// A few minutes: smaller sweeps, short time budgets.
+    Quick,
+    /// The papers' full ranges (N up to 10^6, files up to 100 MB,
+    /// 100 000 random policies per point): hours — see the README.
+    Full,
+}
+
+impl Profile {
+    pub fn name(self) -> &'static str {
+        match self {
+            Profile::Quick => "quick",
+            Profile::Full => "full",
+        }
+    }
+}
+
+/// Options of `abbe lab`.
+#[derive(Clone, Debug)]
+pub struct Options {
+    pub profile: Profile,
+    /// Experiments to run (all when empty); the report includes every
+    /// experiment with stored results either way.
+    pub only: Vec<String>,
+    pub out: PathBuf,
+    /// Pairing curves for the experiments that sweep curves (both when empty).
+    pub curves: Vec<abbe::curve::CurveId>,
+    pub seed: u64,
+    pub force: bool,
+    pub quiet: bool,
+    /// A directory of extra board profiles (`*.toml`, see `devices`).
+    pub devices: Option<PathBuf>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum LabError {
+    #[error("unknown experiment {0:?} (known: {1})")]
+    UnknownExperiment(String, String),
+    #[error("{path}: {source}")]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{0}")]
+    Other(String),
+}
+
+fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> LabError + '_ {
+    move |source| LabError::Io {
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+/// An experiment: a paper's tables and figures.
+pub struct Experiment {
+    /// `--only` value.
+    pub name: &'static str,
+    pub paper: &'static str,
+    pub measure: fn(&mut Ctx) -> Result<(), LabError>,
+    pub report: fn(&[Row], &ReportCtx) -> Section,
+}
+
+/// What a report function knows besides the rows.
+pub struct ReportCtx {
+    pub profile: Profile,
+    pub devices: Vec<devices::Device>,
+}
+
+/// What a measuring experiment works with.
+pub struct Ctx {
+    pub experiment: &'static str,
+    pub profile: Profile,
+    pub seed: u64,
+    pub curves: Vec<abbe::curve::CurveId>,
+    store: Store,
+    bar: ProgressBar,
+    heap: bool,
+}
+
+impl Ctx {
+    pub fn key(
+        &self,
+        scheme: &str,
+        curve: &str,
+        operation: &str,
+        x_name: &str,
+        x: f64,
+        params: &str,
+    ) -> Key {
+        Key {
+            experiment: self.experiment.to_string(),
+            scheme: scheme.to_string(),
+            curve: curve.to_string(),
+            operation: operation.to_string(),
+            x_name: x_name.to_string(),
+            x,
+            params: params.to_string(),
+        }
+    }
+
+    pub fn wants(&self, curve: abbe::curve::CurveId) -> bool {
+        self.curves.is_empty() || self.curves.contains(&curve)
+    }
+
+    /// The default budget of a timed point.
+    pub fn budget(&self) -> Budget {
+        match self.profile {
+            Profile::Quick => Budget {
+                time: Duration::from_millis(150),
+                min_reps: 3,
+                max_reps: 200,
+                warmup: true,
+            },
+            Profile::Full => Budget {
+                time: Duration::from_millis(1500),
+                min_reps: 11,
+                max_reps: 2000,
+                warmup: true,
+            },
+        }
+    }
+
+    /// Sets the number of steps of the progress bar.
+    pub fn plan(&self, steps: u64) {
+        self.bar.set_length(steps);
+    }
+
+    pub fn tick(&self, msg: impl Into<String>) {
+        self.bar.set_message(msg.into());
+        self.bar.inc(1);
+    }
+
+    /// True (and the earlier rows taken over) when every key was measured
+    /// by an earlier run with the same parameters.
+    pub fn done(&mut self, keys: &[Key]) -> bool {
+        self.store.have_all(keys)
+    }
+
+    pub fn heap_tracking(&self) -> bool {
+        self.heap
+    }
+
+    pub fn push(&mut self, row: Row) {
+        self.store.push(row);
+    }
+
+    /// Adds operation counts to the row of `key` measured in this run.
+    pub fn attach_ops(&mut self, key: &Key, counts: &abbe::curve::OpCounts) {
+        let id = key.id();
+        if let Some(r) = self
+            .store
+            .rows
+            .iter_mut()
+            .rev()
+            .find(|r| r.key().id() == id)
+        {
+            r.ops = Some(record::ops_map(counts));
+        }
+    }
+
+    /// Times `op` and records the row.
+    pub fn time<T>(&mut self, key: Key, bits: u32, budget: Budget, op: impl FnMut() -> T) -> Stats {
+        let s = harness::time(budget, self.heap, op);
+        self.store.push(Row::from_key(&key, bits).with_stats(s));
+        s
+    }
+
+    /// Times `op(setup())` (setup untimed) and records the row.
+    pub fn time_with_setup<S, T>(
+        &mut self,
+        key: Key,
+        bits: u32,
+        budget: Budget,
+        setup: impl FnMut() -> S,
+        op: impl FnMut(S) -> T,
+    ) -> Stats {
+        let s = harness::time_with_setup(budget, self.heap, setup, op);
+        self.store.push(Row::from_key(&key, bits).with_stats(s));
+        s
+    }
+
+    /// Records a size in bytes.
+    pub fn bytes(&mut self, key: Key, bits: u32, bytes: usize) {
+        let mut r = Row::from_key(&key, bits);
+        r.bytes = Some(bytes as u64);
+        r.unit = "B".into();
+        self.store.push(r);
+    }
+
+    /// Records a derived value (a count, a prediction, an energy).
+    pub fn value(&mut self, key: Key, bits: u32, value: f64, unit: &str) {
+        let mut r = Row::from_key(&key, bits);
+        r.value = Some(value);
+        r.unit = unit.into();
+        self.store.push(r);
+    }
+}
+
+/// Every experiment, in the report's order.
+pub fn experiments() -> Vec<Experiment> {
+    experiments::all()
+}
+
+/// Writes `bytes` to `path` through a temporary file and a rename, so a
+/// reader (or an interrupted run) never sees half a file.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), LabError> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    std::fs::create_dir_all(dir).map_err(io_err(dir))?;
+    let tmp = dir.join(format!(
+        ".{}.tmp{}",
+        path.file_name().and_then(|n| n.to_str()).unwrap_or("out"),
+        std::process::id()
+    ));
+    std::fs::write(&tmp, bytes).map_err(io_err(&tmp))?;
+    std::fs::rename(&tmp, path).map_err(io_err(path))
+}
+
+fn load_rows(path: &Path) -> Result<Vec<Row>, LabError> {
+    match std::fs::read(path) {
+        Ok(b) => serde_json::from_slice(&b).map_err(|e| {
+            LabError::Other(format!(
+                "{}: not a results file of this lab ({e}); move it away or use another --out",
+                path.display()
+            ))
+        }),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Vec::new()),
+        Err(e) => Err(io_err(path)(e)),
+    }
+}
+
+/// The result of a run.
+pub struct Summary {
+    pub index: PathBuf,
+    pub claims: Vec<(String, String, Verdict)>,
+    pub seconds: f64,
+}
+
+fn environment(opts: &Options, heap: bool) -> Environment {
+    let cpu = std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("model name"))
+                .and_then(|l| l.split_once(':'))
+                .map(|(_, v)| v.trim().to_string())
+        })
+        .unwrap_or_else(|| "unknown".into());
+    let cores = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1);
+    let mem = std::fs::read_to_string("/proc/meminfo")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .next()
+                .map(|l| l.split_whitespace().nth(1).unwrap_or("").to_string())
+        })
+        .and_then(|kb| kb.parse::<f64>().ok())
+        .map(|kb| format!("{:.1} GiB", kb / 1024.0 / 1024.0))
+        .unwrap_or_else(|| "unknown".into());
+    let load = std::fs::read_to_string("/proc/loadavg")
+        .map(|s| s.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
+        .unwrap_or_default();
+    Environment {
+        items: vec![
+            ("CPU".into(), cpu),
+            ("cores".into(), cores.to_string()),
+            ("memory".into(), mem),
+            ("load average at the end".into(), load),
+            ("curve backends".into(), env!("ABBE_LAB_BACKENDS").to_string()),
+            ("compiler".into(), env!("ABBE_LAB_RUSTC").to_string()),
+            ("abbe".into(), env!("CARGO_PKG_VERSION").to_string()),
+            ("profile".into(), opts.profile.name().to_string()),
+            ("seed".into(), opts.seed.to_string()),
+            ("date (UTC)".into(), utc_now()),
+            (
+                "statistics".into(),
+                "median of repetitions after one warm-up run, repeated until a time budget (quick 0.15 s, min 3; full 1.5 s, min 11) unless a paper fixes the count; min–max in results/*.csv; process CPU time beside wall time".into(),
+            ),
+            (
+                "peak heap".into(),
+                if heap {
+                    "measured by the instrumented global allocator (first run of each point)".into()
+                } else {
+                    "not measured (allocator not instrumented)".into()
+                },
+            ),
+        ],
+    }
+}
+
+/// `YYYY-MM-DD HH:MM` from the system clock (days-from-civil inverse).
+fn utc_now() -> String {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0) as i64;
+    let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!(
+        "{y:04}-{m:02}-{d:02} {:02}:{:02}",
+        rem / 3600,
+        rem % 3600 / 60
+    )
+}
+
+/// Runs the selected experiments and writes the report.
+pub fn run(opts: &Options) -> Result<Summary, LabError> {
+    let started = Instant::now();
+    let all = experiments();
+    let names: Vec<&str> = all.iter().map(|e| e.name).collect();
+    for o in &opts.only {
+        if !names.contains(&o.as_str()) {
+            return Err(LabError::UnknownExperiment(o.clone(), names.join(", ")));
+        }
+    }
+    let results = opts.out.join("results");
+    let plots = opts.out.join("plots");
+    std::fs::create_dir_all(&results).map_err(io_err(&results))?;
+    std::fs::create_dir_all(&plots).map_err(io_err(&plots))?;
+    let heap = harness::heap_tracking();
+    let style =
+        ProgressStyle::with_template("{prefix:>14} [{bar:28}] {pos}/{len} {elapsed:>4} {msg}")
+            .map_err(|e| LabError::Other(e.to_string()))?
+            .progress_chars("=> ");
+    for e in &all {
+        if !opts.only.is_empty() && !opts.only.iter().any(|o| o == e.name) {
+            continue;
+        }
+        let json = results.join(format!("{}.json", e.name));
+        let prior = load_rows(&json)?;
+        let bar = if opts.quiet {
+            ProgressBar::hidden()
+        } else {
+            ProgressBar::new(0)
+                .with_style(style.clone())
+                .with_prefix(e.name)
+        };
+        let mut ctx = Ctx {
+            experiment: e.name,
+            profile: opts.profile,
+            seed: opts.seed,
+            curves: opts.curves.clone(),
+            store: Store::new(prior, opts.force),
+            bar: bar.clone(),
+            heap,
+        };
+        let outcome = (e.measure)(&mut ctx);
+        // Whatever was measured is kept, even if the experiment failed
+        // half-way: the next run resumes from it.
+        let rows = ctx.store.finish();
+        write_atomic(
+            &json,
+            serde_json::to_string_pretty(&rows)
+                .map_err(|e| LabError::Other(e.to_string()))?
+                .as_bytes(),
+        )?;
+        write_atomic(
+            &results.join(format!("{}.csv", e.name)),
+            record::to_csv(&rows).as_bytes(),
+        )?;
+        bar.finish_with_message("done");
+        outcome?;
+    }
+    let rctx = ReportCtx {
+        profile: opts.profile,
+        devices: devices::load(opts.devices.as_deref()).map_err(LabError::Other)?,
+    };
+    let mut sections = Vec::new();
+    let mut claims = Vec::new();
+    for e in &all {
+        let rows = load_rows(&results.join(format!("{}.json", e.name)))?;
+        if rows.is_empty() {
+            continue;
+        }
+        let section = (e.report)(&rows, &rctx);
+        let mut svgs = Vec::new();
+        for f in &section.figures {
+            let svg = f
+                .to_svg()
+                .map_err(|m| LabError::Other(format!("figure {}: {m}", f.id)))?;
+            write_atomic(&plots.join(format!("{}.svg", f.id)), svg.as_bytes())?;
+            svgs.push(svg);
+        }
+        for c in &section.claims {
+            claims.push((e.name.to_string(), c.text.clone(), c.verdict));
+        }
+        sections.push((section, svgs));
+    }
+    let env = environment(opts, heap);
+    let html = report::index_html(
+        "abbe lab — the papers' tables and figures, measured here",
+        &env,
+        &sections,
+    );
+    let index = opts.out.join("index.html");
+    write_atomic(&index, html.as_bytes())?;
+    Ok(Summary {
+        index,
+        claims,
+        seconds: started.elapsed().as_secs_f64(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn date_is_formatted() {
+        let d = utc_now();
+        assert_eq!(d.len(), 16, "{d}");
+        assert!(d.starts_with("20"), "{d}");
+    }
+
+    #[test]
+    fn atomic_write_replaces_whole_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("a/b.txt");
+        write_atomic(&p, b"one").unwrap();
+        write_atomic(&p, b"two").unwrap();
+        assert_eq!(std::fs::read(&p).unwrap(), b"two");
+        assert_eq!(
+            std::fs::read_dir(p.parent().unwrap()).unwrap().count(),
+            1,
+            "no temp file left"
+        );
+    }
+
+    #[test]
+    fn a_foreign_results_file_is_an_error_not_a_panic() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("x.json");
+        std::fs::write(&p, b"{not json").unwrap();
+        assert!(matches!(load_rows(&p), Err(LabError::Other(_))));
+        assert!(load_rows(&dir.path().join("missing.json"))
+            .unwrap()
+            .is_empty());
+    }
+}

@@ -1,0 +1,357 @@
+//! What an experiment reports (tables with the paper's value beside ours,
+//! figures, claims with verdicts) and the self-contained `index.html`.
+
+use crate::papers::Paper;
+use crate::plot::Figure;
+use std::fmt::Write as _;
+
+/// A cell of a report table.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Cell {
+    Text(String),
+    /// A number with its unit.
+    Num(f64, &'static str),
+    /// ours / paper.
+    Ratio(f64),
+    Empty,
+}
+
+impl Cell {
+    pub fn opt(v: Option<f64>, unit: &'static str) -> Cell {
+        v.map_or(Cell::Empty, |v| Cell::Num(v, unit))
+    }
+
+    pub fn ratio(ours: Option<f64>, paper: Option<f64>) -> Cell {
+        match (ours, paper) {
+            (Some(o), Some(p)) if p != 0.0 => Cell::Ratio(o / p),
+            _ => Cell::Empty,
+        }
+    }
+
+    fn html(&self) -> String {
+        match self {
+            Cell::Text(s) => esc(s),
+            Cell::Num(v, u) => format!("{}<span class=u> {}</span>", fmt_num(*v), esc(u)),
+            Cell::Ratio(r) => {
+                let cls = if *r <= 1.0 { "good" } else { "bad" };
+                format!("<span class={cls}>×{}</span>", fmt_num(*r))
+            }
+            Cell::Empty => "<span class=na>—</span>".into(),
+        }
+    }
+}
+
+/// A number with 3–4 significant digits.
+pub fn fmt_num(v: f64) -> String {
+    let a = v.abs();
+    if !v.is_finite() {
+        "—".into()
+    } else if a == 0.0 {
+        "0".into()
+    } else if a >= 1e6 {
+        format!("{v:.3e}")
+    } else if a >= 100.0 {
+        format!("{v:.0}")
+    } else if a >= 10.0 {
+        format!("{v:.1}")
+    } else if a >= 0.01 {
+        format!("{v:.3}")
+    } else {
+        format!("{v:.2e}")
+    }
+}
+
+/// A table of the report.
+#[derive(Clone, Debug, Default)]
+pub struct Table {
+    pub id: String,
+    pub title: String,
+    pub columns: Vec<String>,
+    pub rows: Vec<Vec<Cell>>,
+    pub note: String,
+}
+
+impl Table {
+    pub fn new(id: &str, title: &str, columns: &[&str]) -> Table {
+        Table {
+            id: id.into(),
+            title: title.into(),
+            columns: columns.iter().map(|c| c.to_string()).collect(),
+            ..Table::default()
+        }
+    }
+}
+
+/// Our verdict on a claim of a paper.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    Holds,
+    DoesNotHold,
+    Depends,
+    /// The evidence is not measured yet (a scheme or feature to come).
+    Pending,
+}
+
+impl Verdict {
+    pub fn label(self) -> &'static str {
+        match self {
+            Verdict::Holds => "holds",
+            Verdict::DoesNotHold => "does not hold",
+            Verdict::Depends => "depends",
+            Verdict::Pending => "pending",
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct Claim {
+    /// Where in the paper.
+    pub source: String,
+    /// The claim, quoted or closely paraphrased.
+    pub text: String,
+    pub verdict: Verdict,
+    /// Which rows decide it, with their numbers.
+    pub evidence: String,
+}
+
+/// One paper's section of the report.
+#[derive(Clone, Debug)]
+pub struct Section {
+    pub experiment: &'static str,
+    pub paper: &'static Paper,
+    pub intro: String,
+    pub tables: Vec<Table>,
+    pub figures: Vec<Figure>,
+    pub claims: Vec<Claim>,
+    pub notes: Vec<String>,
+}
+
+pub fn esc(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+/// The environment block of the report.
+#[derive(Clone, Debug, Default)]
+pub struct Environment {
+    pub items: Vec<(String, String)>,
+}
+
+const CSS: &str = r#"
+body{font:15px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:0;color:#1d2228;background:#fafafa}
+main{max-width:1100px;margin:0 auto;padding:1.5em 2em 4em}
+h1{font-size:1.7em;margin:.2em 0}h2{margin-top:2.2em;border-bottom:2px solid #d0d7de;padding-bottom:.2em}
+h3{margin-top:1.6em}
+nav a{margin-right:1em}
+table{border-collapse:collapse;margin:.6em 0 1.2em;background:#fff;font-size:13px}
+th,td{border:1px solid #d0d7de;padding:3px 8px;text-align:right}
+th{background:#f0f3f6;text-align:center}td:first-child{text-align:left}
+.u{color:#667}.na{color:#aaa}.good{color:#116329;font-weight:600}.bad{color:#a40e26;font-weight:600}
+figure{margin:1em 0;background:#fff;border:1px solid #d0d7de;padding:6px;display:inline-block}
+figure svg{display:block;max-width:100%;height:auto}
+figcaption{font-size:12px;color:#555}
+.claims li{margin:.6em 0}.verdict{display:inline-block;padding:0 .5em;border-radius:3px;font-weight:600;font-size:12px}
+.v-holds{background:#dafbe1;color:#116329}.v-does-not-hold{background:#ffebe9;color:#a40e26}
+.v-depends{background:#fff8c5;color:#7d4e00}.v-pending{background:#eaeef2;color:#57606a}
+.note{color:#555;font-size:13px}dl.env{display:grid;grid-template-columns:max-content auto;gap:.2em 1em}
+dl.env dt{font-weight:600}
+"#;
+
+/// Counts Content-Security-Policy violations (an attempted fetch) from the
+/// first byte of the page on.
+const CSP_WATCH: &str = "window.__csp=0;document.addEventListener('securitypolicyviolation',function(){window.__csp++;});";
+
+/// Checks, in the browser, that every section, table and figure rendered
+/// (non-empty layout boxes); the end-to-end test reads the verdict from the
+/// DOM. Inline, so the page stays self-contained.
+const RENDER_CHECK: &str = r#"
+window.addEventListener('load',function(){
+ var s=document.querySelectorAll('section.paper'),t=document.querySelectorAll('table.data'),f=document.querySelectorAll('figure svg');
+ var badT=0,badF=0;
+ t.forEach(function(x){var r=x.getBoundingClientRect();if(r.width<10||r.height<10||x.rows.length<2)badT++;});
+ f.forEach(function(x){var r=x.getBoundingClientRect();if(r.width<50||r.height<50||x.querySelectorAll('text').length<3)badF++;});
+ var res=performance.getEntriesByType('resource').length;
+ document.getElementById('render-check').textContent=JSON.stringify({sections:s.length,tables:t.length,figures:f.length,bad_tables:badT,bad_figures:badF,resources:res,csp_violations:window.__csp||0});
+});
+"#;
+
+/// The SVG element alone, for inlining: no XML prolog, and no namespace
+/// attributes (HTML knows inline SVG; the URIs are names, not fetches, but
+/// the page is easier to audit with no URI in it at all).
+fn strip_prolog(svg: &str) -> String {
+    let s = match svg.find("<svg") {
+        Some(i) => &svg[i..],
+        None => svg,
+    };
+    s.replace(" xmlns=\"http://www.w3.org/2000/svg\"", "")
+        .replace(" xmlns:xlink=\"http://www.w3.org/1999/xlink\"", "")
+}
+
+/// The whole report: one page, inline CSS and SVG, no network access (a
+/// Content-Security-Policy forbids any fetch).
+pub fn index_html(title: &str, env: &Environment, sections: &[(Section, Vec<String>)]) -> String {
+    let mut h = String::new();
+    let _ = write!(
+        h,
+        "<!DOCTYPE html><html lang=en><head><meta charset=utf-8>\
+<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:\">\
+<meta name=viewport content=\"width=device-width,initial-scale=1\"><title>{}</title><script>{CSP_WATCH}</script><style>{CSS}</style></head><body><main>",
+        esc(title)
+    );
+    let _ = write!(h, "<h1>{}</h1><nav>", esc(title));
+    for (s, _) in sections {
+        let _ = write!(h, "<a href=\"#{}\">{}</a>", s.experiment, s.experiment);
+    }
+    h.push_str("<a href=\"#environment\">environment</a></nav>");
+    // Claims summary first: what a reader wants to know.
+    h.push_str("<h2 id=claims>Claims and verdicts</h2><table class=data><tr><th>paper</th><th>claim</th><th>verdict</th></tr>");
+    for (s, _) in sections {
+        for c in &s.claims {
+            let _ = write!(
+                h,
+                "<tr><td>{}</td><td style=\"text-align:left\">{}</td><td><span class=\"verdict v-{}\">{}</span></td></tr>",
+                s.experiment,
+                esc(&c.text),
+                c.verdict.label().replace(' ', "-"),
+                c.verdict.label()
+            );
+        }
+    }
+    h.push_str("</table>");
+    for (s, svgs) in sections {
+        let _ = write!(
+            h,
+            "<section class=paper id=\"{}\"><h2>{} <small>({})</small></h2><p>{}</p>",
+            s.experiment,
+            esc(s.paper.title),
+            s.experiment,
+            esc(&s.intro)
+        );
+        let remarks = s.paper.remarks();
+        if !remarks.is_empty() {
+            let _ = write!(
+                h,
+                "<p class=note>Paper's setting: {}</p>",
+                esc(&remarks.join(" "))
+            );
+        }
+        for t in &s.tables {
+            let _ = write!(
+                h,
+                "<h3 id=\"{}\">{}</h3><table class=data><tr>",
+                esc(&t.id),
+                esc(&t.title)
+            );
+            for c in &t.columns {
+                let _ = write!(h, "<th>{}</th>", esc(c));
+            }
+            h.push_str("</tr>");
+            for r in &t.rows {
+                h.push_str("<tr>");
+                for c in r {
+                    let _ = write!(h, "<td>{}</td>", c.html());
+                }
+                h.push_str("</tr>");
+            }
+            h.push_str("</table>");
+            if !t.note.is_empty() {
+                let _ = write!(h, "<p class=note>{}</p>", esc(&t.note));
+            }
+        }
+        for (f, svg) in s.figures.iter().zip(svgs) {
+            let _ = write!(
+                h,
+                "<figure id=\"fig-{}\">{}<figcaption>{} — plots/{}.svg</figcaption></figure> ",
+                esc(&f.id),
+                strip_prolog(svg),
+                esc(&f.title),
+                esc(&f.id)
+            );
+        }
+        if !s.claims.is_empty() {
+            h.push_str("<h3>Claims</h3><ul class=claims>");
+            for c in &s.claims {
+                let _ = write!(
+                    h,
+                    "<li><span class=\"verdict v-{}\">{}</span> <q>{}</q> <span class=note>({})</span><br><span class=note>Evidence: {}</span></li>",
+                    c.verdict.label().replace(' ', "-"),
+                    c.verdict.label(),
+                    esc(&c.text),
+                    esc(&c.source),
+                    esc(&c.evidence)
+                );
+            }
+            h.push_str("</ul>");
+        }
+        for n in &s.notes {
+            let _ = write!(h, "<p class=note>{}</p>", esc(n));
+        }
+        h.push_str("</section>");
+    }
+    h.push_str("<h2 id=environment>Environment</h2><dl class=env>");
+    for (k, v) in &env.items {
+        let _ = write!(h, "<dt>{}</dt><dd>{}</dd>", esc(k), esc(v));
+    }
+    let _ = writeln!(
+        h,
+        "</dl><pre id=render-check>not rendered</pre><script>{RENDER_CHECK}</script></main></body></html>"
+    );
+    h
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::papers::PAPERS;
+
+    #[test]
+    fn page_is_self_contained_and_escapes_text() {
+        let mut t = Table::new("t1", "Table <1>", &["op", "paper", "ours", "ratio"]);
+        t.rows.push(vec![
+            Cell::Text("decrypt".into()),
+            Cell::Num(10.0, "ms"),
+            Cell::Num(2.0, "ms"),
+            Cell::ratio(Some(2.0), Some(10.0)),
+        ]);
+        let mut f = Figure::new("f1", "Fig", "x", "y");
+        f.line("ours", vec![(1.0, 1.0), (2.0, 3.0)], false);
+        let svg = f.to_svg().unwrap();
+        let s = Section {
+            experiment: "ghw11-fig8",
+            paper: &PAPERS[0],
+            intro: "a & b".into(),
+            tables: vec![t],
+            figures: vec![f],
+            claims: vec![Claim {
+                source: "§6".into(),
+                text: "fast".into(),
+                verdict: Verdict::Holds,
+                evidence: "rows".into(),
+            }],
+            notes: vec![],
+        };
+        let env = Environment {
+            items: vec![("CPU".into(), "x".into())],
+        };
+        let html = index_html("Lab", &env, &[(s, vec![svg])]);
+        assert!(html.contains("Table &lt;1&gt;") && html.contains("a &amp; b"));
+        assert!(html.contains("×0.200"));
+        assert!(html.contains("v-holds"));
+        assert!(
+            !html.contains("http://") && !html.contains("https://www"),
+            "no external references"
+        );
+        assert_eq!(html.matches("<svg").count(), 1);
+        assert!(!html.contains("<?xml"));
+    }
+
+    #[test]
+    fn number_format() {
+        assert_eq!(fmt_num(349.52), "350");
+        assert_eq!(fmt_num(26.71), "26.7");
+        assert_eq!(fmt_num(0.9234), "0.923");
+        assert_eq!(fmt_num(1.5e7), "1.500e7");
+    }
+}
