@@ -1,0 +1,136 @@
+//! Latency of one transformation through the proxy beside the cryptography
+//! alone: Waters11 on BLS12-381, a key with N attributes and an AND policy
+//! of all N (every leaf used), one request at a time over loopback, the KEM
+//! header pushed (as `abbe decrypt --proxy` does).
+//!
+//! Columns (medians over the rounds):
+//! * `tk decode` — decoding the TK (point validation, subgroup checks);
+//! * `hdr decode` — decoding the KEM header (the same checks);
+//! * `transform` — the transformation on decoded objects (pairings);
+//! * `crypto` — `abbe::outsource::transform_bytes` on encoded bytes: TK and
+//!   header decoding plus the transformation, what the proxy ran per
+//!   request before it cached decoded TKs;
+//! * `service` — the whole request through the proxy (HTTP, token lookup,
+//!   TK lookup, transformation).
+//!
+//! `cargo run --release -p abbe-proxy --example latency -- [N ...] [--rounds R]`
+//! (default: N = 10 100, R = 30).
+
+use abbe::abe::cca::CcaKey;
+use abbe::abe::rcca::RccaHeader;
+use abbe::abe::{Cca, Rcca, Waters11};
+use abbe::curve::Bls12;
+use abbe::kem::{Kem, Outsourcing};
+use abbe::policy::{AttributeSet, Policy};
+use abbe::wire::Encoded;
+use abbe_proxy::{server, Config, ProxyClient, Store};
+use rand_core::OsRng;
+use std::time::{Duration, Instant};
+
+type W = Waters11<Bls12>;
+
+fn median(mut v: Vec<Duration>) -> f64 {
+    v.sort();
+    v[v.len() / 2].as_secs_f64() * 1e3
+}
+
+fn time<T>(rounds: usize, mut f: impl FnMut() -> T) -> f64 {
+    let _ = f(); // warm-up
+    median(
+        (0..rounds)
+            .map(|_| {
+                let t0 = Instant::now();
+                let _ = std::hint::black_box(f());
+                t0.elapsed()
+            })
+            .collect(),
+    )
+}
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let mut ns = Vec::new();
+    let mut rounds = 30usize;
+    let mut args = std::env::args().skip(1);
+    while let Some(a) = args.next() {
+        if a == "--rounds" {
+            rounds = args.next().ok_or("--rounds R")?.parse()?;
+        } else {
+            ns.push(a.parse::<usize>()?);
+        }
+    }
+    if ns.is_empty() {
+        ns = vec![10, 100];
+    }
+    let rounds = rounds.max(1);
+
+    let rt = tokio::runtime::Runtime::new()?;
+    let dir = tempfile::tempdir()?;
+    let store = rt.block_on(Store::open(&format!(
+        "sqlite:{}",
+        dir.path().join("proxy.db").display()
+    )))?;
+    let token = rt.block_on(store.create_token("latency"))?;
+    let proxy = rt.block_on(server::spawn(
+        "127.0.0.1:0".parse()?,
+        store,
+        Config::default(),
+    ))?;
+    let client = ProxyClient::new(&proxy.url(), Some(token));
+
+    println!(
+        "{:>5} {:>5} {:>10} {:>10} {:>10} {:>10} {:>10}   (ms, median of {rounds})",
+        "N", "mode", "tk decode", "hdr decode", "transform", "crypto", "service"
+    );
+    for &n in &ns {
+        let attrs: Vec<String> = (1..=n).map(|i| format!("a{i}")).collect();
+        let (pk, mk) = W::setup(&mut OsRng);
+        let key: CcaKey<W> = Cca::<W>::keygen(
+            &pk,
+            &mk,
+            &AttributeSet::parse(&attrs.join(", "))?,
+            &mut OsRng,
+        )?;
+        let (tk, _rk) = Rcca::<W>::transform_key(&key, &mut OsRng);
+        let tk = tk.to_bytes();
+        let id = client.register(&tk)?;
+        let policy = Policy::parse(&attrs.join(" and "))?;
+        for rcca in [false, true] {
+            let header = if rcca {
+                Rcca::<W>::encapsulate(&pk, &policy, &mut OsRng)?
+                    .1
+                    .to_bytes()
+            } else {
+                W::encapsulate(&pk, &policy, &mut OsRng)?.1.to_bytes()
+            };
+            let decode = time(rounds, || {
+                <W as Outsourcing>::TransformKey::from_bytes(&tk).map(|_| ())
+            });
+            let dtk = <W as Outsourcing>::TransformKey::from_bytes(&tk)?;
+            let (hdec, pure) = if rcca {
+                let h = RccaHeader::<W>::from_bytes(&header)?;
+                (
+                    time(rounds, || RccaHeader::<W>::from_bytes(&header).map(|_| ())),
+                    time(rounds, || Rcca::<W>::transform(&dtk, &h).map(|_| ())),
+                )
+            } else {
+                let h = <W as Kem>::Header::from_bytes(&header)?;
+                (
+                    time(rounds, || {
+                        <W as Kem>::Header::from_bytes(&header).map(|_| ())
+                    }),
+                    time(rounds, || W::transform(&dtk, &h).map(|_| ())),
+                )
+            };
+            let crypto = time(rounds, || {
+                abbe::outsource::transform_bytes(&tk, &header).map(|_| ())
+            });
+            let service = time(rounds, || client.transform(&id, &header).map(|_| ()));
+            println!(
+                "{n:>5} {:>5} {decode:>10.2} {hdec:>10.2} {pure:>10.2} {crypto:>10.2} {service:>10.2}",
+                if rcca { "rcca" } else { "cpa" }
+            );
+        }
+    }
+    rt.block_on(proxy.stop());
+    Ok(())
+}
