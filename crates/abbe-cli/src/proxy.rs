@@ -41,6 +41,12 @@ pub enum ProxyCommand {
         /// Concurrent transformations (default: the number of cores).
         #[arg(long)]
         workers: Option<usize>,
+        /// Decoded transformation keys kept in memory, least recently used evicted (0: none).
+        #[arg(long, default_value_t = 256)]
+        tk_cache: usize,
+        /// Estimated memory the decoded keys may take, MiB (a key counts 256x its encoded size).
+        #[arg(long, default_value_t = 512)]
+        tk_cache_mb: usize,
     },
     /// Manage tenants' bearer tokens.
     #[command(subcommand)]
@@ -120,6 +126,8 @@ pub fn run(cmd: ProxyCommand) -> Result<()> {
             allow_loopback_fetch,
             allow_private_fetch,
             workers,
+            tk_cache,
+            tk_cache_mb,
         } => {
             let d = Config::default();
             let cfg = Config {
@@ -132,6 +140,8 @@ pub fn run(cmd: ProxyCommand) -> Result<()> {
                     max_bytes: fetch_max,
                 },
                 workers: workers.unwrap_or(d.workers).max(1),
+                tk_cache_entries: tk_cache,
+                tk_cache_memory: tk_cache_mb.saturating_mul(1 << 20),
             };
             abbe_proxy::server::run_blocking(&listen, &store, cfg).map_err(CliError::Other)
         }

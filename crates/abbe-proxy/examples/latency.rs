@@ -10,8 +10,12 @@
 //! * `crypto` — `abbe::outsource::transform_bytes` on encoded bytes: TK and
 //!   header decoding plus the transformation, what the proxy ran per
 //!   request before it cached decoded TKs;
-//! * `service` — the whole request through the proxy (HTTP, token lookup,
-//!   TK lookup, transformation).
+//! * `uncached` — the whole request through a proxy started without the
+//!   decoded-TK cache (HTTP, token lookup, TK load and decode, header decode,
+//!   transformation): how every request ran before the cache;
+//! * `service` — the same through a proxy with the cache (default): the TK
+//!   is decoded once, with its Miller-loop lines, and each request checks
+//!   in the store that it still exists.
 //!
 //! `cargo run --release -p abbe-proxy --example latency -- [N ...] [--rounds R]`
 //! (default: N = 10 100, R = 30).
@@ -72,14 +76,23 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let token = rt.block_on(store.create_token("latency"))?;
     let proxy = rt.block_on(server::spawn(
         "127.0.0.1:0".parse()?,
-        store,
+        store.clone(),
         Config::default(),
     ))?;
-    let client = ProxyClient::new(&proxy.url(), Some(token));
+    let uncached_proxy = rt.block_on(server::spawn(
+        "127.0.0.1:0".parse()?,
+        store,
+        Config {
+            tk_cache_entries: 0,
+            ..Config::default()
+        },
+    ))?;
+    let client = ProxyClient::new(&proxy.url(), Some(token.clone()));
+    let uncached = ProxyClient::new(&uncached_proxy.url(), Some(token));
 
     println!(
-        "{:>5} {:>5} {:>10} {:>10} {:>10} {:>10} {:>10}   (ms, median of {rounds})",
-        "N", "mode", "tk decode", "hdr decode", "transform", "crypto", "service"
+        "{:>5} {:>5} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10}   (ms, median of {rounds})",
+        "N", "mode", "tk decode", "hdr decode", "transform", "crypto", "uncached", "service"
     );
     for &n in &ns {
         let attrs: Vec<String> = (1..=n).map(|i| format!("a{i}")).collect();
@@ -124,13 +137,15 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             let crypto = time(rounds, || {
                 abbe::outsource::transform_bytes(&tk, &header).map(|_| ())
             });
+            let slow = time(rounds, || uncached.transform(&id, &header).map(|_| ()));
             let service = time(rounds, || client.transform(&id, &header).map(|_| ()));
             println!(
-                "{n:>5} {:>5} {decode:>10.2} {hdec:>10.2} {pure:>10.2} {crypto:>10.2} {service:>10.2}",
+                "{n:>5} {:>5} {decode:>10.2} {hdec:>10.2} {pure:>10.2} {crypto:>10.2} {slow:>10.2} {service:>10.2}",
                 if rcca { "rcca" } else { "cpa" }
             );
         }
     }
     rt.block_on(proxy.stop());
+    rt.block_on(uncached_proxy.stop());
     Ok(())
 }

@@ -234,6 +234,19 @@ impl Store {
         }))
     }
 
+    /// True when the transformation key `id` exists and belongs to `tenant`
+    /// (a primary-key lookup; the decoded-key cache asks it on every use).
+    pub async fn tk_exists(&self, tenant: &str, id: &str) -> Result<bool, StoreError> {
+        Ok(on_pool!(self, p => {
+            sqlx::query("SELECT 1 FROM tks WHERE id = $1 AND tenant = $2")
+                .bind(id)
+                .bind(tenant)
+                .fetch_optional(p)
+                .await?
+                .is_some()
+        }))
+    }
+
     /// Metadata of the transformation key `id` if it belongs to `tenant`.
     pub async fn tk_info(&self, tenant: &str, id: &str) -> Result<Option<TkInfo>, StoreError> {
         Ok(on_pool!(self, p => {

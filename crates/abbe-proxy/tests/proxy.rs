@@ -136,6 +136,7 @@ fn test_config() -> Config {
             max_bytes: 1 << 20,
         },
         workers: 2,
+        ..Config::default()
     }
 }
 
@@ -258,6 +259,19 @@ fn suite(store_url: &str) {
         "{metrics}"
     );
     assert!(metrics.contains("abbe_proxy_request_duration_seconds_bucket"));
+    // The TK was decoded at registration and served from the cache since.
+    assert!(
+        metrics.contains("abbe_proxy_tk_cache_lookups_total{result=\"hit\"}"),
+        "{metrics}"
+    );
+    assert!(
+        metrics.contains("abbe_proxy_tk_cache_lookups_total{result=\"miss\"} 0"),
+        "{metrics}"
+    );
+    assert!(
+        metrics.contains("abbe_proxy_tk_cache_entries 1"),
+        "{metrics}"
+    );
     assert!(metrics.contains("status=\"413\""));
 
     // Metadata, delete, then 404.
@@ -332,6 +346,54 @@ fn postgres_suite() {
     if let Some(url) = postgres_url() {
         suite(&url);
     }
+}
+
+/// Two proxies on one SQLite file (as a fleet on PostgreSQL): a TK cached
+/// decoded by one and deleted through the other is never used again.
+#[test]
+fn sqlite_two_instances_never_use_a_deleted_tk() {
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("sqlite:{}", dir.path().join("proxy.db").display());
+    let a = Harness::start(&url, test_config());
+    let b = Harness::start(&url, test_config());
+    let tok = a.token("t");
+    let k = keys("x, y");
+    let id = a.client(&tok).register(&k.tk).unwrap();
+    let file = encrypt(&k, "x and y", true, b"cached");
+    for _ in 0..2 {
+        let t = a.client(&tok).transform(&id, &file).unwrap();
+        assert_eq!(open_transformed(&k.rk, &t), b"cached");
+    }
+    // b has no cached copy: it decodes from the store (a miss), then hits.
+    let t = b.client(&tok).transform(&id, &file).unwrap();
+    assert_eq!(open_transformed(&k.rk, &t), b"cached");
+    b.client(&tok).delete(&id).unwrap();
+    assert_eq!(status_of(a.client(&tok).transform(&id, &file)).0, 404);
+    let web = a.web(vec![("/x", file.clone())]);
+    assert_eq!(
+        status_of(a.client(&tok).transform_url(&id, &format!("{web}/x"))).0,
+        404
+    );
+    let m = String::from_utf8(a.client(&tok).get("/metrics").unwrap()).unwrap();
+    assert!(m.contains("abbe_proxy_tk_cache_entries 0"), "{m}");
+    let m = String::from_utf8(b.client(&tok).get("/metrics").unwrap()).unwrap();
+    assert!(
+        m.contains("abbe_proxy_tk_cache_lookups_total{result=\"miss\"} 1"),
+        "{m}"
+    );
+
+    // With the cache off, transformations decode every time and still work.
+    let mut cfg = test_config();
+    cfg.tk_cache_entries = 0;
+    let c = Harness::start(&url, cfg);
+    let id = c.client(&tok).register(&k.tk).unwrap();
+    for _ in 0..2 {
+        let t = c.client(&tok).transform(&id, &file).unwrap();
+        assert_eq!(open_transformed(&k.rk, &t), b"cached");
+    }
+    a.stop();
+    b.stop();
+    c.stop();
 }
 
 /// Two proxies on one PostgreSQL: a TK registered through one is used and
