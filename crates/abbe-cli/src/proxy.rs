@@ -38,6 +38,9 @@ pub enum ProxyCommand {
         /// transform-url may fetch from private ranges (10/8, 172.16/12, 192.168/16, 100.64/10, fc00::/7).
         #[arg(long)]
         allow_private_fetch: bool,
+        /// transform-url over https://: also trust the CA certificate(s) of this PEM file (a private S3-compatible store); Mozilla's roots are always trusted.
+        #[arg(long, value_name = "FILE")]
+        fetch_ca: Option<PathBuf>,
         /// Concurrent transformations (default: the number of cores).
         #[arg(long)]
         workers: Option<usize>,
@@ -56,12 +59,15 @@ pub enum ProxyCommand {
         /// The transformation key (`abbe transform-key --tk`).
         #[arg(long)]
         tk: PathBuf,
-        /// The proxy, e.g. http://127.0.0.1:8700.
+        /// The proxy, e.g. http://127.0.0.1:8700 or https://...
         #[arg(long)]
         proxy: String,
         /// A file holding your tenant's bearer token (default: $ABBE_PROXY_TOKEN).
         #[arg(long)]
         token_file: Option<PathBuf>,
+        /// Trust only the CA certificate(s) of this PEM file for an https:// proxy (default: Mozilla's roots).
+        #[arg(long, value_name = "FILE")]
+        proxy_ca: Option<PathBuf>,
     },
     /// Delete a transformation key from a proxy.
     Delete {
@@ -71,6 +77,8 @@ pub enum ProxyCommand {
         proxy: String,
         #[arg(long)]
         token_file: Option<PathBuf>,
+        #[arg(long, value_name = "FILE")]
+        proxy_ca: Option<PathBuf>,
     },
 }
 
@@ -114,6 +122,20 @@ fn token(file: Option<&Path>) -> Result<Option<String>> {
     }
 }
 
+/// A client of the proxy at `url` with the tenant's token and, for a
+/// private https:// deployment, only the CAs of `ca` trusted.
+pub fn client(url: &str, token_file: Option<&Path>, ca: Option<&Path>) -> Result<ProxyClient> {
+    let token = token(token_file)?;
+    Ok(match ca {
+        Some(f) => ProxyClient::with_ca(
+            url,
+            token,
+            &abbe_proxy::fetch::load_ca_pem(f).map_err(CliError::Other)?,
+        ),
+        None => ProxyClient::new(url, token),
+    })
+}
+
 pub fn run(cmd: ProxyCommand) -> Result<()> {
     match cmd {
         ProxyCommand::Serve {
@@ -125,11 +147,16 @@ pub fn run(cmd: ProxyCommand) -> Result<()> {
             fetch_max,
             allow_loopback_fetch,
             allow_private_fetch,
+            fetch_ca,
             workers,
             tk_cache,
             tk_cache_mb,
         } => {
             let d = Config::default();
+            let extra_roots = match fetch_ca {
+                Some(f) => abbe_proxy::fetch::load_ca_pem(&f).map_err(CliError::Other)?,
+                None => Vec::new(),
+            };
             let cfg = Config {
                 max_body,
                 request_timeout: Duration::from_secs(request_timeout.max(1)),
@@ -138,6 +165,7 @@ pub fn run(cmd: ProxyCommand) -> Result<()> {
                     allow_private: allow_private_fetch,
                     timeout: Duration::from_secs(fetch_timeout.max(1)),
                     max_bytes: fetch_max,
+                    extra_roots,
                 },
                 workers: workers.unwrap_or(d.workers).max(1),
                 tk_cache_entries: tk_cache,
@@ -164,9 +192,10 @@ pub fn run(cmd: ProxyCommand) -> Result<()> {
             tk,
             proxy,
             token_file,
+            proxy_ca,
         } => {
             let (_, bytes) = read_object(&tk, &[ObjectKind::TransformKey])?;
-            let client = ProxyClient::new(&proxy, token(token_file.as_deref())?);
+            let client = client(&proxy, token_file.as_deref(), proxy_ca.as_deref())?;
             println!("{}", client.register(&bytes)?);
             Ok(())
         }
@@ -174,8 +203,9 @@ pub fn run(cmd: ProxyCommand) -> Result<()> {
             tk_id,
             proxy,
             token_file,
+            proxy_ca,
         } => {
-            let client = ProxyClient::new(&proxy, token(token_file.as_deref())?);
+            let client = client(&proxy, token_file.as_deref(), proxy_ca.as_deref())?;
             client.delete(&tk_id)?;
             eprintln!("abbe: deleted {tk_id}");
             Ok(())
@@ -188,9 +218,8 @@ pub fn run(cmd: ProxyCommand) -> Result<()> {
 /// lying proxy is rejected there), then decrypts the payload locally.
 pub fn decrypt(
     key: &Path,
-    url: &str,
+    client: &ProxyClient,
     id: &str,
-    token_file: Option<&Path>,
     output: Option<PathBuf>,
     input: Option<PathBuf>,
 ) -> Result<()> {
@@ -214,7 +243,6 @@ pub fn decrypt(
     let hpre = Preamble::parse(&head.header)?;
     crate::check_same_setup(&kpre, &hpre, "retrieval key")?;
     abbe::outsource::header_mode(&head.header)?;
-    let client = ProxyClient::new(url, token(token_file)?);
     let transformed = client.transform(id, &head.header)?;
     let tpre = Preamble::parse(&transformed).map_err(|e| {
         CliError::Invalid(format!(

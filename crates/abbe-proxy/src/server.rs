@@ -7,7 +7,7 @@
 //! | `GET /v1/tks/{id}` | the TK's metadata |
 //! | `DELETE /v1/tks/{id}` | 204 |
 //! | `POST /v1/tks/{id}/transform` | body: a ciphertext file (kind 8) → the transformed file (kind 9), or a KEM header (kind 6/12) → its transformation (kind 7/13) |
-//! | `POST /v1/tks/{id}/transform-url` | `{"url": "http://..."}`: the proxy GETs the ciphertext, then as above |
+//! | `POST /v1/tks/{id}/transform-url` | `{"url": "https://..."}` (or `http://`): the proxy GETs the ciphertext ([`crate::fetch`]), then as above |
 //! | `GET /healthz`, `GET /metrics` | liveness (with a store round trip), Prometheus text |
 //!
 //! Every `/v1` request carries `Authorization: Bearer TOKEN`; a tenant sees
@@ -18,7 +18,7 @@
 //! is the tenant's is asked of the store on every request.
 
 use crate::cache::TkCache;
-use crate::fetch::{self, FetchError, FetchPolicy};
+use crate::fetch::{FetchError, FetchPolicy, Fetcher};
 use crate::metrics::Metrics;
 use crate::store::{Store, StoreError};
 use abbe::envelope;
@@ -62,12 +62,7 @@ impl Default for Config {
         Config {
             max_body: 64 << 20,
             request_timeout: Duration::from_secs(60),
-            fetch: FetchPolicy {
-                allow_loopback: false,
-                allow_private: false,
-                timeout: Duration::from_secs(20),
-                max_bytes: 64 << 20,
-            },
+            fetch: FetchPolicy::default(),
             workers: std::thread::available_parallelism()
                 .map(|n| n.get())
                 .unwrap_or(1),
@@ -84,6 +79,7 @@ pub struct AppState {
     cfg: Arc<Config>,
     sem: Arc<Semaphore>,
     cache: Arc<TkCache>,
+    fetcher: Arc<Fetcher>,
     pub metrics: Arc<Metrics>,
 }
 
@@ -91,11 +87,13 @@ impl AppState {
     pub fn new(store: Store, cfg: Config) -> Self {
         let workers = cfg.workers.max(1);
         let cache = Arc::new(TkCache::new(cfg.tk_cache_entries, cfg.tk_cache_memory));
+        let fetcher = Arc::new(Fetcher::new(cfg.fetch.clone()));
         AppState {
             store,
             cfg: Arc::new(cfg),
             sem: Arc::new(Semaphore::new(workers)),
             cache,
+            fetcher,
             metrics: Arc::new(Metrics::default()),
         }
     }
@@ -164,7 +162,9 @@ impl From<FetchError> for ApiError {
         let status = match &e {
             FetchError::BadUrl(_) => StatusCode::BAD_REQUEST,
             FetchError::Denied { .. } => StatusCode::FORBIDDEN,
-            FetchError::Resolve(_) | FetchError::Upstream(_) => StatusCode::BAD_GATEWAY,
+            FetchError::Resolve(_) | FetchError::Upstream(_) | FetchError::Tls { .. } => {
+                StatusCode::BAD_GATEWAY
+            }
             FetchError::Timeout(_) => StatusCode::GATEWAY_TIMEOUT,
             FetchError::TooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
         };
@@ -463,7 +463,7 @@ async fn transform_url(
     let raw = read_body(&headers, body, 64 << 10).await?;
     let req: UrlRequest = serde_json::from_slice(&raw)
         .map_err(|e| ApiError::bad(format!("expected JSON {{\"url\": \"https://...\"}}: {e}")))?;
-    let input = fetch::fetch(&req.url, &st.cfg.fetch).await?;
+    let input = st.fetcher.fetch(&req.url).await?;
     let tk = load_tk(&st, &tenant, &id).await?;
     run_transform(&st, tk, input).await
 }
