@@ -93,6 +93,23 @@ pub enum TokenCommand {
         #[arg(long)]
         tenant: Option<String>,
     },
+    /// List tokens: id, tenant, creation time (never the token itself).
+    List {
+        /// The key store, as for `serve`.
+        #[arg(long, default_value = "sqlite:abbe-proxy.db")]
+        store: String,
+        /// Only this tenant's tokens.
+        #[arg(long)]
+        tenant: Option<String>,
+    },
+    /// Revoke a token by its id (from `list`); requests with it get 401 at once, on every instance.
+    Revoke {
+        /// The token's id (16 hex digits, as listed).
+        id: String,
+        /// The key store, as for `serve`.
+        #[arg(long, default_value = "sqlite:abbe-proxy.db")]
+        store: String,
+    },
 }
 
 impl From<ClientError> for CliError {
@@ -134,6 +151,27 @@ pub fn client(url: &str, token_file: Option<&Path>, ca: Option<&Path>) -> Result
         ),
         None => ProxyClient::new(url, token),
     })
+}
+
+/// Unix seconds as `YYYY-MM-DDTHH:MM:SSZ` (proleptic Gregorian, UTC).
+fn utc(secs: i64) -> String {
+    let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
+    // Days since 1970-01-01 to a civil date (H. Hinnant's algorithm).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60
+    )
 }
 
 pub fn run(cmd: ProxyCommand) -> Result<()> {
@@ -182,11 +220,37 @@ pub fn run(cmd: ProxyCommand) -> Result<()> {
                     b.iter().map(|x| format!("{x:02x}")).collect::<String>()
                 )
             });
-            let t = abbe_proxy::server::create_token_blocking(&store, &tenant)
+            let (t, id) = abbe_proxy::server::create_token_blocking(&store, &tenant)
                 .map_err(CliError::Other)?;
-            eprintln!("abbe: token for tenant '{tenant}' (shown once; keep it secret):");
+            eprintln!("abbe: token {id} for tenant '{tenant}' (shown once; keep it secret):");
             println!("{t}");
             Ok(())
+        }
+        ProxyCommand::Token(TokenCommand::List { store, tenant }) => {
+            let tokens = abbe_proxy::server::list_tokens_blocking(&store, tenant.as_deref())
+                .map_err(CliError::Other)?;
+            let width = tokens
+                .iter()
+                .map(|t| t.tenant.len())
+                .max()
+                .unwrap_or(0)
+                .max(6);
+            println!("{:<16}  {:<width$}  CREATED (UTC)", "ID", "TENANT");
+            for t in &tokens {
+                println!("{:<16}  {:<width$}  {}", t.id, t.tenant, utc(t.created_at));
+            }
+            Ok(())
+        }
+        ProxyCommand::Token(TokenCommand::Revoke { id, store }) => {
+            match abbe_proxy::server::revoke_token_blocking(&store, &id).map_err(CliError::Other)? {
+                Some(t) => {
+                    eprintln!("abbe: revoked token {} of tenant '{}'", t.id, t.tenant);
+                    Ok(())
+                }
+                None => Err(CliError::Other(format!(
+                    "no token with id '{id}' (see `abbe proxy token list`)"
+                ))),
+            }
         }
         ProxyCommand::Register {
             tk,
@@ -263,4 +327,16 @@ pub fn decrypt(
         envelope::open(&head, &session, reader, w)?;
         Ok(())
     })
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn utc_dates() {
+        assert_eq!(super::utc(0), "1970-01-01T00:00:00Z");
+        assert_eq!(super::utc(951_782_400), "2000-02-29T00:00:00Z");
+        assert_eq!(super::utc(1_700_000_000), "2023-11-14T22:13:20Z");
+        assert_eq!(super::utc(-1), "1969-12-31T23:59:59Z");
+        assert_eq!(super::utc(4_102_444_799), "2099-12-31T23:59:59Z");
+    }
 }

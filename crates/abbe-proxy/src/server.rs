@@ -652,18 +652,44 @@ pub fn run_blocking(listen: &str, store_url: &str, cfg: Config) -> Result<(), St
     })
 }
 
-/// `abbe proxy token create`: a new bearer token for `tenant`.
-pub fn create_token_blocking(store_url: &str, tenant: &str) -> Result<String, String> {
+/// Opens the store at `store_url`, runs `f` on it, closes it (the CLI's
+/// administrative commands).
+fn with_store<T, F, Fut>(store_url: &str, f: F) -> Result<T, String>
+where
+    F: FnOnce(Store) -> Fut,
+    Fut: Future<Output = Result<T, StoreError>>,
+{
     let rt = runtime().map_err(|e| format!("cannot start the runtime: {e}"))?;
     rt.block_on(async move {
         let store = Store::open(store_url)
             .await
             .map_err(|e| format!("cannot open the store: {e}"))?;
-        let t = store
-            .create_token(tenant)
-            .await
-            .map_err(|e| e.to_string())?;
+        let r = f(store.clone()).await.map_err(|e| e.to_string());
         store.close().await;
-        Ok(t)
+        r
     })
+}
+
+/// `abbe proxy token create`: a new bearer token for `tenant`, and its id.
+pub fn create_token_blocking(store_url: &str, tenant: &str) -> Result<(String, String), String> {
+    with_store(store_url, |s| async move {
+        s.create_token_with_id(tenant).await
+    })
+}
+
+/// `abbe proxy token list`: every token's id, tenant and creation time.
+pub fn list_tokens_blocking(
+    store_url: &str,
+    tenant: Option<&str>,
+) -> Result<Vec<crate::store::TokenInfo>, String> {
+    with_store(store_url, |s| async move { s.list_tokens(tenant).await })
+}
+
+/// `abbe proxy token revoke ID`: the revoked token, `None` if no token has
+/// this id.
+pub fn revoke_token_blocking(
+    store_url: &str,
+    id: &str,
+) -> Result<Option<crate::store::TokenInfo>, String> {
+    with_store(store_url, |s| async move { s.revoke_token(id).await })
 }

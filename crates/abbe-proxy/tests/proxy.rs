@@ -369,6 +369,56 @@ fn suite(store_url: &str) {
     );
     assert!(metrics.contains("status=\"413\""));
 
+    // Tokens: listed with id, tenant and time (the secret is not stored, so
+    // cannot be listed); a revoked token is refused at once, the tenant's
+    // other tokens and its TKs stay.
+    let (extra_tok, extra_id) =
+        h.rt.block_on(h.store.create_token_with_id("alice"))
+            .unwrap();
+    let extra = h.client(&extra_tok);
+    assert!(extra.get("/v1/tks").is_ok());
+    let listed = h.rt.block_on(h.store.list_tokens(Some("alice"))).unwrap();
+    assert!(listed.iter().all(|t| t.tenant == "alice"));
+    assert!(listed.iter().any(|t| t.id == extra_id && t.created_at > 0));
+    assert!(listed.len() >= 2);
+    let all = h.rt.block_on(h.store.list_tokens(None)).unwrap();
+    assert!(all.iter().any(|t| t.tenant == "bob"));
+    assert!(all
+        .iter()
+        .all(|t| t.id.len() == 16 && !extra_tok.contains(&t.id)));
+    let revoked =
+        h.rt.block_on(h.store.revoke_token(&extra_id.to_uppercase()))
+            .unwrap()
+            .unwrap();
+    assert_eq!(
+        (revoked.id.as_str(), revoked.tenant.as_str()),
+        (extra_id.as_str(), "alice")
+    );
+    let (s, m) = status_of(extra.get("/v1/tks"));
+    assert_eq!((s, m.as_str()), (401, "unknown token"));
+    assert_eq!(status_of(extra.transform(&id, &file)).0, 401);
+    assert!(alice.get("/v1/tks").is_ok());
+    assert!(h
+        .rt
+        .block_on(h.store.revoke_token(&extra_id))
+        .unwrap()
+        .is_none());
+    for junk in [
+        "",
+        "zz",
+        "0123456789abcdef0",
+        "../../etc",
+        "0123456789abcdeg",
+    ] {
+        assert!(h.rt.block_on(h.store.revoke_token(junk)).unwrap().is_none());
+    }
+    assert!(!h
+        .rt
+        .block_on(h.store.list_tokens(None))
+        .unwrap()
+        .iter()
+        .any(|t| t.id == extra_id));
+
     // Metadata, delete, then 404.
     let info = String::from_utf8(alice.get(&format!("/v1/tks/{id}")).unwrap()).unwrap();
     assert!(info.contains("waters11"), "{info}");
