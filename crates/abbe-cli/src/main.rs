@@ -119,12 +119,15 @@ enum Command {
         /// A user key, or a retrieval key for a transformed ciphertext or --proxy.
         #[arg(long)]
         key: PathBuf,
-        /// An outsourcing proxy (`abbe proxy serve`), e.g. http://127.0.0.1:8700.
+        /// An outsourcing proxy (`abbe proxy serve`), e.g. http://127.0.0.1:8700 or https://...
         #[arg(long, requires = "tk_id")]
         proxy: Option<String>,
         /// The id of your transformation key on the proxy (`abbe proxy register`).
         #[arg(long, requires = "proxy")]
         tk_id: Option<String>,
+        /// Trust only the CA certificate(s) of this PEM file for an https:// proxy (default: Mozilla's roots).
+        #[arg(long, value_name = "FILE", requires = "proxy")]
+        proxy_ca: Option<PathBuf>,
         /// A file holding your tenant's bearer token (default: $ABBE_PROXY_TOKEN).
         #[arg(long)]
         token_file: Option<PathBuf>,
@@ -610,10 +613,14 @@ fn run(cmd: Command) -> Result<()> {
             key,
             proxy: Some(url),
             tk_id: Some(id),
+            proxy_ca,
             token_file,
             output,
             input,
-        } => proxy::decrypt(&key, &url, &id, token_file.as_deref(), output, input),
+        } => {
+            let client = proxy::client(&url, token_file.as_deref(), proxy_ca.as_deref())?;
+            proxy::decrypt(&key, &client, &id, output, input)
+        }
         Command::Decrypt {
             key, output, input, ..
         } => {

@@ -38,9 +38,18 @@ pub enum ProxyCommand {
         /// transform-url may fetch from private ranges (10/8, 172.16/12, 192.168/16, 100.64/10, fc00::/7).
         #[arg(long)]
         allow_private_fetch: bool,
+        /// transform-url over https://: also trust the CA certificate(s) of this PEM file (a private S3-compatible store); Mozilla's roots are always trusted.
+        #[arg(long, value_name = "FILE")]
+        fetch_ca: Option<PathBuf>,
         /// Concurrent transformations (default: the number of cores).
         #[arg(long)]
         workers: Option<usize>,
+        /// Decoded transformation keys kept in memory, least recently used evicted (0: none).
+        #[arg(long, default_value_t = 256)]
+        tk_cache: usize,
+        /// Estimated memory the decoded keys may take, MiB (a key counts 256x its encoded size).
+        #[arg(long, default_value_t = 512)]
+        tk_cache_mb: usize,
     },
     /// Manage tenants' bearer tokens.
     #[command(subcommand)]
@@ -50,12 +59,15 @@ pub enum ProxyCommand {
         /// The transformation key (`abbe transform-key --tk`).
         #[arg(long)]
         tk: PathBuf,
-        /// The proxy, e.g. http://127.0.0.1:8700.
+        /// The proxy, e.g. http://127.0.0.1:8700 or https://...
         #[arg(long)]
         proxy: String,
         /// A file holding your tenant's bearer token (default: $ABBE_PROXY_TOKEN).
         #[arg(long)]
         token_file: Option<PathBuf>,
+        /// Trust only the CA certificate(s) of this PEM file for an https:// proxy (default: Mozilla's roots).
+        #[arg(long, value_name = "FILE")]
+        proxy_ca: Option<PathBuf>,
     },
     /// Delete a transformation key from a proxy.
     Delete {
@@ -65,6 +77,8 @@ pub enum ProxyCommand {
         proxy: String,
         #[arg(long)]
         token_file: Option<PathBuf>,
+        #[arg(long, value_name = "FILE")]
+        proxy_ca: Option<PathBuf>,
     },
 }
 
@@ -78,6 +92,23 @@ pub enum TokenCommand {
         /// The tenant's name (default: a fresh random one).
         #[arg(long)]
         tenant: Option<String>,
+    },
+    /// List tokens: id, tenant, creation time (never the token itself).
+    List {
+        /// The key store, as for `serve`.
+        #[arg(long, default_value = "sqlite:abbe-proxy.db")]
+        store: String,
+        /// Only this tenant's tokens.
+        #[arg(long)]
+        tenant: Option<String>,
+    },
+    /// Revoke a token by its id (from `list`); requests with it get 401 at once, on every instance.
+    Revoke {
+        /// The token's id (16 hex digits, as listed).
+        id: String,
+        /// The key store, as for `serve`.
+        #[arg(long, default_value = "sqlite:abbe-proxy.db")]
+        store: String,
     },
 }
 
@@ -108,6 +139,41 @@ fn token(file: Option<&Path>) -> Result<Option<String>> {
     }
 }
 
+/// A client of the proxy at `url` with the tenant's token and, for a
+/// private https:// deployment, only the CAs of `ca` trusted.
+pub fn client(url: &str, token_file: Option<&Path>, ca: Option<&Path>) -> Result<ProxyClient> {
+    let token = token(token_file)?;
+    Ok(match ca {
+        Some(f) => ProxyClient::with_ca(
+            url,
+            token,
+            &abbe_proxy::fetch::load_ca_pem(f).map_err(CliError::Other)?,
+        ),
+        None => ProxyClient::new(url, token),
+    })
+}
+
+/// Unix seconds as `YYYY-MM-DDTHH:MM:SSZ` (proleptic Gregorian, UTC).
+fn utc(secs: i64) -> String {
+    let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
+    // Days since 1970-01-01 to a civil date (H. Hinnant's algorithm).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60
+    )
+}
+
 pub fn run(cmd: ProxyCommand) -> Result<()> {
     match cmd {
         ProxyCommand::Serve {
@@ -119,9 +185,16 @@ pub fn run(cmd: ProxyCommand) -> Result<()> {
             fetch_max,
             allow_loopback_fetch,
             allow_private_fetch,
+            fetch_ca,
             workers,
+            tk_cache,
+            tk_cache_mb,
         } => {
             let d = Config::default();
+            let extra_roots = match fetch_ca {
+                Some(f) => abbe_proxy::fetch::load_ca_pem(&f).map_err(CliError::Other)?,
+                None => Vec::new(),
+            };
             let cfg = Config {
                 max_body,
                 request_timeout: Duration::from_secs(request_timeout.max(1)),
@@ -130,8 +203,11 @@ pub fn run(cmd: ProxyCommand) -> Result<()> {
                     allow_private: allow_private_fetch,
                     timeout: Duration::from_secs(fetch_timeout.max(1)),
                     max_bytes: fetch_max,
+                    extra_roots,
                 },
                 workers: workers.unwrap_or(d.workers).max(1),
+                tk_cache_entries: tk_cache,
+                tk_cache_memory: tk_cache_mb.saturating_mul(1 << 20),
             };
             abbe_proxy::server::run_blocking(&listen, &store, cfg).map_err(CliError::Other)
         }
@@ -144,19 +220,46 @@ pub fn run(cmd: ProxyCommand) -> Result<()> {
                     b.iter().map(|x| format!("{x:02x}")).collect::<String>()
                 )
             });
-            let t = abbe_proxy::server::create_token_blocking(&store, &tenant)
+            let (t, id) = abbe_proxy::server::create_token_blocking(&store, &tenant)
                 .map_err(CliError::Other)?;
-            eprintln!("abbe: token for tenant '{tenant}' (shown once; keep it secret):");
+            eprintln!("abbe: token {id} for tenant '{tenant}' (shown once; keep it secret):");
             println!("{t}");
             Ok(())
+        }
+        ProxyCommand::Token(TokenCommand::List { store, tenant }) => {
+            let tokens = abbe_proxy::server::list_tokens_blocking(&store, tenant.as_deref())
+                .map_err(CliError::Other)?;
+            let width = tokens
+                .iter()
+                .map(|t| t.tenant.len())
+                .max()
+                .unwrap_or(0)
+                .max(6);
+            println!("{:<16}  {:<width$}  CREATED (UTC)", "ID", "TENANT");
+            for t in &tokens {
+                println!("{:<16}  {:<width$}  {}", t.id, t.tenant, utc(t.created_at));
+            }
+            Ok(())
+        }
+        ProxyCommand::Token(TokenCommand::Revoke { id, store }) => {
+            match abbe_proxy::server::revoke_token_blocking(&store, &id).map_err(CliError::Other)? {
+                Some(t) => {
+                    eprintln!("abbe: revoked token {} of tenant '{}'", t.id, t.tenant);
+                    Ok(())
+                }
+                None => Err(CliError::Other(format!(
+                    "no token with id '{id}' (see `abbe proxy token list`)"
+                ))),
+            }
         }
         ProxyCommand::Register {
             tk,
             proxy,
             token_file,
+            proxy_ca,
         } => {
             let (_, bytes) = read_object(&tk, &[ObjectKind::TransformKey])?;
-            let client = ProxyClient::new(&proxy, token(token_file.as_deref())?);
+            let client = client(&proxy, token_file.as_deref(), proxy_ca.as_deref())?;
             println!("{}", client.register(&bytes)?);
             Ok(())
         }
@@ -164,8 +267,9 @@ pub fn run(cmd: ProxyCommand) -> Result<()> {
             tk_id,
             proxy,
             token_file,
+            proxy_ca,
         } => {
-            let client = ProxyClient::new(&proxy, token(token_file.as_deref())?);
+            let client = client(&proxy, token_file.as_deref(), proxy_ca.as_deref())?;
             client.delete(&tk_id)?;
             eprintln!("abbe: deleted {tk_id}");
             Ok(())
@@ -178,9 +282,8 @@ pub fn run(cmd: ProxyCommand) -> Result<()> {
 /// lying proxy is rejected there), then decrypts the payload locally.
 pub fn decrypt(
     key: &Path,
-    url: &str,
+    client: &ProxyClient,
     id: &str,
-    token_file: Option<&Path>,
     output: Option<PathBuf>,
     input: Option<PathBuf>,
 ) -> Result<()> {
@@ -204,7 +307,6 @@ pub fn decrypt(
     let hpre = Preamble::parse(&head.header)?;
     crate::check_same_setup(&kpre, &hpre, "retrieval key")?;
     abbe::outsource::header_mode(&head.header)?;
-    let client = ProxyClient::new(url, token(token_file)?);
     let transformed = client.transform(id, &head.header)?;
     let tpre = Preamble::parse(&transformed).map_err(|e| {
         CliError::Invalid(format!(
@@ -225,4 +327,16 @@ pub fn decrypt(
         envelope::open(&head, &session, reader, w)?;
         Ok(())
     })
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn utc_dates() {
+        assert_eq!(super::utc(0), "1970-01-01T00:00:00Z");
+        assert_eq!(super::utc(951_782_400), "2000-02-29T00:00:00Z");
+        assert_eq!(super::utc(1_700_000_000), "2023-11-14T22:13:20Z");
+        assert_eq!(super::utc(-1), "1969-12-31T23:59:59Z");
+        assert_eq!(super::utc(4_102_444_799), "2099-12-31T23:59:59Z");
+    }
 }

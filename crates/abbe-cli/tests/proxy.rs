@@ -233,6 +233,137 @@ fn decrypt_through_the_proxy() {
         ],
     );
 
+    // Tokens: the list shows ids, tenants and times, never a token; a
+    // revoked token gets 401 from the running server at once.
+    let list = ok(
+        dir,
+        &["proxy", "token", "list", "--store", "sqlite:proxy.db"],
+    );
+    assert!(list.starts_with("ID"), "{list}");
+    assert!(
+        !list.contains(alice.trim()) && !list.contains(bob.trim()),
+        "{list}"
+    );
+    let bob_id = list
+        .lines()
+        .find(|l| l.split_whitespace().nth(1) == Some("bob"))
+        .and_then(|l| l.split_whitespace().next())
+        .unwrap_or_else(|| panic!("no bob in {list}"))
+        .to_owned();
+    assert_eq!(bob_id.len(), 16);
+    assert!(list.contains("alice") && list.contains("Z\n"), "{list}");
+    let only_alice = ok(
+        dir,
+        &[
+            "proxy",
+            "token",
+            "list",
+            "--store",
+            "sqlite:proxy.db",
+            "--tenant",
+            "alice",
+        ],
+    );
+    assert!(
+        !only_alice.contains("bob") && only_alice.contains("alice"),
+        "{only_alice}"
+    );
+    ok(
+        dir,
+        &[
+            "proxy",
+            "token",
+            "revoke",
+            &bob_id,
+            "--store",
+            "sqlite:proxy.db",
+        ],
+    );
+    let out = abbe(
+        dir,
+        &[
+            "proxy",
+            "register",
+            "--tk",
+            "alice.tk",
+            "--proxy",
+            &url,
+            "--token-file",
+            "bob.token",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("401"),
+        "{out:?}"
+    );
+    let list = ok(
+        dir,
+        &["proxy", "token", "list", "--store", "sqlite:proxy.db"],
+    );
+    assert!(!list.contains(&bob_id), "{list}");
+    let out = abbe(
+        dir,
+        &[
+            "proxy",
+            "token",
+            "revoke",
+            &bob_id,
+            "--store",
+            "sqlite:proxy.db",
+        ],
+    );
+    assert!(!out.status.success());
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("no token with id"),
+        "{out:?}"
+    );
+    // Alice's token still works.
+    ok(
+        dir,
+        &[
+            "proxy",
+            "register",
+            "--tk",
+            "alice.tk",
+            "--proxy",
+            &url,
+            "--token-file",
+            "alice.token",
+        ],
+    );
+    // Unreadable CA files are refused before anything starts.
+    let out = abbe(
+        dir,
+        &[
+            "proxy",
+            "serve",
+            "--listen",
+            "127.0.0.1:0",
+            "--fetch-ca",
+            "nope.pem",
+        ],
+    );
+    assert!(!out.status.success());
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("nope.pem"),
+        "{out:?}"
+    );
+    let out = abbe(
+        dir,
+        &[
+            "proxy",
+            "delete",
+            "--tk-id",
+            id,
+            "--proxy",
+            &url,
+            "--proxy-ca",
+            "nope.pem",
+        ],
+    );
+    assert!(!out.status.success());
+
     // SIGTERM: graceful exit 0.
     let pid = server.0.id().to_string();
     assert!(Command::new("kill")

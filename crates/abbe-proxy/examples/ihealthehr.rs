@@ -87,7 +87,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             allow_loopback: true,
             allow_private: false,
             timeout: Duration::from_secs(10),
-            max_bytes: 64 << 20,
+            ..FetchPolicy::default()
         },
         ..Config::default()
     };

@@ -2,11 +2,15 @@
 //! example: register a TK, transform a header or file (pushed or by URL),
 //! delete a TK. Counts the bytes it sends and receives (GHW11 Fig. 9).
 //!
-//! Plain `http://` only (no TLS in this build): run the proxy on loopback or
-//! behind a TLS-terminating reverse proxy on the same host.
+//! The proxy itself serves plain HTTP (run it on loopback or behind a
+//! TLS-terminating reverse proxy); the client speaks `http://` and
+//! `https://` (rustls with ring, Mozilla's roots from `webpki-roots`, or
+//! only the CAs given to [`ProxyClient::with_ca`]).
 
 use std::cell::Cell;
 use std::time::Duration;
+use tokio_rustls::rustls::pki_types::CertificateDer;
+use ureq::tls::{Certificate, RootCerts, TlsConfig};
 
 /// A client failure.
 #[derive(Debug, thiserror::Error)]
@@ -43,11 +47,26 @@ pub struct ProxyClient {
 }
 
 impl ProxyClient {
-    /// `base` is like `http://127.0.0.1:8700`.
+    /// `base` is like `http://127.0.0.1:8700` or `https://proxy.example`
+    /// (certificates checked against Mozilla's roots).
     pub fn new(base: &str, token: Option<String>) -> Self {
+        Self::with_roots(base, token, RootCerts::WebPki)
+    }
+
+    /// As [`ProxyClient::new`], trusting only the CA certificates `cas`
+    /// for `https://` (a private deployment; `--proxy-ca FILE`).
+    pub fn with_ca(base: &str, token: Option<String>, cas: &[CertificateDer<'static>]) -> Self {
+        let roots = cas
+            .iter()
+            .map(|c| Certificate::from_der(c.as_ref()).to_owned());
+        Self::with_roots(base, token, RootCerts::from(roots))
+    }
+
+    fn with_roots(base: &str, token: Option<String>, roots: RootCerts) -> Self {
         let agent: ureq::Agent = ureq::Agent::config_builder()
             .http_status_as_error(false)
             .timeout_global(Some(Duration::from_secs(120)))
+            .tls_config(TlsConfig::builder().root_certs(roots).build())
             .build()
             .into();
         ProxyClient {

@@ -5,13 +5,15 @@
 //!
 //! * [`server`] — the HTTP service (axum/tokio).
 //! * [`store`] — tokens and TKs in SQLite (default) or PostgreSQL (fleets).
+//! * [`cache`] — decoded TKs kept in memory (LRU, bounded).
 //! * [`fetch`] — the SSRF-guarded GET of `transform-url`.
 //! * [`metrics`] — Prometheus text metrics.
 //! * [`client`] — a blocking client for the CLI and examples.
 //!
-//! The transform itself is `abbe::outsource::transform_bytes`, shared with
-//! the CLI.
+//! The transform itself is `abbe::outsource::PreparedTransformKey`, shared
+//! with the CLI (`abbe::outsource::transform_bytes`).
 
+pub mod cache;
 pub mod client;
 pub mod fetch;
 pub mod metrics;

@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 use std::fmt::Write;
-use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
 use std::sync::Mutex;
 use std::time::Duration;
 
@@ -66,6 +66,8 @@ struct Inner {
 pub struct Metrics {
     inner: Mutex<Inner>,
     in_flight: AtomicI64,
+    tk_cache_hits: AtomicU64,
+    tk_cache_misses: AtomicU64,
 }
 
 impl Metrics {
@@ -99,6 +101,17 @@ impl Metrics {
                     .observe(took.as_secs_f64());
             }
         }
+    }
+
+    /// A transformation found its decoded TK in the cache (`hit`) or
+    /// decoded it from the store's bytes.
+    pub fn tk_cache(&self, hit: bool) {
+        let c = if hit {
+            &self.tk_cache_hits
+        } else {
+            &self.tk_cache_misses
+        };
+        c.fetch_add(1, Ordering::Relaxed);
     }
 
     /// +1 / −1 around the pairing work.
@@ -145,6 +158,12 @@ impl Metrics {
             out,
             "# HELP abbe_proxy_transforms_in_flight Transformations running now.\n# TYPE abbe_proxy_transforms_in_flight gauge\nabbe_proxy_transforms_in_flight {}",
             self.in_flight.load(Ordering::Relaxed)
+        );
+        let _ = writeln!(
+            out,
+            "# HELP abbe_proxy_tk_cache_lookups_total Decoded-TK cache lookups of transformations.\n# TYPE abbe_proxy_tk_cache_lookups_total counter\nabbe_proxy_tk_cache_lookups_total{{result=\"hit\"}} {}\nabbe_proxy_tk_cache_lookups_total{{result=\"miss\"}} {}",
+            self.tk_cache_hits.load(Ordering::Relaxed),
+            self.tk_cache_misses.load(Ordering::Relaxed)
         );
         out
     }

@@ -7,19 +7,22 @@
 //! | `GET /v1/tks/{id}` | the TK's metadata |
 //! | `DELETE /v1/tks/{id}` | 204 |
 //! | `POST /v1/tks/{id}/transform` | body: a ciphertext file (kind 8) → the transformed file (kind 9), or a KEM header (kind 6/12) → its transformation (kind 7/13) |
-//! | `POST /v1/tks/{id}/transform-url` | `{"url": "http://..."}`: the proxy GETs the ciphertext, then as above |
+//! | `POST /v1/tks/{id}/transform-url` | `{"url": "https://..."}` (or `http://`): the proxy GETs the ciphertext ([`crate::fetch`]), then as above |
 //! | `GET /healthz`, `GET /metrics` | liveness (with a store round trip), Prometheus text |
 //!
 //! Every `/v1` request carries `Authorization: Bearer TOKEN`; a tenant sees
 //! only its own TKs (another tenant's id is 404, as is an unknown id).
 //! Errors are JSON `{"error": "..."}`. The pairing work runs on the blocking
-//! pool behind a semaphore with one permit per core.
+//! pool behind a semaphore with one permit per core. Decoded TKs are kept in
+//! a bounded LRU cache ([`crate::cache`]); whether the TK still exists and
+//! is the tenant's is asked of the store on every request.
 
-use crate::fetch::{self, FetchError, FetchPolicy};
+use crate::cache::TkCache;
+use crate::fetch::{FetchError, FetchPolicy, Fetcher};
 use crate::metrics::Metrics;
 use crate::store::{Store, StoreError};
 use abbe::envelope;
-use abbe::outsource::{self, OutsourceError};
+use abbe::outsource::{OutsourceError, PreparedTransformKey};
 use abbe::wire::{ObjectKind, Preamble};
 use axum::body::Body;
 use axum::extract::{MatchedPath, Path, Request, State};
@@ -47,6 +50,11 @@ pub struct Config {
     pub fetch: FetchPolicy,
     /// Concurrent transformations (default: the number of cores).
     pub workers: usize,
+    /// Decoded transformation keys kept in memory (0: none).
+    pub tk_cache_entries: usize,
+    /// Estimated memory the decoded-key cache may use, bytes (see
+    /// [`crate::cache`]).
+    pub tk_cache_memory: usize,
 }
 
 impl Default for Config {
@@ -54,15 +62,12 @@ impl Default for Config {
         Config {
             max_body: 64 << 20,
             request_timeout: Duration::from_secs(60),
-            fetch: FetchPolicy {
-                allow_loopback: false,
-                allow_private: false,
-                timeout: Duration::from_secs(20),
-                max_bytes: 64 << 20,
-            },
+            fetch: FetchPolicy::default(),
             workers: std::thread::available_parallelism()
                 .map(|n| n.get())
                 .unwrap_or(1),
+            tk_cache_entries: 256,
+            tk_cache_memory: 512 << 20,
         }
     }
 }
@@ -73,16 +78,22 @@ pub struct AppState {
     store: Store,
     cfg: Arc<Config>,
     sem: Arc<Semaphore>,
+    cache: Arc<TkCache>,
+    fetcher: Arc<Fetcher>,
     pub metrics: Arc<Metrics>,
 }
 
 impl AppState {
     pub fn new(store: Store, cfg: Config) -> Self {
         let workers = cfg.workers.max(1);
+        let cache = Arc::new(TkCache::new(cfg.tk_cache_entries, cfg.tk_cache_memory));
+        let fetcher = Arc::new(Fetcher::new(cfg.fetch.clone()));
         AppState {
             store,
             cfg: Arc::new(cfg),
             sem: Arc::new(Semaphore::new(workers)),
+            cache,
+            fetcher,
             metrics: Arc::new(Metrics::default()),
         }
     }
@@ -151,7 +162,9 @@ impl From<FetchError> for ApiError {
         let status = match &e {
             FetchError::BadUrl(_) => StatusCode::BAD_REQUEST,
             FetchError::Denied { .. } => StatusCode::FORBIDDEN,
-            FetchError::Resolve(_) | FetchError::Upstream(_) => StatusCode::BAD_GATEWAY,
+            FetchError::Resolve(_) | FetchError::Upstream(_) | FetchError::Tls { .. } => {
+                StatusCode::BAD_GATEWAY
+            }
             FetchError::Timeout(_) => StatusCode::GATEWAY_TIMEOUT,
             FetchError::TooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
         };
@@ -335,9 +348,12 @@ async fn register(
     let tenant = tenant(&st, &headers).await?;
     let tk = read_body(&headers, body, st.cfg.max_body.min(16 << 20)).await?;
     let tk2 = tk.clone();
-    let pre = blocking(&st, move || outsource::check_transform_key(&tk2)).await??;
+    let key = blocking(&st, move || PreparedTransformKey::decode(&tk2)).await??;
+    let pre = *key.preamble();
     let (scheme, curve) = (pre.scheme.name(), pre.curve.name());
     let id = st.store.put_tk(&tenant, scheme, curve, &tk).await?;
+    // The device registers a key to use it: keep it decoded.
+    st.cache.insert(&tenant, &id, Arc::new(key), tk.len());
     Ok((
         StatusCode::CREATED,
         [(header::LOCATION, format!("/v1/tks/{id}"))],
@@ -380,19 +396,37 @@ async fn delete_tk(
     let tenant = tenant(&st, &headers).await?;
     check_id(&id)?;
     if st.store.delete_tk(&tenant, &id).await? {
+        st.cache.remove(&id);
         Ok(StatusCode::NO_CONTENT)
     } else {
         Err(ApiError::not_found())
     }
 }
 
-async fn load_tk(st: &AppState, headers: &HeaderMap, id: &str) -> ApiResult<Vec<u8>> {
-    let tenant = tenant(st, headers).await?;
+/// The request tenant's TK `id`, decoded. The store is asked on every
+/// request whether the TK exists and is the tenant's (a TK deleted through
+/// another instance of a fleet is never used); the decoded value comes from
+/// the cache when it is there, else from the store's bytes.
+async fn load_tk(st: &AppState, tenant: &str, id: &str) -> ApiResult<Arc<PreparedTransformKey>> {
     check_id(id)?;
-    st.store
-        .get_tk(&tenant, id)
+    if let Some(key) = st.cache.get(tenant, id) {
+        if st.store.tk_exists(tenant, id).await? {
+            st.metrics.tk_cache(true);
+            return Ok(key);
+        }
+        st.cache.remove(id);
+        return Err(ApiError::not_found());
+    }
+    let tk = st
+        .store
+        .get_tk(tenant, id)
         .await?
-        .ok_or_else(ApiError::not_found)
+        .ok_or_else(ApiError::not_found)?;
+    st.metrics.tk_cache(false);
+    let len = tk.len();
+    let key = Arc::new(blocking(st, move || PreparedTransformKey::decode(&tk)).await??);
+    st.cache.insert(tenant, id, key.clone(), len);
+    Ok(key)
 }
 
 async fn transform(
@@ -401,7 +435,8 @@ async fn transform(
     Path(id): Path<String>,
     body: Body,
 ) -> ApiResult<Response> {
-    let tk = load_tk(&st, &headers, &id).await?;
+    let tenant = tenant(&st, &headers).await?;
+    let tk = load_tk(&st, &tenant, &id).await?;
     let input = read_body(&headers, body, st.cfg.max_body).await?;
     run_transform(&st, tk, input).await
 }
@@ -417,11 +452,19 @@ async fn transform_url(
     Path(id): Path<String>,
     body: Body,
 ) -> ApiResult<Response> {
-    let tk = load_tk(&st, &headers, &id).await?;
+    let tenant = tenant(&st, &headers).await?;
+    check_id(&id)?;
+    // 404 before fetching anything; the key itself is loaded (and its
+    // existence checked again) once the fetch is done, so a TK deleted
+    // during a slow fetch is not used.
+    if !st.store.tk_exists(&tenant, &id).await? {
+        return Err(ApiError::not_found());
+    }
     let raw = read_body(&headers, body, 64 << 10).await?;
     let req: UrlRequest = serde_json::from_slice(&raw)
-        .map_err(|e| ApiError::bad(format!("expected JSON {{\"url\": \"http://...\"}}: {e}")))?;
-    let input = fetch::fetch(&req.url, &st.cfg.fetch).await?;
+        .map_err(|e| ApiError::bad(format!("expected JSON {{\"url\": \"https://...\"}}: {e}")))?;
+    let input = st.fetcher.fetch(&req.url).await?;
+    let tk = load_tk(&st, &tenant, &id).await?;
     run_transform(&st, tk, input).await
 }
 
@@ -434,7 +477,7 @@ enum Output {
 }
 
 /// A ciphertext file or a KEM header object → its transformation.
-fn transform_input(tk: &[u8], input: &Bytes) -> Result<Output, ApiError> {
+fn transform_input(tk: &PreparedTransformKey, input: &Bytes) -> Result<Output, ApiError> {
     let pre = Preamble::parse(input)
         .map_err(|e| ApiError::bad(format!("not an abbe ciphertext: {e}")))?;
     match pre.kind {
@@ -443,7 +486,7 @@ fn transform_input(tk: &[u8], input: &Bytes) -> Result<Output, ApiError> {
             let head = envelope::read_head(&mut cur)
                 .map_err(|e| ApiError::bad(format!("corrupt ciphertext: {e}")))?;
             let consumed = input.len() - cur.len();
-            let t = outsource::transform_bytes(tk, &head.header)?;
+            let t = tk.transform(&head.header)?;
             let mut out = Vec::with_capacity(t.len() + 64);
             envelope::write_transformed(&head, &t, std::io::empty(), &mut out)
                 .map_err(|e| ApiError::bad(e.to_string()))?;
@@ -457,14 +500,16 @@ fn transform_input(tk: &[u8], input: &Bytes) -> Result<Output, ApiError> {
         | ObjectKind::RccaTransformed => {
             Err(ApiError::bad("this ciphertext is already transformed"))
         }
-        _ => Ok(Output::Header(outsource::transform_bytes(tk, input)?)),
+        _ => Ok(Output::Header(tk.transform(input)?)),
     }
 }
 
-async fn run_transform(st: &AppState, tk: Vec<u8>, input: Bytes) -> ApiResult<Response> {
-    let (scheme, curve) = Preamble::parse(&tk)
-        .map(|p| (p.scheme.name(), p.curve.name()))
-        .unwrap_or(("unknown", "unknown"));
+async fn run_transform(
+    st: &AppState,
+    tk: Arc<PreparedTransformKey>,
+    input: Bytes,
+) -> ApiResult<Response> {
+    let (scheme, curve) = (tk.preamble().scheme.name(), tk.preamble().curve.name());
     let metrics = st.metrics.clone();
     let out = blocking(st, move || {
         metrics.in_flight(1);
@@ -536,12 +581,19 @@ async fn healthz(State(st): State<AppState>) -> ApiResult<Response> {
 }
 
 async fn metrics(State(st): State<AppState>) -> Response {
+    let mut text = st.metrics.render();
+    text.push_str(&format!(
+        "# HELP abbe_proxy_tk_cache_entries Decoded transformation keys in memory.\n# TYPE abbe_proxy_tk_cache_entries gauge\nabbe_proxy_tk_cache_entries {}\n\
+         # HELP abbe_proxy_tk_cache_memory_bytes Estimated memory of the decoded keys.\n# TYPE abbe_proxy_tk_cache_memory_bytes gauge\nabbe_proxy_tk_cache_memory_bytes {}\n",
+        st.cache.len(),
+        st.cache.memory()
+    ));
     (
         [(
             header::CONTENT_TYPE,
             HeaderValue::from_static("text/plain; version=0.0.4"),
         )],
-        st.metrics.render(),
+        text,
     )
         .into_response()
 }
@@ -600,18 +652,44 @@ pub fn run_blocking(listen: &str, store_url: &str, cfg: Config) -> Result<(), St
     })
 }
 
-/// `abbe proxy token create`: a new bearer token for `tenant`.
-pub fn create_token_blocking(store_url: &str, tenant: &str) -> Result<String, String> {
+/// Opens the store at `store_url`, runs `f` on it, closes it (the CLI's
+/// administrative commands).
+fn with_store<T, F, Fut>(store_url: &str, f: F) -> Result<T, String>
+where
+    F: FnOnce(Store) -> Fut,
+    Fut: Future<Output = Result<T, StoreError>>,
+{
     let rt = runtime().map_err(|e| format!("cannot start the runtime: {e}"))?;
     rt.block_on(async move {
         let store = Store::open(store_url)
             .await
             .map_err(|e| format!("cannot open the store: {e}"))?;
-        let t = store
-            .create_token(tenant)
-            .await
-            .map_err(|e| e.to_string())?;
+        let r = f(store.clone()).await.map_err(|e| e.to_string());
         store.close().await;
-        Ok(t)
+        r
     })
+}
+
+/// `abbe proxy token create`: a new bearer token for `tenant`, and its id.
+pub fn create_token_blocking(store_url: &str, tenant: &str) -> Result<(String, String), String> {
+    with_store(store_url, |s| async move {
+        s.create_token_with_id(tenant).await
+    })
+}
+
+/// `abbe proxy token list`: every token's id, tenant and creation time.
+pub fn list_tokens_blocking(
+    store_url: &str,
+    tenant: Option<&str>,
+) -> Result<Vec<crate::store::TokenInfo>, String> {
+    with_store(store_url, |s| async move { s.list_tokens(tenant).await })
+}
+
+/// `abbe proxy token revoke ID`: the revoked token, `None` if no token has
+/// this id.
+pub fn revoke_token_blocking(
+    store_url: &str,
+    id: &str,
+) -> Result<Option<crate::store::TokenInfo>, String> {
+    with_store(store_url, |s| async move { s.revoke_token(id).await })
 }

@@ -8,7 +8,11 @@
 //! `synchronous_commit=on`. A TK acknowledged with 201 survives `kill -9`.
 //!
 //! Tokens are random 256-bit strings: only their SHA-256 is stored, looked
-//! up by digest and compared in constant time.
+//! up by digest and compared in constant time. A token's public id is the
+//! first 8 bytes of that digest in hex ([`TokenInfo::id`]): it names the
+//! token for listing and revocation and reveals nothing of it. Every
+//! request looks its token up, so a revoked token is refused (401) by every
+//! instance at once.
 
 use sha2::{Digest, Sha256};
 use sqlx::postgres::{PgPool, PgPoolOptions};
@@ -37,6 +41,19 @@ pub struct TkInfo {
     pub curve: String,
     pub created_at: i64,
 }
+
+/// A bearer token as listed (never the secret).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct TokenInfo {
+    /// 16 hex digits: the first 8 bytes of SHA-256(token).
+    pub id: String,
+    pub tenant: String,
+    /// Unix seconds.
+    pub created_at: i64,
+}
+
+/// Bytes of the digest that make a token's id.
+const TOKEN_ID_BYTES: usize = 8;
 
 /// The store: one of the two backends.
 #[derive(Clone, Debug)]
@@ -169,8 +186,14 @@ impl Store {
     /// Creates a bearer token for `tenant` and returns it (only its digest
     /// is stored).
     pub async fn create_token(&self, tenant: &str) -> Result<String, StoreError> {
+        Ok(self.create_token_with_id(tenant).await?.0)
+    }
+
+    /// As [`Store::create_token`], also returning the token's public id.
+    pub async fn create_token_with_id(&self, tenant: &str) -> Result<(String, String), StoreError> {
         let token = format!("abbe_{}", random_hex(32));
         let h = token_hash(&token);
+        let id = hex(&h[..TOKEN_ID_BYTES]);
         on_pool!(self, p => sqlx::query("INSERT INTO tokens (token_hash, tenant, created_at) VALUES ($1, $2, $3)")
             .bind(h)
             .bind(tenant)
@@ -178,7 +201,65 @@ impl Store {
             .execute(p)
             .await
             .map(|_| ()))?;
-        Ok(token)
+        Ok((token, id))
+    }
+
+    /// Every token (id, tenant, creation time), oldest first; `tenant`
+    /// restricts the list to one tenant.
+    pub async fn list_tokens(&self, tenant: Option<&str>) -> Result<Vec<TokenInfo>, StoreError> {
+        let rows: Vec<(Vec<u8>, String, i64)> = on_pool!(self, p => {
+            sqlx::query("SELECT token_hash, tenant, created_at FROM tokens ORDER BY created_at, tenant, token_hash")
+                .fetch_all(p)
+                .await?
+                .iter()
+                .map(|r| Ok::<_, sqlx::Error>((r.try_get(0)?, r.try_get(1)?, r.try_get(2)?)))
+                .collect::<Result<Vec<_>, _>>()?
+        });
+        Ok(rows
+            .into_iter()
+            .filter(|(_, t, _)| tenant.is_none_or(|want| want == t))
+            .map(|(h, tenant, created_at)| TokenInfo {
+                id: hex(&h[..h.len().min(TOKEN_ID_BYTES)]),
+                tenant,
+                created_at,
+            })
+            .collect())
+    }
+
+    /// Revokes the token whose id is `id` (as listed); returns it, or
+    /// `None` when no token has this id. Requests with it are refused from
+    /// then on.
+    pub async fn revoke_token(&self, id: &str) -> Result<Option<TokenInfo>, StoreError> {
+        let id = id.trim().to_ascii_lowercase();
+        if id.len() != 2 * TOKEN_ID_BYTES || !id.bytes().all(|b| b.is_ascii_hexdigit()) {
+            return Ok(None);
+        }
+        let hashes: Vec<(Vec<u8>, String, i64)> = on_pool!(self, p => {
+            sqlx::query("SELECT token_hash, tenant, created_at FROM tokens")
+                .fetch_all(p)
+                .await?
+                .iter()
+                .map(|r| Ok::<_, sqlx::Error>((r.try_get(0)?, r.try_get(1)?, r.try_get(2)?)))
+                .collect::<Result<Vec<_>, _>>()?
+        });
+        let mut found = None;
+        for (h, tenant, created_at) in hashes {
+            if hex(&h[..h.len().min(TOKEN_ID_BYTES)]) == id {
+                on_pool!(self, p => sqlx::query("DELETE FROM tokens WHERE token_hash = $1")
+                    .bind(&h)
+                    .execute(p)
+                    .await
+                    .map(|_| ()))?;
+                // Ids are 64 bits of a hash of 256-bit random tokens: two
+                // tokens sharing one is not expected; both would go.
+                found = Some(TokenInfo {
+                    id: id.clone(),
+                    tenant,
+                    created_at,
+                });
+            }
+        }
+        Ok(found)
     }
 
     /// The tenant a bearer token belongs to.
@@ -231,6 +312,19 @@ impl Store {
                 .await?
                 .map(|r| r.try_get::<Vec<u8>, _>(0))
                 .transpose()?
+        }))
+    }
+
+    /// True when the transformation key `id` exists and belongs to `tenant`
+    /// (a primary-key lookup; the decoded-key cache asks it on every use).
+    pub async fn tk_exists(&self, tenant: &str, id: &str) -> Result<bool, StoreError> {
+        Ok(on_pool!(self, p => {
+            sqlx::query("SELECT 1 FROM tks WHERE id = $1 AND tenant = $2")
+                .bind(id)
+                .bind(tenant)
+                .fetch_optional(p)
+                .await?
+                .is_some()
         }))
     }
 

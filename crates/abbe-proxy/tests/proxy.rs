@@ -13,7 +13,9 @@ use abbe_proxy::fetch::FetchPolicy;
 use abbe_proxy::server::{self, Running};
 use abbe_proxy::{Config, ProxyClient, Store};
 use rand_core::OsRng;
+use std::sync::Arc;
 use std::time::Duration;
+use tokio_rustls::rustls::pki_types::CertificateDer;
 
 type W = Waters11<Bls12>;
 
@@ -118,10 +120,102 @@ impl Harness {
         });
         format!("http://{addr}")
     }
+    /// An HTTPS server on loopback serving `routes` with `cert` (a minimal
+    /// HTTP/1.1 responder over tokio-rustls); returns its port.
+    fn https_web(&self, cert: &TestCert, routes: Vec<(&'static str, Vec<u8>)>) -> u16 {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        use tokio_rustls::rustls::{self, pki_types::PrivateKeyDer};
+        let provider = Arc::new(rustls::crypto::ring::default_provider());
+        let cfg = rustls::ServerConfig::builder_with_provider(provider)
+            .with_safe_default_protocol_versions()
+            .unwrap()
+            .with_no_client_auth()
+            .with_single_cert(
+                vec![cert.leaf.clone()],
+                PrivateKeyDer::Pkcs8(cert.leaf_key.clone().into()),
+            )
+            .unwrap();
+        let acceptor = tokio_rustls::TlsAcceptor::from(Arc::new(cfg));
+        let listener = self
+            .rt
+            .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
+            .unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let routes = Arc::new(routes);
+        self.rt.spawn(async move {
+            while let Ok((tcp, _)) = listener.accept().await {
+                let (acceptor, routes) = (acceptor.clone(), routes.clone());
+                tokio::spawn(async move {
+                    // A failed handshake (an untrusting client) just ends.
+                    let Ok(mut tls) = acceptor.accept(tcp).await else {
+                        return;
+                    };
+                    let mut req = Vec::new();
+                    let mut buf = [0u8; 4096];
+                    while !req.windows(4).any(|w| w == b"\r\n\r\n") {
+                        match tls.read(&mut buf).await {
+                            Ok(0) | Err(_) => return,
+                            Ok(n) => req.extend_from_slice(&buf[..n]),
+                        }
+                    }
+                    let line = String::from_utf8_lossy(&req).into_owned();
+                    let path = line.split_whitespace().nth(1).unwrap_or("/").to_owned();
+                    let head = |status: &str, len: usize| {
+                        format!("HTTP/1.1 {status}\r\nContent-Length: {len}\r\nConnection: close\r\n\r\n")
+                    };
+                    let resp = match routes.iter().find(|(p, _)| *p == path) {
+                        Some((_, body)) => [head("200 OK", body.len()).into_bytes(), body.clone()].concat(),
+                        None => head("404 Not Found", 0).into_bytes(),
+                    };
+                    let _ = tls.write_all(&resp).await;
+                    let _ = tls.shutdown().await;
+                });
+            }
+        });
+        port
+    }
     fn stop(mut self) {
         if let Some(r) = self.running.take() {
             self.rt.block_on(r.stop());
         }
+    }
+}
+
+/// A test CA and a certificate for "localhost" it signed.
+struct TestCert {
+    ca: CertificateDer<'static>,
+    ca_pem: String,
+    leaf: CertificateDer<'static>,
+    leaf_key: Vec<u8>,
+}
+
+fn test_cert() -> TestCert {
+    use rcgen::{
+        BasicConstraints, CertificateParams, DnType, IsCa, Issuer, KeyPair, KeyUsagePurpose,
+    };
+    let ca_key = KeyPair::generate().unwrap();
+    let mut ca_params = CertificateParams::new(Vec::<String>::new()).unwrap();
+    ca_params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
+    ca_params
+        .distinguished_name
+        .push(DnType::CommonName, "abbe test CA");
+    ca_params.key_usages = vec![
+        KeyUsagePurpose::KeyCertSign,
+        KeyUsagePurpose::CrlSign,
+        KeyUsagePurpose::DigitalSignature,
+    ];
+    let ca = ca_params.self_signed(&ca_key).unwrap();
+    let issuer = Issuer::new(ca_params, ca_key);
+    let leaf_key = KeyPair::generate().unwrap();
+    let leaf = CertificateParams::new(vec!["localhost".to_owned()])
+        .unwrap()
+        .signed_by(&leaf_key, &issuer)
+        .unwrap();
+    TestCert {
+        ca: ca.der().clone(),
+        ca_pem: ca.pem(),
+        leaf: leaf.der().clone(),
+        leaf_key: leaf_key.serialize_der(),
     }
 }
 
@@ -134,8 +228,10 @@ fn test_config() -> Config {
             allow_private: false,
             timeout: Duration::from_secs(5),
             max_bytes: 1 << 20,
+            extra_roots: Vec::new(),
         },
         workers: 2,
+        ..Config::default()
     }
 }
 
@@ -214,7 +310,7 @@ fn suite(store_url: &str) {
         assert!(m.contains("refused"), "{m}");
     }
     assert_eq!(
-        status_of(alice.transform_url(&id, "https://example.com/x")).0,
+        status_of(alice.transform_url(&id, "ftp://example.com/x")).0,
         400
     );
     assert_eq!(status_of(alice.transform_url(&id, "not a url")).0, 400);
@@ -258,7 +354,70 @@ fn suite(store_url: &str) {
         "{metrics}"
     );
     assert!(metrics.contains("abbe_proxy_request_duration_seconds_bucket"));
+    // The TK was decoded at registration and served from the cache since.
+    assert!(
+        metrics.contains("abbe_proxy_tk_cache_lookups_total{result=\"hit\"}"),
+        "{metrics}"
+    );
+    assert!(
+        metrics.contains("abbe_proxy_tk_cache_lookups_total{result=\"miss\"} 0"),
+        "{metrics}"
+    );
+    assert!(
+        metrics.contains("abbe_proxy_tk_cache_entries 1"),
+        "{metrics}"
+    );
     assert!(metrics.contains("status=\"413\""));
+
+    // Tokens: listed with id, tenant and time (the secret is not stored, so
+    // cannot be listed); a revoked token is refused at once, the tenant's
+    // other tokens and its TKs stay.
+    let (extra_tok, extra_id) =
+        h.rt.block_on(h.store.create_token_with_id("alice"))
+            .unwrap();
+    let extra = h.client(&extra_tok);
+    assert!(extra.get("/v1/tks").is_ok());
+    let listed = h.rt.block_on(h.store.list_tokens(Some("alice"))).unwrap();
+    assert!(listed.iter().all(|t| t.tenant == "alice"));
+    assert!(listed.iter().any(|t| t.id == extra_id && t.created_at > 0));
+    assert!(listed.len() >= 2);
+    let all = h.rt.block_on(h.store.list_tokens(None)).unwrap();
+    assert!(all.iter().any(|t| t.tenant == "bob"));
+    assert!(all
+        .iter()
+        .all(|t| t.id.len() == 16 && !extra_tok.contains(&t.id)));
+    let revoked =
+        h.rt.block_on(h.store.revoke_token(&extra_id.to_uppercase()))
+            .unwrap()
+            .unwrap();
+    assert_eq!(
+        (revoked.id.as_str(), revoked.tenant.as_str()),
+        (extra_id.as_str(), "alice")
+    );
+    let (s, m) = status_of(extra.get("/v1/tks"));
+    assert_eq!((s, m.as_str()), (401, "unknown token"));
+    assert_eq!(status_of(extra.transform(&id, &file)).0, 401);
+    assert!(alice.get("/v1/tks").is_ok());
+    assert!(h
+        .rt
+        .block_on(h.store.revoke_token(&extra_id))
+        .unwrap()
+        .is_none());
+    for junk in [
+        "",
+        "zz",
+        "0123456789abcdef0",
+        "../../etc",
+        "0123456789abcdeg",
+    ] {
+        assert!(h.rt.block_on(h.store.revoke_token(junk)).unwrap().is_none());
+    }
+    assert!(!h
+        .rt
+        .block_on(h.store.list_tokens(None))
+        .unwrap()
+        .iter()
+        .any(|t| t.id == extra_id));
 
     // Metadata, delete, then 404.
     let info = String::from_utf8(alice.get(&format!("/v1/tks/{id}")).unwrap()).unwrap();
@@ -311,6 +470,87 @@ fn loopback_fetch_needs_the_flag() {
     h.stop();
 }
 
+/// transform-url over https://: TLS on the checked socket, the URL's host
+/// name verified against the certificate, a private CA trusted only when
+/// configured (`--fetch-ca`).
+#[test]
+fn https_fetch() {
+    let dir = tempfile::tempdir().unwrap();
+    let cert = test_cert();
+    let ca_file = dir.path().join("ca.pem");
+    std::fs::write(&ca_file, &cert.ca_pem).unwrap();
+    let roots = abbe_proxy::fetch::load_ca_pem(&ca_file).unwrap();
+    assert_eq!(roots, vec![cert.ca.clone()]);
+
+    let k = keys("doctor");
+    let data = b"over TLS".to_vec();
+    let file = encrypt(&k, "doctor", true, &data);
+    let mut cfg = test_config();
+    cfg.fetch.extra_roots = roots;
+    let trusting = Harness::start(
+        &format!("sqlite:{}", dir.path().join("a.db").display()),
+        cfg,
+    );
+    let port = trusting.https_web(&cert, vec![("/r.abbe", file.clone())]);
+    let tok = trusting.token("t");
+    let c = trusting.client(&tok);
+    let id = c.register(&k.tk).unwrap();
+    let t = c
+        .transform_url(&id, &format!("https://localhost:{port}/r.abbe"))
+        .unwrap();
+    assert_eq!(open_transformed(&k.rk, &t), data);
+    // An HTTP error over TLS is still a 502 with the status.
+    let (s, m) = status_of(c.transform_url(&id, &format!("https://localhost:{port}/nope")));
+    assert_eq!(s, 502, "{m}");
+    assert!(m.contains("404"), "{m}");
+    // The certificate names "localhost", not 127.0.0.1: refused.
+    let (s, m) = status_of(c.transform_url(&id, &format!("https://127.0.0.1:{port}/r.abbe")));
+    assert_eq!(s, 502, "{m}");
+    assert!(m.contains("TLS"), "{m}");
+    // Plain HTTP to the TLS port fails cleanly too.
+    assert_eq!(
+        status_of(c.transform_url(&id, &format!("http://localhost:{port}/r.abbe"))).0,
+        502
+    );
+
+    // Without the CA (Mozilla's roots only): a clear 502.
+    let untrusting = Harness::start(
+        &format!("sqlite:{}", dir.path().join("b.db").display()),
+        test_config(),
+    );
+    let tok = untrusting.token("t");
+    let c = untrusting.client(&tok);
+    let id = c.register(&k.tk).unwrap();
+    let (s, m) = status_of(c.transform_url(&id, &format!("https://localhost:{port}/r.abbe")));
+    assert_eq!(s, 502, "{m}");
+    assert!(m.contains("TLS with localhost:"), "{m}");
+    assert!(m.contains("--fetch-ca"), "{m}");
+
+    // The blocking client (CLI side) speaks https:// too: with the CA, and
+    // not without it (Mozilla's roots only).
+    let url = format!("https://localhost:{port}");
+    let with_ca = ProxyClient::with_ca(&url, None, std::slice::from_ref(&cert.ca));
+    assert_eq!(with_ca.get("/r.abbe").unwrap(), file);
+    match ProxyClient::new(&url, None).get("/r.abbe") {
+        Err(abbe_proxy::ClientError::Transport(m)) => assert!(m.contains("UnknownIssuer"), "{m}"),
+        other => panic!("expected a TLS failure, got {other:?}"),
+    }
+
+    // The deny-list applies to https:// as to http://.
+    let (s, m) = status_of(c.transform_url(&id, "https://169.254.169.254/latest/meta-data/"));
+    assert_eq!(s, 403, "{m}");
+
+    // Unusable CA files are refused with a message.
+    let junk = dir.path().join("junk.pem");
+    std::fs::write(&junk, "not a certificate").unwrap();
+    assert!(abbe_proxy::fetch::load_ca_pem(&junk)
+        .unwrap_err()
+        .contains("no CERTIFICATE"));
+    assert!(abbe_proxy::fetch::load_ca_pem(&dir.path().join("missing.pem")).is_err());
+    trusting.stop();
+    untrusting.stop();
+}
+
 fn postgres_url() -> Option<String> {
     let url = std::env::var("ABBE_TEST_POSTGRES_URL")
         .ok()
@@ -332,6 +572,54 @@ fn postgres_suite() {
     if let Some(url) = postgres_url() {
         suite(&url);
     }
+}
+
+/// Two proxies on one SQLite file (as a fleet on PostgreSQL): a TK cached
+/// decoded by one and deleted through the other is never used again.
+#[test]
+fn sqlite_two_instances_never_use_a_deleted_tk() {
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("sqlite:{}", dir.path().join("proxy.db").display());
+    let a = Harness::start(&url, test_config());
+    let b = Harness::start(&url, test_config());
+    let tok = a.token("t");
+    let k = keys("x, y");
+    let id = a.client(&tok).register(&k.tk).unwrap();
+    let file = encrypt(&k, "x and y", true, b"cached");
+    for _ in 0..2 {
+        let t = a.client(&tok).transform(&id, &file).unwrap();
+        assert_eq!(open_transformed(&k.rk, &t), b"cached");
+    }
+    // b has no cached copy: it decodes from the store (a miss), then hits.
+    let t = b.client(&tok).transform(&id, &file).unwrap();
+    assert_eq!(open_transformed(&k.rk, &t), b"cached");
+    b.client(&tok).delete(&id).unwrap();
+    assert_eq!(status_of(a.client(&tok).transform(&id, &file)).0, 404);
+    let web = a.web(vec![("/x", file.clone())]);
+    assert_eq!(
+        status_of(a.client(&tok).transform_url(&id, &format!("{web}/x"))).0,
+        404
+    );
+    let m = String::from_utf8(a.client(&tok).get("/metrics").unwrap()).unwrap();
+    assert!(m.contains("abbe_proxy_tk_cache_entries 0"), "{m}");
+    let m = String::from_utf8(b.client(&tok).get("/metrics").unwrap()).unwrap();
+    assert!(
+        m.contains("abbe_proxy_tk_cache_lookups_total{result=\"miss\"} 1"),
+        "{m}"
+    );
+
+    // With the cache off, transformations decode every time and still work.
+    let mut cfg = test_config();
+    cfg.tk_cache_entries = 0;
+    let c = Harness::start(&url, cfg);
+    let id = c.client(&tok).register(&k.tk).unwrap();
+    for _ in 0..2 {
+        let t = c.client(&tok).transform(&id, &file).unwrap();
+        assert_eq!(open_transformed(&k.rk, &t), b"cached");
+    }
+    a.stop();
+    b.stop();
+    c.stop();
 }
 
 /// Two proxies on one PostgreSQL: a TK registered through one is used and

@@ -1,6 +1,7 @@
 //! GHW11 outsourced decryption on encoded objects, dispatched on the
-//! preamble's (scheme, curve): what a proxy runs ([`transform_bytes`]) and
-//! what the thin client finishes with ([`decrypt_transformed_bytes`]).
+//! preamble's (scheme, curve): what a proxy runs ([`transform_bytes`], or
+//! [`PreparedTransformKey`] to decode a key once for many headers) and what
+//! the thin client finishes with ([`decrypt_transformed_bytes`]).
 //!
 //! The CLI (`abbe transform`, `abbe decrypt`) and the HTTP proxy
 //! (`abbe-proxy`) both call these, so the list of outsourcing schemes lives
@@ -12,6 +13,7 @@ use crate::abe::rcca::{RccaHeader, RccaRetrievalKey, RccaTransformed};
 use crate::abe::Rcca;
 use crate::kem::{BlindedKem, KemError, Outsourcing, SessionKey};
 use crate::wire::{Encoded, ObjectKind, Preamble, SchemeId, WireError};
+use std::any::Any;
 
 /// Why an outsourcing step failed.
 #[derive(Debug, thiserror::Error)]
@@ -123,38 +125,87 @@ pub fn header_mode(header: &[u8]) -> Result<Mode, OutsourceError> {
 /// Checks that `tk` is a transformation key of an outsourcing scheme (what
 /// a proxy does before storing it). Returns its preamble.
 pub fn check_transform_key(tk: &[u8]) -> Result<Preamble, OutsourceError> {
-    let pre = Preamble::parse(tk)?;
-    if pre.kind != ObjectKind::TransformKey {
-        return Err(OutsourceError::Kind(format!(
-            "this is a {}, expected a transformation key",
-            pre.kind.describe()
-        )));
+    Ok(*PreparedTransformKey::decode(tk)?.preamble())
+}
+
+/// A transformation key decoded once, for many transformations: what a
+/// proxy keeps in memory. Decoding validates every point (subgroup checks);
+/// the scheme's lazily computed pairing data (Waters11's Miller-loop lines
+/// of the key elements) is kept with it after the first use, so later
+/// transformations pay only for the header.
+pub struct PreparedTransformKey {
+    pre: Preamble,
+    /// `<K as Outsourcing>::TransformKey` for the `K` that `pre` names.
+    key: Box<dyn Any + Send + Sync>,
+}
+
+impl std::fmt::Debug for PreparedTransformKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PreparedTransformKey")
+            .field("scheme", &self.pre.scheme.name())
+            .field("curve", &self.pre.curve.name())
+            .finish_non_exhaustive()
     }
-    outsourcing!(pre, K => {
-        <K as Outsourcing>::TransformKey::from_bytes(tk)?;
-        Ok(pre)
-    })
+}
+
+impl PreparedTransformKey {
+    /// Decodes an encoded transformation key (kind 10) of an outsourcing
+    /// scheme.
+    pub fn decode(tk: &[u8]) -> Result<Self, OutsourceError> {
+        let pre = Preamble::parse(tk)?;
+        if pre.kind != ObjectKind::TransformKey {
+            return Err(OutsourceError::Kind(format!(
+                "this is a {}, expected a transformation key",
+                pre.kind.describe()
+            )));
+        }
+        outsourcing!(pre, K => {
+            let key: Box<dyn Any + Send + Sync> =
+                Box::new(<K as Outsourcing>::TransformKey::from_bytes(tk)?);
+            Ok(PreparedTransformKey { pre, key })
+        })
+    }
+
+    /// The key's preamble (scheme and curve).
+    pub fn preamble(&self) -> &Preamble {
+        &self.pre
+    }
+
+    /// As [`transform_bytes`], with this key.
+    pub fn transform(&self, header: &[u8]) -> Result<Vec<u8>, OutsourceError> {
+        let hpre = Preamble::parse(header)?;
+        let mode = header_mode(header)?;
+        same_setup(&self.pre, &hpre, "transformation key")?;
+        outsourcing!(self.pre, K => {
+            let tk = self
+                .key
+                .downcast_ref::<<K as Outsourcing>::TransformKey>()
+                .ok_or_else(|| OutsourceError::Kind("internal: mistyped transformation key".into()))?;
+            transform_decoded::<K>(tk, header, mode)
+        })
+    }
 }
 
 /// What a proxy runs: a CPA (kind 6) or RCCA (kind 12) KEM header object →
-/// its constant-size transformation (kind 7 or 13).
+/// its constant-size transformation (kind 7 or 13). Decodes `tk` each time:
+/// to transform many headers with one key, decode it once with
+/// [`PreparedTransformKey::decode`].
 pub fn transform_bytes(tk: &[u8], header: &[u8]) -> Result<Vec<u8>, OutsourceError> {
     let kpre = Preamble::parse(tk)?;
     let hpre = Preamble::parse(header)?;
-    let mode = header_mode(header)?;
+    header_mode(header)?;
     same_setup(&kpre, &hpre, "transformation key")?;
-    outsourcing!(kpre, K => transform::<K>(tk, header, mode))
+    PreparedTransformKey::decode(tk)?.transform(header)
 }
 
-fn transform<K: BlindedKem>(
-    tk: &[u8],
+fn transform_decoded<K: BlindedKem>(
+    tk: &K::TransformKey,
     header: &[u8],
     mode: Mode,
 ) -> Result<Vec<u8>, OutsourceError> {
-    let tk = K::TransformKey::from_bytes(tk)?;
     Ok(match mode {
-        Mode::Cpa => K::transform(&tk, &K::Header::from_bytes(header)?)?.to_bytes(),
-        Mode::Rcca => Rcca::<K>::transform(&tk, &RccaHeader::<K>::from_bytes(header)?)?.to_bytes(),
+        Mode::Cpa => K::transform(tk, &K::Header::from_bytes(header)?)?.to_bytes(),
+        Mode::Rcca => Rcca::<K>::transform(tk, &RccaHeader::<K>::from_bytes(header)?)?.to_bytes(),
     })
 }
 
@@ -256,6 +307,30 @@ mod tests {
         }
         assert!(check_transform_key(&tk).is_ok());
         assert!(check_transform_key(&rk).is_err());
+        assert!(PreparedTransformKey::decode(&rk).is_err());
+
+        // A key decoded once serves many headers, in both modes.
+        let prepared = PreparedTransformKey::decode(&tk).unwrap();
+        assert_eq!(prepared.preamble().scheme, SchemeId::Waters11);
+        for _ in 0..2 {
+            let t = prepared.transform(&h1.to_bytes()).unwrap();
+            assert_eq!(
+                decrypt_transformed_bytes(&rk, &t).unwrap().as_bytes(),
+                k1.as_bytes()
+            );
+            let t = prepared.transform(&h2.to_bytes()).unwrap();
+            assert_eq!(
+                decrypt_transformed_bytes(&rk, &t).unwrap().as_bytes(),
+                k2.as_bytes()
+            );
+        }
+        assert!(matches!(
+            prepared.transform(&h3.to_bytes()),
+            Err(OutsourceError::Kind(_))
+        ));
+        for junk in [&b""[..], b"ABBE", b"ABBE\x01\x06\x01\x01garbage"] {
+            assert!(prepared.transform(junk).is_err());
+        }
 
         // Unsatisfied policy.
         let (_, h4) = W::encapsulate(&pk, &Policy::parse("a and c").unwrap(), &mut rng).unwrap();

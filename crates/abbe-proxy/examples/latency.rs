@@ -1,0 +1,165 @@
+//! Latency of one transformation through the proxy beside the cryptography
+//! alone: Waters11 on BLS12-381, a key with N attributes and an AND policy
+//! of all N (every leaf used), one request at a time over loopback, the KEM
+//! header pushed (as `abbe decrypt --proxy` does).
+//!
+//! Columns (medians over the rounds):
+//! * `tk decode` — decoding the TK (point validation, subgroup checks);
+//! * `hdr decode` — decoding the KEM header (the same checks);
+//! * `transform` — the transformation on decoded objects (pairings);
+//! * `crypto` — `abbe::outsource::transform_bytes` on encoded bytes: TK and
+//!   header decoding plus the transformation, what the proxy ran per
+//!   request before it cached decoded TKs;
+//! * `uncached` — the whole request through a proxy started without the
+//!   decoded-TK cache (HTTP, token lookup, TK load and decode, header decode,
+//!   transformation): how every request ran before the cache;
+//! * `service` — the same through a proxy with the cache (default): the TK
+//!   is decoded once, with its Miller-loop lines, and each request checks
+//!   in the store that it still exists.
+//!
+//! `cargo run --release -p abbe-proxy --example latency -- [N ...] [--rounds R]`
+//! (default: N = 10 100, R = 30).
+//!
+//! On the 2-core development machine (another job on one core):
+//!
+//! ```text
+//!     N  mode  tk decode hdr decode  transform     crypto   uncached    service   (ms, median of 40)
+//!    10   cpa       0.91       1.41       1.53       4.57       5.97       3.66
+//!    10  rcca       0.87       1.40       1.50       4.69       5.50       3.71
+//!   100   cpa       7.99      13.48       9.98      41.17      42.44      26.87
+//!   100  rcca       7.47      13.04       9.45      38.90      39.74      23.69
+//! ```
+//!
+//! `crypto` exceeds the sum of its parts by the G2 Miller-loop lines a
+//! freshly decoded Waters11 key prepares on first use (~9 ms at N = 100);
+//! a cached key keeps them.
+
+use abbe::abe::cca::CcaKey;
+use abbe::abe::rcca::RccaHeader;
+use abbe::abe::{Cca, Rcca, Waters11};
+use abbe::curve::Bls12;
+use abbe::kem::{Kem, Outsourcing};
+use abbe::policy::{AttributeSet, Policy};
+use abbe::wire::Encoded;
+use abbe_proxy::{server, Config, ProxyClient, Store};
+use rand_core::OsRng;
+use std::time::{Duration, Instant};
+
+type W = Waters11<Bls12>;
+
+fn median(mut v: Vec<Duration>) -> f64 {
+    v.sort();
+    v[v.len() / 2].as_secs_f64() * 1e3
+}
+
+fn time<T>(rounds: usize, mut f: impl FnMut() -> T) -> f64 {
+    let _ = f(); // warm-up
+    median(
+        (0..rounds)
+            .map(|_| {
+                let t0 = Instant::now();
+                let _ = std::hint::black_box(f());
+                t0.elapsed()
+            })
+            .collect(),
+    )
+}
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let mut ns = Vec::new();
+    let mut rounds = 30usize;
+    let mut args = std::env::args().skip(1);
+    while let Some(a) = args.next() {
+        if a == "--rounds" {
+            rounds = args.next().ok_or("--rounds R")?.parse()?;
+        } else {
+            ns.push(a.parse::<usize>()?);
+        }
+    }
+    if ns.is_empty() {
+        ns = vec![10, 100];
+    }
+    let rounds = rounds.max(1);
+
+    let rt = tokio::runtime::Runtime::new()?;
+    let dir = tempfile::tempdir()?;
+    let store = rt.block_on(Store::open(&format!(
+        "sqlite:{}",
+        dir.path().join("proxy.db").display()
+    )))?;
+    let token = rt.block_on(store.create_token("latency"))?;
+    let proxy = rt.block_on(server::spawn(
+        "127.0.0.1:0".parse()?,
+        store.clone(),
+        Config::default(),
+    ))?;
+    let uncached_proxy = rt.block_on(server::spawn(
+        "127.0.0.1:0".parse()?,
+        store,
+        Config {
+            tk_cache_entries: 0,
+            ..Config::default()
+        },
+    ))?;
+    let client = ProxyClient::new(&proxy.url(), Some(token.clone()));
+    let uncached = ProxyClient::new(&uncached_proxy.url(), Some(token));
+
+    println!(
+        "{:>5} {:>5} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10}   (ms, median of {rounds})",
+        "N", "mode", "tk decode", "hdr decode", "transform", "crypto", "uncached", "service"
+    );
+    for &n in &ns {
+        let attrs: Vec<String> = (1..=n).map(|i| format!("a{i}")).collect();
+        let (pk, mk) = W::setup(&mut OsRng);
+        let key: CcaKey<W> = Cca::<W>::keygen(
+            &pk,
+            &mk,
+            &AttributeSet::parse(&attrs.join(", "))?,
+            &mut OsRng,
+        )?;
+        let (tk, _rk) = Rcca::<W>::transform_key(&key, &mut OsRng);
+        let tk = tk.to_bytes();
+        let id = client.register(&tk)?;
+        let policy = Policy::parse(&attrs.join(" and "))?;
+        for rcca in [false, true] {
+            let header = if rcca {
+                Rcca::<W>::encapsulate(&pk, &policy, &mut OsRng)?
+                    .1
+                    .to_bytes()
+            } else {
+                W::encapsulate(&pk, &policy, &mut OsRng)?.1.to_bytes()
+            };
+            let decode = time(rounds, || {
+                <W as Outsourcing>::TransformKey::from_bytes(&tk).map(|_| ())
+            });
+            let dtk = <W as Outsourcing>::TransformKey::from_bytes(&tk)?;
+            let (hdec, pure) = if rcca {
+                let h = RccaHeader::<W>::from_bytes(&header)?;
+                (
+                    time(rounds, || RccaHeader::<W>::from_bytes(&header).map(|_| ())),
+                    time(rounds, || Rcca::<W>::transform(&dtk, &h).map(|_| ())),
+                )
+            } else {
+                let h = <W as Kem>::Header::from_bytes(&header)?;
+                (
+                    time(rounds, || {
+                        <W as Kem>::Header::from_bytes(&header).map(|_| ())
+                    }),
+                    time(rounds, || W::transform(&dtk, &h).map(|_| ())),
+                )
+            };
+            let crypto = time(rounds, || {
+                abbe::outsource::transform_bytes(&tk, &header).map(|_| ())
+            });
+            let slow = time(rounds, || uncached.transform(&id, &header).map(|_| ()));
+            let service = time(rounds, || client.transform(&id, &header).map(|_| ()));
+            println!(
+                "{n:>5} {:>5} {decode:>10.2} {hdec:>10.2} {pure:>10.2} {crypto:>10.2} {slow:>10.2} {service:>10.2}",
+                if rcca { "rcca" } else { "cpa" }
+            );
+        }
+    }
+    rt.block_on(proxy.stop());
+    rt.block_on(uncached_proxy.stop());
+    Ok(())
+}
