@@ -70,20 +70,23 @@ impl Device {
         self.table(hw).get(&format!("{op}_ms")).copied()
     }
 
-    /// Millijoules of one basic operation (from `_mj`, else `_uwh` × 3.6).
+    /// Millijoules of one basic operation: the published `_uwh` × 3.6
+    /// (1 µWh = 3.6 mJ), else a `_mj` value.
     pub fn op_mj(&self, hw: bool, op: &str) -> Option<f64> {
         let t = self.table(hw);
-        t.get(&format!("{op}_mj"))
-            .copied()
-            .or_else(|| t.get(&format!("{op}_uwh")).map(|u| u * 3.6))
+        t.get(&format!("{op}_uwh"))
+            .map(|u| u * 3.6)
+            .or_else(|| t.get(&format!("{op}_mj")).copied())
     }
 
     /// Battery energy in joules.
     pub fn battery_j(&self) -> Option<f64> {
         let b = self.battery.as_ref()?;
-        let wh = b
-            .energy_wh
-            .or_else(|| Some(b.cells? * b.cell_voltage_v? * b.cell_capacity_mah? / 1000.0))?;
+        // From the published cells, voltage and capacity when given.
+        let wh = match (b.cells, b.cell_voltage_v, b.cell_capacity_mah) {
+            (Some(n), Some(v), Some(mah)) => n * v * mah / 1000.0,
+            _ => b.energy_wh?,
+        };
         Some(wh * 3600.0)
     }
 

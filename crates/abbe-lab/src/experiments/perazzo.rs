@@ -44,8 +44,8 @@ fn avg_points(p: Profile) -> Vec<usize> {
 /// (random policies for the model, of which directly measured) per point.
 fn avg_pairs(p: Profile) -> (usize, usize) {
     match p {
-        Profile::Quick => (1_000, 30),
-        Profile::Full => (100_000, 300),
+        Profile::Quick => (1_000, 200),
+        Profile::Full => (100_000, 1_000),
     }
 }
 
@@ -780,7 +780,7 @@ pub fn report(rows: &[Row], r: &ReportCtx) -> Section {
         f18.line(format!("{} average", label(s, "")), e_avg, false);
         f18.line(format!("{} worst (flat)", label(s, "")), e_flat, true);
     }
-    ta.note = "Mean n_L / n_N over the model's random pairs (quick 1 000, full 100 000 per point); the directly measured average uses a subset (quick 30, full 300) whose own n_L / n_N feed the 'model here' column. 'Model here' is the paper's Table 2 formula priced with our basic operations.".into();
+    ta.note = "Mean n_L / n_N over the model's random pairs (quick 1 000, full 100 000 per point); the directly measured average uses a subset (quick 200, full 1 000) whose own n_L / n_N feed the 'model here' column. 'Model here' is the paper's Table 2 formula priced with our basic operations.".into();
     tables.push(ta);
     figures.push(f17);
     figures.push(f18);
