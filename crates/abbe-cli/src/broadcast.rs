@@ -3,7 +3,7 @@
 
 use crate::{io, CliError, Result};
 use abbe::bcast::{Bgw05, Bgw05Sqrt, ElGamalP256, Gw09, Waters09};
-use abbe::curve::{Bls12, Bn254, CurveId};
+use abbe::curve::{Bls12, Bn254, Curve, CurveId, Group};
 use abbe::wire::{Encoded, Preamble, SchemeId};
 use rand_core::OsRng;
 use std::path::Path;
@@ -41,9 +41,24 @@ pub fn setup(pre: Preamble, n: u32) -> Result<(Vec<u8>, Vec<u8>)> {
 /// BGW05 setup whose public key goes straight into the (atomic) output file.
 pub fn bgw05_streamed_setup(curve: CurveId, n: u32, pk_path: &Path, mk_path: &Path) -> Result<()> {
     let mut mk_bytes = None;
+    // The public key's bulk: g_1..g_n, g_{n+2}..g_{2n} in G1, ĝ_1..ĝ_n in G2.
+    let bulk = |g1: usize, g2: usize| (2 * n as u64 - 1) * g1 as u64 + n as u64 * g2 as u64;
+    fn sizes<C: Curve>() -> (usize, usize) {
+        (C::G1::COMPRESSED_BYTES, C::G2::COMPRESSED_BYTES)
+    }
+    let (g1, g2) = match curve {
+        CurveId::Bls12_381 => sizes::<Bls12>(),
+        _ => sizes::<Bn254>(),
+    };
+    let total = bulk(g1, g2);
+    let pb = (n >= crate::progress::MIN_USERS)
+        .then(|| crate::progress::bytes(total, format!("bgw05 public key for {n} users")));
     io::atomic(pk_path, io::Secrecy::Public, |w| {
         let mut err = None;
         let mut sink = |b: &[u8]| {
+            if let Some(pb) = &pb {
+                pb.inc(b.len() as u64);
+            }
             if err.is_none() {
                 if let Err(e) = std::io::Write::write_all(w, b) {
                     err = Some(e);
@@ -66,6 +81,9 @@ pub fn bgw05_streamed_setup(curve: CurveId, n: u32, pk_path: &Path, mk_path: &Pa
         mk_bytes = Some(mk);
         Ok(())
     })?;
+    if let Some(pb) = pb {
+        pb.finish_and_clear();
+    }
     let mk = mk_bytes.ok_or_else(|| CliError::Other("setup produced no master key".into()))?;
     io::write_atomic(mk_path, &mk, io::Secrecy::Secret)?;
     eprintln!(

@@ -10,6 +10,7 @@ mod inspect;
 mod io;
 mod lab;
 mod ops;
+mod progress;
 mod proxy;
 
 use abbe::curve::{Curve, CurveId};
@@ -543,7 +544,16 @@ fn run(cmd: Command) -> Result<()> {
             }
             let (pk, mk) = match (universe, users) {
                 (Some(u), _) => universe_setup(pre, &u)?,
-                (None, Some(n)) => broadcast::setup(pre, n)?,
+                (None, Some(n)) => {
+                    let pb = (n >= progress::MIN_USERS).then(|| {
+                        progress::spinner(format!("setup of {} for {n} users", scheme.name()))
+                    });
+                    let r = broadcast::setup(pre, n);
+                    if let Some(pb) = pb {
+                        pb.finish_and_clear();
+                    }
+                    r?
+                }
                 (None, None) => any_scheme!(pre, K => ops::setup::<K>()),
             };
             io::write_atomic(&mk_path, &mk, io::Secrecy::Secret)?;
@@ -565,12 +575,17 @@ fn run(cmd: Command) -> Result<()> {
             // Broadcast keys are for a user index.
             let attrs = attrs.or(user.map(|u| u.to_string()));
             let (pre, bytes) = read_object(&master, &[ObjectKind::MasterKey])?;
+            // GW09 and Waters09 keys are O(N): seconds at 10^6 users.
+            let pb = user.map(|u| progress::spinner(format!("key for user {u}")));
             let key = any_scheme!(pre, K => {
                 let (wanted, other) = if <K as Kem>::KeySide::IS_POLICY { (policy, attrs) } else { (attrs, policy) };
                 let side = ops::side_text::<<K as Kem>::KeySide>(pre.scheme.name(), "keygen", wanted, other)?;
                 ops::keygen::<K>(&bytes, &side)
-            })?;
-            io::write_atomic(&output, &key, io::Secrecy::Secret)
+            });
+            if let Some(pb) = pb {
+                pb.finish_and_clear();
+            }
+            io::write_atomic(&output, &key?, io::Secrecy::Secret)
         }
         Command::Encrypt {
             public,
