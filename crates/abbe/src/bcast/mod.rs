@@ -343,8 +343,12 @@ pub(crate) fn fixed_base_affine<C: Curve, G: Group>(
     table: &FixedBaseTable<G>,
     scalars: &[G::Scalar],
 ) -> Vec<G::Affine> {
-    let pts: Vec<G> = par_map::<C, _, _>(scalars, |s| G::mul_fixed(table, s));
-    G::to_affine_batch(&pts)
+    // Lanes of 1024 scalars: each lane batch shares its inversions.
+    let lanes: Vec<&[G::Scalar]> = scalars.chunks(1024).collect();
+    par_map::<C, _, _>(&lanes, |l| G::mul_fixed_batch(table, l))
+        .into_iter()
+        .flatten()
+        .collect()
 }
 
 /// Points are produced and encoded in chunks of this many (bounded memory

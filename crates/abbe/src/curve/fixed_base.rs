@@ -11,8 +11,8 @@ use super::{Group, Scalar};
 
 /// Window width in bits.
 const W: usize = 5;
-const HALF: usize = 1 << (W - 1);
-const WINDOWS: usize = 256 / W + 2;
+pub(crate) const HALF: usize = 1 << (W - 1);
+pub(crate) const WINDOWS: usize = 256 / W + 2;
 
 /// A fixed-base table for one point.
 #[derive(Clone, Debug)]
@@ -67,6 +67,17 @@ impl<G: Group> FixedBaseTable<G> {
 
     pub fn base(&self) -> &G {
         &self.base
+    }
+
+    /// `rows()[i][j] = (j+1)·2^(W·i)·base`, affine (for backends that
+    /// batch many multiplications by the same table).
+    pub(crate) fn rows(&self) -> &[[G::Affine; HALF]] {
+        &self.rows
+    }
+
+    /// The signed digits of `s`, one per row, each in [-2^(W-1), 2^(W-1)].
+    pub(crate) fn digits(s: &G::Scalar) -> [i32; WINDOWS] {
+        signed_digits(&s.to_le_limbs())
     }
 
     /// s·base.

@@ -205,6 +205,17 @@ pub trait Group:
     fn mul_fixed(table: &FixedBaseTable<Self>, s: &Self::Scalar) -> Self {
         table.mul(s)
     }
+    /// Many multiplications by one table, in affine form: `s_k·base` for
+    /// every `s_k`. Backends may batch them (BN254: affine additions across
+    /// the scalars sharing one inversion per window); the default is one
+    /// [`Group::mul_fixed`] each and one batch normalisation.
+    fn mul_fixed_batch(
+        table: &FixedBaseTable<Self>,
+        scalars: &[Self::Scalar],
+    ) -> Vec<Self::Affine> {
+        let pts: Vec<Self> = scalars.iter().map(|s| Self::mul_fixed(table, s)).collect();
+        Self::to_affine_batch(&pts)
+    }
     /// Converts many points to affine form with one field inversion.
     fn to_affine_batch(points: &[Self]) -> Vec<Self::Affine>;
     /// The point with this affine representation.
