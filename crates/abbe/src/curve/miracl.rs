@@ -778,7 +778,6 @@ macro_rules! miracl_backend {
         /// identity (0 : y : 0), y ≠ 0. Points of G1/G2 (odd order r) never
         /// reach an exceptional case.
         fn in_subgroup<F: $crate::curve::miracl::Fld>(p: &Point<F>) -> bool {
-            use $crate::curve::miracl::Fld;
             let q = p.mul_limbs(&r_limbs(), R_BITS);
             q.z.is_zero() && q.x.is_zero() && !q.y.is_zero()
         }
