@@ -12,7 +12,7 @@ mod lab;
 mod ops;
 mod proxy;
 
-use abbe::curve::{Curve, CurveId};
+use abbe::curve::CurveId;
 use abbe::envelope::{self, EnvelopeError};
 use abbe::kem::{Kem, KemError, Side};
 use abbe::policy::PolicyError;
