@@ -71,6 +71,12 @@ pub fn bgw05_streamed_setup(curve: CurveId, n: u32, pk_path: &Path, mk_path: &Pa
             }
             CurveId::Bn254 => Bgw05::<Bn254>::setup_stream(n, &mut OsRng, &mut sink)?.to_bytes(),
             CurveId::P256 => return Err(CliError::Other("bgw05 needs a pairing curve".into())),
+            c @ (CurveId::Bls24_479 | CurveId::Bls48_581) => {
+                return Err(CliError::Other(format!(
+                    "bgw05 on {} is not supported by this command yet",
+                    c.name()
+                )))
+            }
         };
         if let Some(e) = err {
             return Err(CliError::Other(format!(

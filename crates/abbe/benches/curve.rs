@@ -27,10 +27,13 @@
 //!   ([`abbe::curve::bls12_381::reference_miller_loop_n`]), without and with
 //!   the final exponentiation.
 //!
+//! BLS24-479 and BLS48-581 (`curve/bls24-479/…`, `curve/bls48-581/…`) skip
+//! `g1-msm/100` and the 100-pair runs (a BLS48 pairing is ~40 ms).
+//!
 //! Run: `cargo bench -p abbe --bench curve` (optionally followed by
 //! `-- <regex filter>`, e.g. `-- bls12-381/multi`).
 
-use abbe::curve::{bls12_381, Bls12, Bn254, Curve, Group, Scalar, Target};
+use abbe::curve::{bls12_381, Bls12, Bls24, Bls48, Bn254, Curve, Group, Scalar, Target};
 use criterion::measurement::WallTime;
 use criterion::{criterion_group, criterion_main, BenchmarkGroup, Criterion};
 use rand_chacha::rand_core::SeedableRng;
@@ -53,6 +56,14 @@ impl BenchCurve for Bls12 {
 }
 
 impl BenchCurve for Bn254 {
+    const REFERENCE_LOOP: Option<ReferenceLoop<Self>> = None;
+}
+
+impl BenchCurve for Bls24 {
+    const REFERENCE_LOOP: Option<ReferenceLoop<Self>> = None;
+}
+
+impl BenchCurve for Bls48 {
     const REFERENCE_LOOP: Option<ReferenceLoop<Self>> = None;
 }
 
@@ -105,7 +116,9 @@ fn bench_pairs<C: BenchCurve>(
     }
 }
 
-fn bench_curve<C: BenchCurve>(c: &mut Criterion) {
+/// `full = false` (the slow BLS24/BLS48 curves) skips the 100-point MSM and
+/// the 100-pair multi-pairing.
+fn bench_curve<C: BenchCurve>(c: &mut Criterion, full: bool) {
     let mut rng = rng();
     let mut group = c.benchmark_group(format!("curve/{}", C::NAME));
 
@@ -161,11 +174,13 @@ fn bench_curve<C: BenchCurve>(c: &mut Criterion) {
     });
 
     // MSM of 100 G1 points.
-    let points: Vec<C::G1> = (0..100).map(|_| random_g1::<C>(&mut rng)).collect();
-    let scalars: Vec<C::Scalar> = (0..100).map(|_| C::Scalar::random(&mut rng)).collect();
-    group.bench_function("g1-msm/100", |b| {
-        b.iter(|| C::G1::msm(black_box(points.as_slice()), black_box(scalars.as_slice())))
-    });
+    if full {
+        let points: Vec<C::G1> = (0..100).map(|_| random_g1::<C>(&mut rng)).collect();
+        let scalars: Vec<C::Scalar> = (0..100).map(|_| C::Scalar::random(&mut rng)).collect();
+        group.bench_function("g1-msm/100", |b| {
+            b.iter(|| C::G1::msm(black_box(points.as_slice()), black_box(scalars.as_slice())))
+        });
+    }
 
     // Strict decoding.
     let p_bytes = p.to_compressed();
@@ -179,18 +194,28 @@ fn bench_curve<C: BenchCurve>(c: &mut Criterion) {
 
     // Multi-pairings: 10 pairs, then 100 pairs with fewer samples.
     bench_pairs::<C>(&mut group, &mut rng, 10, "multi-pairing/10/shared-lines");
-    group.sample_size(10);
-    bench_pairs::<C>(&mut group, &mut rng, 100, "lower-bound/100");
+    if full {
+        group.sample_size(10);
+        bench_pairs::<C>(&mut group, &mut rng, 100, "lower-bound/100");
+    }
 
     group.finish();
 }
 
 fn bench_bls12(c: &mut Criterion) {
-    bench_curve::<Bls12>(c);
+    bench_curve::<Bls12>(c, true);
 }
 
 fn bench_bn254(c: &mut Criterion) {
-    bench_curve::<Bn254>(c);
+    bench_curve::<Bn254>(c, true);
+}
+
+fn bench_bls24(c: &mut Criterion) {
+    bench_curve::<Bls24>(c, false);
+}
+
+fn bench_bls48(c: &mut Criterion) {
+    bench_curve::<Bls48>(c, false);
 }
 
 criterion_group! {
@@ -199,6 +224,6 @@ criterion_group! {
     config = Criterion::default()
         .warm_up_time(Duration::from_secs(1))
         .measurement_time(Duration::from_secs(3));
-    targets = bench_bls12, bench_bn254
+    targets = bench_bls12, bench_bn254, bench_bls24, bench_bls48
 }
 criterion_main!(benches);

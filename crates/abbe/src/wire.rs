@@ -346,8 +346,10 @@ impl Writer {
         self.raw(&enc)
     }
     pub fn scalar<S: Scalar>(&mut self, s: &S) -> &mut Self {
-        let b = s.to_bytes();
-        self.raw(&b)
+        let mut b = s.to_bytes();
+        self.raw(b.as_ref());
+        crate::curve::wipe_bytes(b.as_mut());
+        self
     }
     pub fn gt<T: Target>(&mut self, t: &T) -> &mut Self {
         let b = t.to_bytes();
@@ -450,12 +452,8 @@ impl<'a> Reader<'a> {
         Ok(G::from_compressed(b)?)
     }
     pub fn scalar<S: Scalar>(&mut self, what: &'static str) -> Result<S, WireError> {
-        let b = self.take(32, what)?;
-        let mut a = [0u8; 32];
-        a.copy_from_slice(b);
-        let s = S::from_bytes(&a).ok_or(WireError::Point(PointError::Scalar));
-        a.fill(0);
-        s
+        let b = self.take(S::BYTES, what)?;
+        S::from_bytes(b).ok_or(WireError::Point(PointError::Scalar))
     }
     pub fn gt<T: Target>(&mut self, what: &'static str) -> Result<T, WireError> {
         let b = self.take(T::BYTES, what)?;

@@ -58,7 +58,13 @@ pub fn measure(ctx: &mut Ctx) -> Result<(), LabError> {
         for &c in &curves {
             match c {
                 CurveId::Bls12_381 => pairing_schemes::<Bls12>(ctx, n)?,
-                _ => pairing_schemes::<Bn254>(ctx, n)?,
+                CurveId::Bn254 => pairing_schemes::<Bn254>(ctx, n)?,
+                c => {
+                    return Err(fail(format!(
+                        "{} is not supported by this experiment yet",
+                        c.name()
+                    )))
+                }
             }
         }
     }

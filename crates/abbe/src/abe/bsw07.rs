@@ -524,7 +524,8 @@ fn mul_public<G: Group>(p: &G, w: &G::Scalar) -> G {
 /// wNAF (w = 5) multiplication by a scalar below 2¹²⁷, `None` otherwise.
 fn mul_short<G: Group>(p: &G, s: &G::Scalar) -> Option<G> {
     let limbs = s.to_le_limbs();
-    if limbs[2] != 0 || limbs[3] != 0 || limbs[1] >> 63 != 0 {
+    let limbs = limbs.as_ref();
+    if limbs.len() < 2 || limbs[2..].iter().any(|&l| l != 0) || limbs[1] >> 63 != 0 {
         return None;
     }
     let mut k = (u128::from(limbs[1]) << 64) | u128::from(limbs[0]);

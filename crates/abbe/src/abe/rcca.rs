@@ -76,9 +76,10 @@ impl<K: BlindedKem> RccaRetrievalKey<K> {
 /// s = H1(R).
 fn h1<K: BlindedKem>(r: &Gt<K>) -> Fr<K> {
     let hk = Hkdf::<Sha256>::new(Some(b"abbe/v1/rcca"), &r.to_bytes());
-    let mut wide = [0u8; 64];
-    let _ = hk.expand(b"H1: exponent s", &mut wide);
-    Fr::<K>::from_bytes_wide(&wide)
+    let mut wide = [0u8; crate::curve::MAX_WIDE_BYTES];
+    let wide = &mut wide[..<Fr<K> as crate::curve::Scalar>::WIDE_BYTES];
+    let _ = hk.expand(b"H1: exponent s", wide);
+    Fr::<K>::from_bytes_wide(wide)
 }
 
 /// The session key H2(R).

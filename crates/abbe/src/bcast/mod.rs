@@ -323,17 +323,28 @@ pub(crate) fn scalar_pow<S: Scalar>(x: S, mut e: u64) -> S {
 /// otherwise store one by one (O(N) master keys become O(1)).
 pub(crate) fn prf_scalar<S: Scalar>(tag: &[u8], seed: &[u8; 32], j: u32) -> S {
     use sha2::{Digest, Sha512};
-    let mut h = Sha512::new();
-    h.update(b"abbe/v1/bcast-prf/");
-    h.update((tag.len() as u32).to_be_bytes());
-    h.update(tag);
-    h.update(seed);
-    h.update(j.to_be_bytes());
-    let d = h.finalize();
-    let mut wide = [0u8; 64];
-    wide.copy_from_slice(&d);
-    let s = S::from_bytes_wide(&wide);
-    wide.fill(0);
+    let block = |k: u8| {
+        let mut h = Sha512::new();
+        h.update(b"abbe/v1/bcast-prf/");
+        h.update((tag.len() as u32).to_be_bytes());
+        h.update(tag);
+        h.update(seed);
+        h.update(j.to_be_bytes());
+        // Block 0 is the original single-block PRF (255-bit curves use only
+        // it); wider scalar fields append blocks 1, 2, ….
+        if k > 0 {
+            h.update([k]);
+        }
+        h.finalize()
+    };
+    let mut wide = [0u8; crate::curve::MAX_WIDE_BYTES];
+    let n = S::WIDE_BYTES;
+    for (k, chunk) in wide[..n].chunks_mut(64).enumerate() {
+        let d = block(k as u8);
+        chunk.copy_from_slice(&d[..chunk.len()]);
+    }
+    let s = S::from_bytes_wide(&wide[..n]);
+    crate::curve::wipe_bytes(&mut wide);
     s
 }
 

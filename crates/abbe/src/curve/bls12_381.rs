@@ -28,7 +28,6 @@ use blst::{
 use blstrs::{G1Affine, G1Projective, G2Affine, G2Projective};
 use ff::Field;
 use group::{prime::PrimeCurveAffine, Curve as _};
-use rand_core::{CryptoRng, RngCore};
 
 /// Marker type for the BLS12-381 backend.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -39,6 +38,8 @@ pub type G1 = G1Projective;
 pub type G2 = G2Projective;
 
 impl ScalarTrait for Fr {
+    type Repr = [u8; 32];
+    type Limbs = [u64; 4];
     fn zero() -> Self {
         <Fr as Field>::ZERO
     }
@@ -48,14 +49,7 @@ impl ScalarTrait for Fr {
     fn from_u64(v: u64) -> Self {
         Fr::from(v)
     }
-    fn random<R: RngCore + CryptoRng + ?Sized>(rng: &mut R) -> Self {
-        let mut wide = [0u8; 64];
-        rng.fill_bytes(&mut wide);
-        let s = Self::from_bytes_wide(&wide);
-        wide.fill(0);
-        s
-    }
-    fn from_bytes_wide(bytes: &[u8; 64]) -> Self {
+    fn from_bytes_wide(bytes: &[u8]) -> Self {
         wide_reduce(bytes)
     }
     fn invert(&self) -> Option<Self> {
@@ -67,17 +61,39 @@ impl ScalarTrait for Fr {
     fn to_bytes(&self) -> [u8; 32] {
         self.to_bytes_be()
     }
-    fn from_bytes(bytes: &[u8; 32]) -> Option<Self> {
-        Option::from(Fr::from_bytes_be(bytes))
+    fn from_bytes(bytes: &[u8]) -> Option<Self> {
+        let arr: &[u8; 32] = bytes.try_into().ok()?;
+        Option::from(Fr::from_bytes_be(arr))
+    }
+    fn to_le_limbs(&self) -> [u64; 4] {
+        be32_to_le_limbs(&self.to_bytes_be())
     }
 }
 
-/// Reduces a 512-bit big-endian integer modulo r by Horner's rule over
-/// 64-bit digits (backend independent, used by both curves).
-pub(crate) fn wide_reduce<S: ScalarTrait>(bytes: &[u8; 64]) -> S {
+/// Little-endian limbs of a 32-byte big-endian integer.
+pub(crate) fn be32_to_le_limbs(be: &[u8; 32]) -> [u64; 4] {
+    let mut limbs = [0u64; 4];
+    for (i, limb) in limbs.iter_mut().enumerate() {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(&be[32 - 8 * (i + 1)..32 - 8 * i]);
+        *limb = u64::from_be_bytes(w);
+    }
+    limbs
+}
+
+/// Reduces a big-endian integer of any length modulo r by Horner's rule
+/// over 64-bit digits (backend independent, used by every curve).
+pub(crate) fn wide_reduce<S: ScalarTrait>(bytes: &[u8]) -> S {
     let base = S::from_u64(1 << 32) * S::from_u64(1 << 32);
     let mut acc = S::zero();
-    for chunk in bytes.chunks_exact(8) {
+    // A short leading digit first, so that any length works.
+    let head = bytes.len() % 8;
+    if head != 0 {
+        let mut w = [0u8; 8];
+        w[8 - head..].copy_from_slice(&bytes[..head]);
+        acc = S::from_u64(u64::from_be_bytes(w));
+    }
+    for chunk in bytes[head..].chunks_exact(8) {
         let mut w = [0u8; 8];
         w.copy_from_slice(chunk);
         acc = acc * base + S::from_u64(u64::from_be_bytes(w));

@@ -30,7 +30,6 @@ use ark_ec::pairing::{MillerLoopOutput, Pairing, PairingOutput};
 use ark_ec::{AffineRepr, CurveGroup, PrimeGroup, VariableBaseMSM};
 use ark_ff::{BigInteger, CyclotomicMultSubgroup, Field, One, PrimeField, Zero};
 use ark_serialize::{CanonicalDeserialize, CanonicalSerialize};
-use rand_core::{CryptoRng, RngCore};
 use sha2::{Digest, Sha256};
 use subtle::{Choice, ConditionallySelectable};
 
@@ -43,6 +42,8 @@ pub type G1 = G1Projective;
 pub type G2 = G2Projective;
 
 impl ScalarTrait for Fr {
+    type Repr = [u8; 32];
+    type Limbs = [u64; 4];
     fn zero() -> Self {
         <Fr as Zero>::zero()
     }
@@ -52,14 +53,7 @@ impl ScalarTrait for Fr {
     fn from_u64(v: u64) -> Self {
         Fr::from(v)
     }
-    fn random<R: RngCore + CryptoRng + ?Sized>(rng: &mut R) -> Self {
-        let mut wide = [0u8; 64];
-        rng.fill_bytes(&mut wide);
-        let s = Self::from_bytes_wide(&wide);
-        wide.fill(0);
-        s
-    }
-    fn from_bytes_wide(bytes: &[u8; 64]) -> Self {
+    fn from_bytes_wide(bytes: &[u8]) -> Self {
         super::bls12_381::wide_reduce(bytes)
     }
     fn invert(&self) -> Option<Self> {
@@ -74,7 +68,10 @@ impl ScalarTrait for Fr {
         out[32 - be.len()..].copy_from_slice(&be);
         out
     }
-    fn from_bytes(bytes: &[u8; 32]) -> Option<Self> {
+    fn from_bytes(bytes: &[u8]) -> Option<Self> {
+        if bytes.len() != 32 {
+            return None;
+        }
         let s = Fr::from_be_bytes_mod_order(bytes);
         (ScalarTrait::to_bytes(&s) == *bytes).then_some(s)
     }
@@ -307,7 +304,7 @@ fn ct_batch_invert<F: Field + CtInvert>(v: &mut [F], prefix: &mut Vec<F>) {
 /// x-coordinate (probability ≈ 2^-250); the caller then takes the slow path.
 fn mul_fixed_batch_affine<P>(
     rows: &[[Affine<P>; super::fixed_base::HALF]],
-    digits: &[[i32; super::fixed_base::WINDOWS]],
+    digits: &[[i32; super::fixed_base::MAX_WINDOWS]],
     offset: Affine<P>,
 ) -> Option<Vec<Projective<P>>>
 where

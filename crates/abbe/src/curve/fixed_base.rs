@@ -2,7 +2,7 @@
 //!
 //! Signed windows of `W` bits: the scalar is recoded into digits
 //! d_i ∈ [-2^(W-1), 2^(W-1)] and the table holds j·2^(W·i)·B for
-//! j = 1..2^(W-1) in affine form, so a multiplication is ⌈256/W⌉ mixed
+//! j = 1..2^(W-1) in affine form, so a multiplication is ⌈BITS/W⌉ mixed
 //! additions and no doublings. Table entries are selected in constant time
 //! (a scan of the window's entries), because the scalar is usually secret
 //! (encryption randomness, key randomness).
@@ -12,7 +12,12 @@ use super::{Group, Scalar};
 /// Window width in bits.
 const W: usize = 5;
 pub(crate) const HALF: usize = 1 << (W - 1);
-pub(crate) const WINDOWS: usize = 256 / W + 2;
+/// Windows for a scalar of `bits` bits (one more for the final carry).
+const fn windows(bits: usize) -> usize {
+    bits / W + 2
+}
+/// The most windows of any backend (at most 640-bit scalars).
+pub(crate) const MAX_WINDOWS: usize = windows(640);
 
 /// A fixed-base table for one point.
 #[derive(Clone, Debug)]
@@ -25,9 +30,10 @@ pub struct FixedBaseTable<G: Group> {
 
 impl<G: Group> FixedBaseTable<G> {
     pub fn new(base: G) -> Self {
-        let mut proj = Vec::with_capacity(WINDOWS * HALF);
+        let nwin = windows(<G::Scalar as Scalar>::BITS);
+        let mut proj = Vec::with_capacity(nwin * HALF);
         let mut window_base = base;
-        for _ in 0..WINDOWS {
+        for _ in 0..nwin {
             let mut acc = window_base;
             for _ in 0..HALF {
                 proj.push(acc);
@@ -76,13 +82,13 @@ impl<G: Group> FixedBaseTable<G> {
     }
 
     /// The signed digits of `s`, one per row, each in [-2^(W-1), 2^(W-1)].
-    pub(crate) fn digits(s: &G::Scalar) -> [i32; WINDOWS] {
-        signed_digits(&s.to_le_limbs())
+    pub(crate) fn digits(s: &G::Scalar) -> [i32; MAX_WINDOWS] {
+        signed_digits(s.to_le_limbs().as_ref(), <G::Scalar as Scalar>::BITS)
     }
 
     /// s·base.
     pub fn mul(&self, s: &G::Scalar) -> G {
-        let digits = signed_digits(&s.to_le_limbs());
+        let digits = signed_digits(s.to_le_limbs().as_ref(), <G::Scalar as Scalar>::BITS);
         let mut acc = G::identity();
         for (row, &d) in self.rows.iter().zip(digits.iter()) {
             let mag = d.unsigned_abs() as usize;
@@ -105,16 +111,18 @@ impl<G: Group> FixedBaseTable<G> {
     }
 }
 
-/// Recodes a 256-bit little-endian integer into WINDOWS signed digits.
-fn signed_digits(limbs: &[u64; 4]) -> [i32; WINDOWS] {
-    let mut out = [0i32; WINDOWS];
+/// Recodes a little-endian integer of at most `bits` bits into
+/// `windows(bits)` signed digits (the rest of the array stays zero).
+fn signed_digits(limbs: &[u64], bits: usize) -> [i32; MAX_WINDOWS] {
+    let bits = bits.min(64 * limbs.len());
+    let mut out = [0i32; MAX_WINDOWS];
     let mut carry = 0i32;
-    for (i, d) in out.iter_mut().enumerate() {
+    for (i, d) in out.iter_mut().enumerate().take(windows(bits)) {
         let bit = i * W;
         let mut raw = 0u64;
         for k in 0..W {
             let b = bit + k;
-            if b < 256 {
+            if b < bits {
                 raw |= ((limbs[b / 64] >> (b % 64)) & 1) << k;
             }
         }

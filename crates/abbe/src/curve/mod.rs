@@ -12,17 +12,24 @@
 //!   multi-Miller loop over G2 points whose lines were precomputed
 //!   ([`Curve::G2Prepared`]) and one final exponentiation.
 //!
-//! Backends: [`Bls12`] (BLS12-381 on `blstrs`/`blst`, the default) and
-//! [`Bn254`] (BN254 on `halo2curves`). [`Counted`] wraps any backend and
+//! Backends: [`Bls12`] (BLS12-381 on `blstrs`/`blst`, the default),
+//! [`Bn254`] (BN254 on arkworks), and for the higher security levels
+//! [`Bls24`] (BLS24-479, level 192) and [`Bls48`] (BLS48-581, level 256),
+//! both on `miracl_core` (shared code in `miracl.rs`). [`Counted`] wraps any backend and
 //! counts operations; it is a separate type, so the plain backends pay
 //! nothing for it.
 
 pub mod bls12_381;
+pub mod bls24_479;
+pub mod bls48_581;
 pub mod bn254;
 pub mod counting;
 mod fixed_base;
+mod miracl;
 
 pub use bls12_381::Bls12;
+pub use bls24_479::Bls24;
+pub use bls48_581::Bls48;
 pub use bn254::Bn254;
 pub use counting::{Counted, OpCounts};
 pub use fixed_base::FixedBaseTable;
@@ -39,6 +46,10 @@ pub enum CurveId {
     Bn254 = 2,
     /// NIST P-256 (no pairing): only the ElGamal broadcast baseline.
     P256 = 3,
+    /// BLS24-479 (security level 192).
+    Bls24_479 = 4,
+    /// BLS48-581 (security level 256).
+    Bls48_581 = 5,
 }
 
 impl CurveId {
@@ -47,6 +58,8 @@ impl CurveId {
             1 => Some(CurveId::Bls12_381),
             2 => Some(CurveId::Bn254),
             3 => Some(CurveId::P256),
+            4 => Some(CurveId::Bls24_479),
+            5 => Some(CurveId::Bls48_581),
             _ => None,
         }
     }
@@ -56,6 +69,8 @@ impl CurveId {
             CurveId::Bls12_381 => "bls12-381",
             CurveId::Bn254 => "bn254",
             CurveId::P256 => "p256",
+            CurveId::Bls24_479 => "bls24-479",
+            CurveId::Bls48_581 => "bls48-581",
         }
     }
 
@@ -64,6 +79,8 @@ impl CurveId {
             "bls12-381" | "bls12_381" | "bls12381" => Some(CurveId::Bls12_381),
             "bn254" | "bn256" | "bn-254" => Some(CurveId::Bn254),
             "p256" | "p-256" | "secp256r1" | "prime256v1" => Some(CurveId::P256),
+            "bls24-479" | "bls24_479" | "bls24479" => Some(CurveId::Bls24_479),
+            "bls48-581" | "bls48_581" | "bls48581" => Some(CurveId::Bls48_581),
             _ => None,
         }
     }
@@ -76,11 +93,21 @@ impl CurveId {
     ///   state 120.
     /// * BN254: ~100 bits (Barbulescu–Duquesne 2019; Kim–Barbulescu exTNFS).
     /// * P-256: 128 bits (generic discrete logarithm, Pollard rho).
+    /// * BLS24-479: 192, the level MIRACL Core assigns it (its `bls192` and
+    ///   `mpin192` modules); r has 385 bits (Pollard rho ≈ 192 bits). The
+    ///   IRTF CFRG draft-irtf-cfrg-pairing-friendly-curves-11 selects no
+    ///   192-bit curve, and we know of no published exTNFS estimate for this
+    ///   exact curve: 192 is its class, not a measured figure.
+    /// * BLS48-581: 256, the level for which draft-irtf-cfrg-pairing-
+    ///   friendly-curves-11 §4.3 selects it (security categories after
+    ///   Barbulescu–Duquesne, J. Cryptology 2019).
     pub fn security_bits(self) -> u32 {
         match self {
             CurveId::Bls12_381 => 120,
             CurveId::Bn254 => 100,
             CurveId::P256 => 128,
+            CurveId::Bls24_479 => 192,
+            CurveId::Bls48_581 => 256,
         }
     }
 }
@@ -119,30 +146,52 @@ pub trait Scalar:
 {
     /// Length of the canonical big-endian encoding.
     const BYTES: usize = 32;
+    /// An upper bound on the bit length of a canonical scalar (≥ the bit
+    /// length of r, ≤ 64 × the limbs of [`Scalar::to_le_limbs`]): windowed
+    /// algorithms walk this many bits.
+    const BITS: usize = 256;
+    /// Input length of [`Scalar::from_bytes_wide`] that makes the reduced
+    /// value statistically uniform (at least 128 bits more than r).
+    const WIDE_BYTES: usize = 64;
+    /// The canonical encoding, `BYTES` long (`[u8; 32]` for 255-bit r).
+    type Repr: AsRef<[u8]> + AsMut<[u8]> + Copy + Debug + Send + Sync + 'static;
+    /// Little-endian 64-bit limbs (at least `BITS / 64` of them).
+    type Limbs: AsRef<[u64]> + Copy + Debug + Send + Sync + 'static;
     fn zero() -> Self;
     fn one() -> Self;
     fn from_u64(v: u64) -> Self;
-    fn random<R: RngCore + CryptoRng + ?Sized>(rng: &mut R) -> Self;
-    /// A uniformly distributed scalar from 64 bytes (wide reduction).
-    fn from_bytes_wide(bytes: &[u8; 64]) -> Self;
+    fn random<R: RngCore + CryptoRng + ?Sized>(rng: &mut R) -> Self {
+        let mut wide = [0u8; MAX_WIDE_BYTES];
+        let wide = &mut wide[..Self::WIDE_BYTES];
+        rng.fill_bytes(wide);
+        let s = Self::from_bytes_wide(wide);
+        wipe_bytes(wide);
+        s
+    }
+    /// The big-endian integer `bytes` (any length) reduced modulo r; uniform
+    /// when `bytes` is uniform and `WIDE_BYTES` long.
+    fn from_bytes_wide(bytes: &[u8]) -> Self;
     fn invert(&self) -> Option<Self>;
     fn is_zero(&self) -> bool;
-    /// Canonical 32-byte big-endian encoding.
-    fn to_bytes(&self) -> [u8; 32];
-    /// Decodes only canonical encodings (value < r).
-    fn from_bytes(bytes: &[u8; 32]) -> Option<Self>;
+    /// Canonical `BYTES`-byte big-endian encoding.
+    fn to_bytes(&self) -> Self::Repr;
+    /// Decodes only canonical encodings (exactly `BYTES` long, value < r).
+    fn from_bytes(bytes: &[u8]) -> Option<Self>;
     /// Little-endian 64-bit limbs of the canonical integer, for windowed
     /// exponentiation algorithms.
-    fn to_le_limbs(&self) -> [u64; 4] {
-        let be = self.to_bytes();
-        let mut limbs = [0u64; 4];
-        for (i, limb) in limbs.iter_mut().enumerate() {
-            let mut w = [0u8; 8];
-            w.copy_from_slice(&be[32 - 8 * (i + 1)..32 - 8 * i]);
-            *limb = u64::from_be_bytes(w);
-        }
-        limbs
+    fn to_le_limbs(&self) -> Self::Limbs;
+}
+
+/// The largest [`Scalar::WIDE_BYTES`] of any backend.
+pub const MAX_WIDE_BYTES: usize = 128;
+
+/// Zeroes a byte buffer in a way the optimiser keeps.
+pub fn wipe_bytes(b: &mut [u8]) {
+    for x in b.iter_mut() {
+        *x = 0;
     }
+    core::hint::black_box(&*b);
+    core::sync::atomic::compiler_fence(core::sync::atomic::Ordering::SeqCst);
 }
 
 /// Which source group a [`Group`] is; used by the operation counter.

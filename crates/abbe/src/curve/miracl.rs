@@ -1,0 +1,1271 @@
+//! Code shared by the two `miracl_core` backends ([`super::bls24_479`],
+//! [`super::bls48_581`]).
+//!
+//! miracl's point types (`ECP`, `ECP4`, `ECP8`) are neither `Copy` nor
+//! constructible from projective coordinates, while our [`super::Group`]
+//! needs `Copy` values. So the group law lives here, over miracl's field
+//! types (which are `Copy`): [`Point`] holds homogeneous projective
+//! coordinates (X : Y : Z) and adds with the complete formulas of
+//! Renes–Costello–Batina (EUROCRYPT 2016, Algorithms 7 and 9 for a = 0) —
+//! the same formulas miracl's own `ECP::add`/`ECP4::add` use, so the
+//! coordinates are interchangeable with miracl's. Complete formulas have no
+//! exceptional cases (P + P, P + (−P), O), hence no secret-dependent branch.
+//! miracl is used for the field towers, the optimal-ate Miller loop with
+//! precomputed G2 lines (`pairN::precomp`, `another_pc`, `miller`), the
+//! final exponentiation (`fexp`), square roots (point decompression) and the
+//! SvdW map (`map2point`) and cofactor clearing (`cfp`) of hash-to-curve.
+//!
+//! Scalars (Z_r) are `crypto-bigint` Montgomery residues (constant time,
+//! constant-time inversion), not miracl's `BIG` whose `modmul` reduces
+//! bit-serially with a data-dependent length and whose `invmodp` is
+//! documented by miracl as not side-channel safe.
+
+use sha2::digest::core_api::BlockSizeUser;
+use sha2::Digest;
+
+/// The field operations the point formulas need, implemented by forwarding
+/// to miracl's `FP`, `FP4`, `FP8` (which normalise lazily: every addition
+/// and subtraction is followed by `norm()`, as in miracl's own formulas).
+pub trait Fld: Copy + Send + Sync + 'static {
+    fn zero() -> Self;
+    fn one() -> Self;
+    fn add(&self, o: &Self) -> Self;
+    fn sub(&self, o: &Self) -> Self;
+    fn mul(&self, o: &Self) -> Self;
+    fn sqr(&self) -> Self;
+    fn neg(&self) -> Self;
+    /// Multiplication by 3b, b the constant of y² = x³ + b (of the twist
+    /// for G2).
+    fn mul_b3(&self) -> Self;
+    /// Inverse (0 for 0); miracl's inversion is a fixed exponentiation
+    /// chain, constant time.
+    fn inv(&self) -> Self;
+    fn is_zero(&self) -> bool;
+    fn equals(&self, o: &Self) -> bool;
+    /// `self = o` if `c`, in constant time.
+    fn cmove(&mut self, o: &Self, c: subtle::Choice);
+}
+
+macro_rules! impl_fld {
+    ($t:ty, |$x:ident| $b3:block) => {
+        impl $crate::curve::miracl::Fld for $t {
+            fn zero() -> Self {
+                <$t>::new()
+            }
+            fn one() -> Self {
+                <$t>::new_int(1)
+            }
+            fn add(&self, o: &Self) -> Self {
+                let mut r = *self;
+                <$t>::add(&mut r, o);
+                <$t>::norm(&mut r);
+                r
+            }
+            fn sub(&self, o: &Self) -> Self {
+                let mut r = *self;
+                <$t>::sub(&mut r, o);
+                <$t>::norm(&mut r);
+                r
+            }
+            fn mul(&self, o: &Self) -> Self {
+                let mut r = *self;
+                <$t>::mul(&mut r, o);
+                r
+            }
+            fn sqr(&self) -> Self {
+                let mut r = *self;
+                <$t>::sqr(&mut r);
+                r
+            }
+            fn neg(&self) -> Self {
+                let mut r = *self;
+                <$t>::norm(&mut r);
+                <$t>::neg(&mut r);
+                <$t>::norm(&mut r);
+                r
+            }
+            fn mul_b3(&self) -> Self {
+                let mut $x = *self;
+                $b3;
+                $x
+            }
+            fn inv(&self) -> Self {
+                let mut r = *self;
+                <$t>::inverse(&mut r, None);
+                r
+            }
+            fn is_zero(&self) -> bool {
+                <$t>::iszilch(self)
+            }
+            fn equals(&self, o: &Self) -> bool {
+                <$t>::equals(self, o)
+            }
+            fn cmove(&mut self, o: &Self, c: subtle::Choice) {
+                <$t>::cmove(self, o, c.unwrap_u8() as isize);
+            }
+        }
+    };
+}
+pub(crate) use impl_fld;
+
+/// A point in homogeneous projective coordinates (X : Y : Z); the identity
+/// is (0 : 1 : 0). Only points of the prime-order subgroups are ever built
+/// from outside input (decoding checks the order first), and there the
+/// addition formulas have no exceptional case.
+#[derive(Clone, Copy)]
+pub struct Point<F: Fld> {
+    pub(crate) x: F,
+    pub(crate) y: F,
+    pub(crate) z: F,
+}
+
+impl<F: Fld> Point<F> {
+    pub(crate) fn identity() -> Self {
+        Point {
+            x: F::zero(),
+            y: F::one(),
+            z: F::zero(),
+        }
+    }
+
+    pub(crate) fn from_affine_xy(x: F, y: F) -> Self {
+        Point { x, y, z: F::one() }
+    }
+
+    pub(crate) fn is_identity(&self) -> bool {
+        self.z.is_zero()
+    }
+
+    /// Complete addition, RCB Algorithm 7 (a = 0).
+    pub(crate) fn add(&self, q: &Self) -> Self {
+        let (x1, y1, z1) = (&self.x, &self.y, &self.z);
+        let (x2, y2, z2) = (&q.x, &q.y, &q.z);
+        let mut t0 = x1.mul(x2);
+        let mut t1 = y1.mul(y2);
+        let mut t2 = z1.mul(z2);
+        let mut t3 = x1.add(y1).mul(&x2.add(y2));
+        let mut t4 = t0.add(&t1);
+        t3 = t3.sub(&t4);
+        t4 = y1.add(z1).mul(&y2.add(z2));
+        let mut x3 = t1.add(&t2);
+        t4 = t4.sub(&x3);
+        x3 = x1.add(z1).mul(&x2.add(z2));
+        let mut y3 = t0.add(&t2);
+        y3 = x3.sub(&y3);
+        x3 = t0.add(&t0);
+        t0 = x3.add(&t0);
+        t2 = t2.mul_b3();
+        let mut z3 = t1.add(&t2);
+        t1 = t1.sub(&t2);
+        y3 = y3.mul_b3();
+        x3 = t4.mul(&y3);
+        t2 = t3.mul(&t1);
+        x3 = t2.sub(&x3);
+        y3 = y3.mul(&t0);
+        t1 = t1.mul(&z3);
+        y3 = t1.add(&y3);
+        t0 = t0.mul(&t3);
+        z3 = z3.mul(&t4);
+        z3 = z3.add(&t0);
+        Point {
+            x: x3,
+            y: y3,
+            z: z3,
+        }
+    }
+
+    /// Doubling, RCB Algorithm 9 (a = 0), exception free.
+    pub(crate) fn dbl(&self) -> Self {
+        let (x, y, z) = (&self.x, &self.y, &self.z);
+        let mut t0 = y.sqr();
+        let mut z3 = t0.add(&t0);
+        z3 = z3.add(&z3);
+        z3 = z3.add(&z3);
+        let mut t1 = y.mul(z);
+        let mut t2 = z.sqr();
+        t2 = t2.mul_b3();
+        let mut x3 = t2.mul(&z3);
+        let mut y3 = t0.add(&t2);
+        z3 = t1.mul(&z3);
+        t1 = t2.add(&t2);
+        t2 = t1.add(&t2);
+        t0 = t0.sub(&t2);
+        y3 = t0.mul(&y3);
+        y3 = x3.add(&y3);
+        t1 = x.mul(y);
+        x3 = t0.mul(&t1);
+        x3 = x3.add(&x3);
+        Point {
+            x: x3,
+            y: y3,
+            z: z3,
+        }
+    }
+
+    pub(crate) fn neg(&self) -> Self {
+        Point {
+            x: self.x,
+            y: self.y.neg(),
+            z: self.z,
+        }
+    }
+
+    pub(crate) fn cmove(&mut self, o: &Self, c: subtle::Choice) {
+        self.x.cmove(&o.x, c);
+        self.y.cmove(&o.y, c);
+        self.z.cmove(&o.z, c);
+    }
+
+    /// Projective equality: X1·Z2 = X2·Z1 and Y1·Z2 = Y2·Z1.
+    pub(crate) fn equals(&self, o: &Self) -> bool {
+        self.x.mul(&o.z).equals(&o.x.mul(&self.z)) && self.y.mul(&o.z).equals(&o.y.mul(&self.z))
+    }
+
+    /// (x, y) with Z = 1, or the identity (0 : 1 : 0).
+    pub(crate) fn normalize(&self) -> Self {
+        if self.is_identity() {
+            return Self::identity();
+        }
+        let zi = self.z.inv();
+        Point::from_affine_xy(self.x.mul(&zi), self.y.mul(&zi))
+    }
+
+    /// Normalises many points with one inversion (Montgomery's trick).
+    pub(crate) fn normalize_batch(points: &[Self]) -> Vec<Self> {
+        let mut prefix = Vec::with_capacity(points.len());
+        let mut acc = F::one();
+        for p in points {
+            prefix.push(acc);
+            if !p.is_identity() {
+                acc = acc.mul(&p.z);
+            }
+        }
+        let mut inv = acc.inv();
+        let mut out = vec![Self::identity(); points.len()];
+        for (i, p) in points.iter().enumerate().rev() {
+            if p.is_identity() {
+                continue;
+            }
+            let zi = inv.mul(&prefix[i]);
+            inv = inv.mul(&p.z);
+            out[i] = Point::from_affine_xy(p.x.mul(&zi), p.y.mul(&zi));
+        }
+        out
+    }
+
+    /// [k]P for the integer k given by little-endian limbs, of which the low
+    /// `bits` bits are used. Fixed 4-bit windows: `bits` doublings and
+    /// ⌈bits/4⌉ complete additions whatever k is, each window's multiple
+    /// chosen by a constant-time scan of the 16-entry table. Constant time in
+    /// k (the number of bits is public: r's length).
+    pub(crate) fn mul_limbs(&self, limbs: &[u64], bits: usize) -> Self {
+        use subtle::ConstantTimeEq;
+        let mut table = [Self::identity(); 16];
+        for i in 1..16 {
+            table[i] = table[i - 1].add(self);
+        }
+        let windows = bits.div_ceil(4);
+        let mut acc = Self::identity();
+        for w in (0..windows).rev() {
+            acc = acc.dbl().dbl().dbl().dbl();
+            let bit = 4 * w;
+            let digit = ((limbs[bit / 64] >> (bit % 64)) & 0xf) as u8;
+            let mut pick = Self::identity();
+            for (i, entry) in table.iter().enumerate() {
+                pick.cmove(entry, (i as u8).ct_eq(&digit));
+            }
+            acc = acc.add(&pick);
+        }
+        acc
+    }
+}
+
+/// expand_message_xmd (RFC 9380 §5.3.1) with the hash `H`.
+pub(crate) fn expand_message_xmd<H: Digest + BlockSizeUser>(
+    msg: &[u8],
+    dst: &[u8],
+    len: usize,
+) -> Vec<u8> {
+    let b_len = <H as Digest>::output_size();
+    let ell = len.div_ceil(b_len);
+    assert!(
+        ell <= 255 && len <= 65535,
+        "expand_message_xmd: output too long"
+    );
+    // Oversized DSTs are hashed first (RFC 9380 §5.3.3).
+    let long;
+    let dst = if dst.len() > 255 {
+        long = H::new()
+            .chain_update(b"H2C-OVERSIZE-DST-")
+            .chain_update(dst)
+            .finalize();
+        &long[..]
+    } else {
+        dst
+    };
+    let dst_prime = |h: H| h.chain_update(dst).chain_update([dst.len() as u8]);
+    let z_pad = vec![0u8; <H as BlockSizeUser>::block_size()];
+    let b0 = dst_prime(
+        H::new()
+            .chain_update(&z_pad)
+            .chain_update(msg)
+            .chain_update((len as u16).to_be_bytes())
+            .chain_update([0u8]),
+    )
+    .finalize();
+    let mut out = Vec::with_capacity(ell * b_len);
+    let mut prev = dst_prime(H::new().chain_update(&b0).chain_update([1u8])).finalize();
+    out.extend_from_slice(&prev);
+    for i in 2..=ell {
+        let x: Vec<u8> = b0.iter().zip(prev.iter()).map(|(a, b)| a ^ b).collect();
+        prev = dst_prime(H::new().chain_update(&x).chain_update([i as u8])).finalize();
+        out.extend_from_slice(&prev);
+    }
+    out.truncate(len);
+    out
+}
+
+/// Generates one `miracl_core` backend. Each curve file, before invoking
+/// it, imports its types as `G2Point` (ECP4/ECP8), `G2Field` (FP4/FP8),
+/// `GtField` (FP24/FP48), `LineField` (FP8/FP16, the packed lines) and
+/// `pairing` (pair4/pair8), implements [`Fld`] for `G2Field`, and defines
+/// `gt_coeffs(&GtField) -> Vec<FP8>`, `gt_from_coeffs(&[FP8]) -> GtField`
+/// (GT by FP8 coefficients) and `g2_field_from_fps(&[FP]) -> G2Field`.
+macro_rules! miracl_backend {
+    (
+        module: $m:ident,
+        curve: $curve:ident,
+        id: $id:expr,
+        name: $name:expr,
+        security: $sec:expr,
+        g2_from_x: $g2_from_x:ident,
+        g2_from_xy: $g2_from_xy:ident,
+        g2_degree: $deg:expr,
+        uint: $uint:ident,
+        r_hex: $r_hex:expr,
+        r_bits: $r_bits:expr,
+        fr_bytes: $fr_bytes:expr,
+        fr_wide: $fr_wide:expr,
+        hash: $hash:ty,
+        gt_fp8s: $gt_fp8s:expr,
+    ) => {
+        use miracl_core::$m::big::{self as mbig, BIG};
+        use miracl_core::$m::dbig::DBIG;
+        use miracl_core::$m::ecp::{self as mecp, ECP};
+        use miracl_core::$m::fp::FP;
+        use miracl_core::$m::fp8::FP8;
+        use miracl_core::$m::rom;
+
+        use crypto_bigint::modular::constant_mod::{Residue, ResidueParams};
+        use crypto_bigint::{$uint, Encoding};
+        use $crate::curve::miracl::{expand_message_xmd, Point};
+        use $crate::curve::{
+            wipe, Curve, CurveId, Group, GroupKind, PointError, Scalar as ScalarTrait, Target,
+        };
+
+        /// Marker type of the backend.
+        #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+        pub struct $curve;
+
+        // ---------------------------------------------------------------
+        // Z_r
+        // ---------------------------------------------------------------
+
+        crypto_bigint::impl_modulus!(Modulus, $uint, $r_hex);
+        const LIMBS: usize = <$uint>::LIMBS;
+        type Res = Residue<Modulus, LIMBS>;
+
+        /// An element of Z_r (Montgomery form, crypto-bigint, constant time).
+        #[derive(Clone, Copy, PartialEq, Eq)]
+        pub struct Fr(Res);
+
+        /// The group order r as little-endian limbs.
+        fn r_limbs() -> [u64; LIMBS] {
+            <Modulus as ResidueParams<LIMBS>>::MODULUS.to_words()
+        }
+        /// Bit length of r.
+        pub const R_BITS: usize = $r_bits;
+
+        impl core::fmt::Debug for Fr {
+            fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+                f.write_str("Fr(…)")
+            }
+        }
+        impl core::ops::Add for Fr {
+            type Output = Fr;
+            fn add(self, o: Fr) -> Fr {
+                Fr(self.0 + o.0)
+            }
+        }
+        impl core::ops::Sub for Fr {
+            type Output = Fr;
+            fn sub(self, o: Fr) -> Fr {
+                Fr(self.0 - o.0)
+            }
+        }
+        impl core::ops::Mul for Fr {
+            type Output = Fr;
+            fn mul(self, o: Fr) -> Fr {
+                Fr(self.0 * o.0)
+            }
+        }
+        impl core::ops::Neg for Fr {
+            type Output = Fr;
+            fn neg(self) -> Fr {
+                Fr(-self.0)
+            }
+        }
+        impl core::ops::AddAssign for Fr {
+            fn add_assign(&mut self, o: Fr) {
+                *self = *self + o;
+            }
+        }
+        impl core::ops::SubAssign for Fr {
+            fn sub_assign(&mut self, o: Fr) {
+                *self = *self - o;
+            }
+        }
+        impl core::ops::MulAssign for Fr {
+            fn mul_assign(&mut self, o: Fr) {
+                *self = *self * o;
+            }
+        }
+
+        impl ScalarTrait for Fr {
+            const BYTES: usize = $fr_bytes;
+            const BITS: usize = $r_bits;
+            const WIDE_BYTES: usize = $fr_wide;
+            type Repr = [u8; $fr_bytes];
+            type Limbs = [u64; LIMBS];
+            fn zero() -> Self {
+                Fr(Res::ZERO)
+            }
+            fn one() -> Self {
+                Fr(Res::ONE)
+            }
+            fn from_u64(v: u64) -> Self {
+                Fr(Res::new(&<$uint>::from_u64(v)))
+            }
+            fn from_bytes_wide(bytes: &[u8]) -> Self {
+                $crate::curve::bls12_381::wide_reduce(bytes)
+            }
+            fn invert(&self) -> Option<Self> {
+                let (inv, ok) = self.0.invert();
+                let ok: subtle::Choice = ok.into();
+                bool::from(ok).then_some(Fr(inv))
+            }
+            fn is_zero(&self) -> bool {
+                use subtle::ConstantTimeEq;
+                bool::from(self.0.retrieve().ct_eq(&<$uint>::ZERO))
+            }
+            fn to_bytes(&self) -> [u8; $fr_bytes] {
+                let be = self.0.retrieve().to_be_bytes();
+                let mut out = [0u8; $fr_bytes];
+                out.copy_from_slice(&be[be.len() - $fr_bytes..]);
+                out
+            }
+            fn from_bytes(bytes: &[u8]) -> Option<Self> {
+                if bytes.len() != $fr_bytes {
+                    return None;
+                }
+                let mut be = [0u8; LIMBS * 8];
+                be[LIMBS * 8 - $fr_bytes..].copy_from_slice(bytes);
+                let v = <$uint>::from_be_slice(&be);
+                $crate::curve::wipe_bytes(&mut be);
+                (v < <Modulus as ResidueParams<LIMBS>>::MODULUS).then(|| Fr(Res::new(&v)))
+            }
+            fn to_le_limbs(&self) -> [u64; LIMBS] {
+                self.0.retrieve().to_words()
+            }
+        }
+
+        // ---------------------------------------------------------------
+        // G1 and G2
+        // ---------------------------------------------------------------
+
+        $crate::curve::miracl::impl_fld!(FP, |x| {
+            x.imul(3 * rom::CURVE_B_I);
+            x.norm();
+        });
+
+        /// A point of G1 ⊂ E(Fp).
+        pub type G1 = Point<FP>;
+        /// A point of G2 ⊂ E'(Fp^k/6), the sextic twist.
+        pub type G2 = Point<G2Field>;
+
+        /// Field elements per hash-to-field output: the security parameter
+        /// k of RFC 9380 §5 is the curve's security level.
+        fn hash_to_fp(msg: &[u8], dst: &[u8], count: usize) -> Vec<FP> {
+            let q = BIG::new_ints(&rom::MODULUS);
+            let nbq = q.nbits();
+            let el = (nbq + $sec).div_ceil(8);
+            let okm = expand_message_xmd::<$hash>(msg, dst, count * el);
+            okm.chunks_exact(el)
+                .map(|c| FP::new_big(&DBIG::frombytes(c).ctdmod(&q, 8 * el - nbq)))
+                .collect()
+        }
+
+        fn g1_from_miracl(p: &ECP) -> G1 {
+            if p.is_infinity() {
+                return G1::identity();
+            }
+            Point {
+                x: p.getpx(),
+                y: p.getpy(),
+                z: p.getpz(),
+            }
+        }
+
+        fn g1_to_miracl(p: &G1) -> ECP {
+            let a = p.normalize();
+            if a.is_identity() {
+                return ECP::new();
+            }
+            ECP::new_bigs(&a.x.redc(), &a.y.redc())
+        }
+
+        fn g2_from_miracl(p: &G2Point) -> G2 {
+            if p.is_infinity() {
+                return G2::identity();
+            }
+            Point {
+                x: p.getpx(),
+                y: p.getpy(),
+                z: p.getpz(),
+            }
+        }
+
+        fn g2_to_miracl(p: &G2) -> G2Point {
+            let a = p.normalize();
+            if a.is_identity() {
+                return G2Point::new();
+            }
+            G2Point::$g2_from_xy(&a.x, &a.y)
+        }
+
+        const MB: usize = mbig::MODBYTES;
+
+        macro_rules! impl_point_ops {
+            ($p:ty) => {
+                impl PartialEq for $p {
+                    fn eq(&self, o: &Self) -> bool {
+                        self.equals(o)
+                    }
+                }
+                impl Eq for $p {}
+                impl core::fmt::Debug for $p {
+                    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+                        let enc = Group::to_compressed(self);
+                        write!(f, "{}(", stringify!($p))?;
+                        for b in &enc[..9] {
+                            write!(f, "{b:02x}")?;
+                        }
+                        f.write_str("…)")
+                    }
+                }
+                impl core::ops::Add for $p {
+                    type Output = $p;
+                    fn add(self, o: $p) -> $p {
+                        Point::add(&self, &o)
+                    }
+                }
+                impl core::ops::Sub for $p {
+                    type Output = $p;
+                    fn sub(self, o: $p) -> $p {
+                        Point::add(&self, &o.neg())
+                    }
+                }
+                impl core::ops::Neg for $p {
+                    type Output = $p;
+                    fn neg(self) -> $p {
+                        Point::neg(&self)
+                    }
+                }
+                impl core::ops::AddAssign for $p {
+                    fn add_assign(&mut self, o: $p) {
+                        *self = Point::add(self, &o);
+                    }
+                }
+                impl core::ops::SubAssign for $p {
+                    fn sub_assign(&mut self, o: $p) {
+                        *self = Point::add(self, &o.neg());
+                    }
+                }
+                /// Constant-time fixed-window multiplication (see
+                /// [`Point::mul_limbs`]).
+                impl core::ops::Mul<Fr> for $p {
+                    type Output = $p;
+                    fn mul(self, s: Fr) -> $p {
+                        self.mul_limbs(&s.to_le_limbs(), R_BITS)
+                    }
+                }
+            };
+        }
+
+        /// Common body of the two `Group` impls.
+        macro_rules! group_common {
+            () => {
+                type Scalar = Fr;
+                type Affine = Self;
+                fn identity() -> Self {
+                    Point::identity()
+                }
+                fn is_identity(&self) -> bool {
+                    Point::is_identity(self)
+                }
+                fn double(&self) -> Self {
+                    self.dbl()
+                }
+                /// Σ s_i·P_i as a sum of constant-time multiplications (no
+                /// Pippenger: miracl has none for these groups).
+                fn msm(points: &[Self], scalars: &[Fr]) -> Self {
+                    let mut acc = Point::identity();
+                    for (p, s) in points.iter().zip(scalars) {
+                        acc = Point::add(&acc, &(*p * *s));
+                    }
+                    acc
+                }
+                fn to_affine_batch(points: &[Self]) -> Vec<Self> {
+                    Point::normalize_batch(points)
+                }
+                fn add_affine(&self, a: &Self) -> Self {
+                    Point::add(self, a)
+                }
+                fn neg_affine(a: &Self) -> Self {
+                    Point::neg(a)
+                }
+                fn select_affine(a: &Self, b: &Self, c: subtle::Choice) -> Self {
+                    let mut out = *a;
+                    out.cmove(b, c);
+                    out
+                }
+            };
+        }
+
+        impl_point_ops!(Point<FP>);
+        impl_point_ops!(Point<G2Field>);
+
+        /// Compressed G1: 1 + MODBYTES bytes, 0x02 | sign(y) then x
+        /// big-endian; the identity is all zeros.
+        pub const G1_BYTES: usize = 1 + MB;
+        /// Compressed G2: 1 + deg·MODBYTES bytes, 0x02 | sign(y) then x as
+        /// miracl's `tobytes` of the extension field element.
+        pub const G2_BYTES: usize = 1 + $deg * MB;
+
+        impl Group for G1 {
+            const KIND: GroupKind = GroupKind::G1;
+            const COMPRESSED_BYTES: usize = G1_BYTES;
+            group_common!();
+            fn generator() -> Self {
+                g1_from_miracl(&ECP::generator())
+            }
+            /// hash_to_field (RFC 9380 §5.2, expand_message_xmd, two
+            /// elements), miracl's SvdW `map2point` on each, sum, `cfp`.
+            fn hash_to_curve(msg: &[u8], dst: &[u8]) -> Self {
+                let u = hash_to_fp(msg, dst, 2);
+                let mut p = ECP::map2point(&u[0]);
+                let p1 = ECP::map2point(&u[1]);
+                p.add(&p1);
+                p.cfp();
+                g1_from_miracl(&p)
+            }
+            fn to_compressed(&self) -> Vec<u8> {
+                let mut out = vec![0u8; G1_BYTES];
+                if Point::is_identity(self) {
+                    return out;
+                }
+                let a = self.normalize();
+                out[0] = 0x02 | (a.y.sign() as u8 & 1);
+                a.x.tobytes(&mut out[1..]);
+                out
+            }
+            fn from_compressed(bytes: &[u8]) -> Result<Self, PointError> {
+                if bytes.len() != G1_BYTES {
+                    return Err(PointError::Length("G1", G1_BYTES, bytes.len()));
+                }
+                if bytes.iter().all(|&b| b == 0) {
+                    return Ok(Point::identity());
+                }
+                if bytes[0] & !1 != 0x02 {
+                    return Err(PointError::NotOnCurve("G1"));
+                }
+                let x = BIG::frombytes(&bytes[1..]);
+                if BIG::comp(&x, &BIG::new_ints(&rom::MODULUS)) >= 0 {
+                    return Err(PointError::NotOnCurve("G1"));
+                }
+                let e = ECP::new_bigint(&x, (bytes[0] & 1) as isize);
+                if e.is_infinity() {
+                    return Err(PointError::NotOnCurve("G1"));
+                }
+                let p = g1_from_miracl(&e);
+                if !in_subgroup(&p) {
+                    return Err(PointError::NotInSubgroup("G1"));
+                }
+                if p.to_compressed() != bytes {
+                    return Err(PointError::NotOnCurve("G1"));
+                }
+                Ok(p)
+            }
+        }
+
+        impl Group for G2 {
+            const KIND: GroupKind = GroupKind::G2;
+            const COMPRESSED_BYTES: usize = G2_BYTES;
+            group_common!();
+            fn generator() -> Self {
+                g2_from_miracl(&G2Point::generator())
+            }
+            /// hash_to_field over the extension (RFC 9380 §5.2 with
+            /// m = deg: two elements of deg Fp coefficients each), miracl's
+            /// SvdW `map2point` on each, sum, `cfp` (cofactor clearing by
+            /// the Frobenius/Budroni–Pintore method).
+            fn hash_to_curve(msg: &[u8], dst: &[u8]) -> Self {
+                let u = hash_to_fp(msg, dst, 2 * $deg);
+                let mut p = G2Point::map2point(&g2_field_from_fps(&u[..$deg]));
+                let p1 = G2Point::map2point(&g2_field_from_fps(&u[$deg..]));
+                p.add(&p1);
+                p.cfp();
+                g2_from_miracl(&p)
+            }
+            fn to_compressed(&self) -> Vec<u8> {
+                let mut out = vec![0u8; G2_BYTES];
+                if Point::is_identity(self) {
+                    return out;
+                }
+                let a = self.normalize();
+                out[0] = 0x02 | (a.y.sign() as u8 & 1);
+                a.x.tobytes(&mut out[1..]);
+                out
+            }
+            fn from_compressed(bytes: &[u8]) -> Result<Self, PointError> {
+                if bytes.len() != G2_BYTES {
+                    return Err(PointError::Length("G2", G2_BYTES, bytes.len()));
+                }
+                if bytes.iter().all(|&b| b == 0) {
+                    return Ok(Point::identity());
+                }
+                if bytes[0] & !1 != 0x02 {
+                    return Err(PointError::NotOnCurve("G2"));
+                }
+                // miracl reduces each coefficient mod p; the re-encoding
+                // check below rejects non-canonical coefficients.
+                let x = G2Field::frombytes(&bytes[1..]);
+                let e = G2Point::$g2_from_x(&x, (bytes[0] & 1) as isize);
+                if e.is_infinity() {
+                    return Err(PointError::NotOnCurve("G2"));
+                }
+                let p = g2_from_miracl(&e);
+                if p.to_compressed() != bytes {
+                    return Err(PointError::NotOnCurve("G2"));
+                }
+                if !in_subgroup(&p) {
+                    return Err(PointError::NotInSubgroup("G2"));
+                }
+                Ok(p)
+            }
+        }
+
+        /// [r]P = O: the check the CFRG pairing-friendly-curves draft
+        /// (§ Security Considerations) prescribes. It costs one full scalar
+        /// multiplication; miracl's faster endomorphism tests
+        /// (`g1member`/`g2member`) are not used because their correctness
+        /// for these curves rests on conditions we have not verified.
+        ///
+        /// The complete formulas are complete only on groups of odd order;
+        /// E(Fp) of BLS48-581 has 2-torsion, and multiples of a point with a
+        /// 2-torsion component can hit the exceptional case, which yields
+        /// the invalid (0 : 0 : 0). So the result must be the *proper*
+        /// identity (0 : y : 0), y ≠ 0. Points of G1/G2 (odd order r) never
+        /// reach an exceptional case.
+        fn in_subgroup<F: $crate::curve::miracl::Fld>(p: &Point<F>) -> bool {
+            let q = p.mul_limbs(&r_limbs(), R_BITS);
+            q.z.is_zero() && q.x.is_zero() && !q.y.is_zero()
+        }
+
+        // ---------------------------------------------------------------
+        // GT
+        // ---------------------------------------------------------------
+
+        /// An element of GT, the order-r subgroup of the cyclotomic subgroup
+        /// of the degree-k extension (kept as miracl's field element).
+        #[derive(Clone, Copy)]
+        pub struct Gt(pub(crate) GtField);
+
+        impl core::fmt::Debug for Gt {
+            fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+                f.write_str("Gt(…)")
+            }
+        }
+        impl PartialEq for Gt {
+            fn eq(&self, o: &Self) -> bool {
+                self.0.equals(&o.0)
+            }
+        }
+        impl Eq for Gt {}
+        impl core::ops::Mul for Gt {
+            type Output = Gt;
+            fn mul(self, o: Gt) -> Gt {
+                let mut r = self.0;
+                r.mul(&o.0);
+                Gt(r)
+            }
+        }
+
+        /// Number of FP8 coefficients of a GT element.
+        const GT_FP8S: usize = $gt_fp8s;
+        /// GT encoding: the field element's Fp coefficients, big-endian,
+        /// uncompressed (FP8 by FP8, each as miracl's `FP8::tobytes`).
+        pub const GT_BYTES: usize = GT_FP8S * 8 * MB;
+
+        impl Gt {
+            /// f^k for the integer k (little-endian limbs, `bits` bits):
+            /// fixed 4-bit windows with cyclotomic squarings (`usqr`) and a
+            /// constant-time table scan (`cmove`), the same sequence of
+            /// operations for every k.
+            fn pow_limbs(&self, limbs: &[u64], bits: usize) -> Gt {
+                use subtle::ConstantTimeEq;
+                let mut table = [GtField::new_int(1); 16];
+                for i in 1..16 {
+                    table[i] = table[i - 1];
+                    table[i].mul(&self.0);
+                }
+                let mut acc = GtField::new_int(1);
+                for w in (0..bits.div_ceil(4)).rev() {
+                    for _ in 0..4 {
+                        acc.usqr();
+                    }
+                    let bit = 4 * w;
+                    let digit = ((limbs[bit / 64] >> (bit % 64)) & 0xf) as u8;
+                    let mut pick = GtField::new_int(1);
+                    for (i, entry) in table.iter().enumerate() {
+                        pick.cmove(entry, (i as u8).ct_eq(&digit).unwrap_u8() as isize);
+                    }
+                    acc.mul(&pick);
+                }
+                Gt(acc)
+            }
+
+            fn raw_bytes(&self) -> Vec<u8> {
+                let mut out = vec![0u8; GT_BYTES];
+                for (c, chunk) in gt_coeffs(&self.0).iter().zip(out.chunks_exact_mut(8 * MB)) {
+                    c.tobytes(chunk);
+                }
+                out
+            }
+        }
+
+        impl Target for Gt {
+            type Scalar = Fr;
+            const BYTES: usize = GT_BYTES;
+            fn one() -> Self {
+                Gt(GtField::new_int(1))
+            }
+            fn is_one(&self) -> bool {
+                self.0.isunity()
+            }
+            fn pow(&self, s: &Fr) -> Self {
+                let mut limbs = s.to_le_limbs();
+                let out = self.pow_limbs(&limbs, R_BITS);
+                for l in limbs.iter_mut() {
+                    wipe(l, 0);
+                }
+                out
+            }
+            fn inverse(&self) -> Self {
+                let mut r = self.0;
+                r.conj();
+                Gt(r)
+            }
+            fn to_bytes(&self) -> Vec<u8> {
+                self.raw_bytes()
+            }
+            /// Canonical coefficients (re-encoding check), then membership:
+            /// in the cyclotomic subgroup (miracl's `gtcyclotomic`), and
+            /// f^r = 1 by an exponentiation by r.
+            fn from_bytes(bytes: &[u8]) -> Result<Self, PointError> {
+                if bytes.len() != GT_BYTES {
+                    return Err(PointError::Length("GT", GT_BYTES, bytes.len()));
+                }
+                let coeffs: Vec<FP8> = bytes.chunks_exact(8 * MB).map(FP8::frombytes).collect();
+                let g = Gt(gt_from_coeffs(&coeffs));
+                if g.raw_bytes() != bytes {
+                    return Err(PointError::NotOnCurve("GT"));
+                }
+                if g.is_one() {
+                    return Ok(g);
+                }
+                if !pairing::gtcyclotomic(&g.0) || !g.pow_limbs(&r_limbs(), R_BITS).is_one() {
+                    return Err(PointError::NotInSubgroup("GT"));
+                }
+                Ok(g)
+            }
+            fn ct_eq(&self, other: &Self) -> bool {
+                use subtle::ConstantTimeEq;
+                bool::from(self.raw_bytes().ct_eq(&other.raw_bytes()))
+            }
+        }
+
+        // ---------------------------------------------------------------
+        // The pairing
+        // ---------------------------------------------------------------
+
+        /// A G2 point with its Miller-loop lines precomputed by miracl
+        /// (`precomp`: `G2_TABLE` packed line functions).
+        #[derive(Clone)]
+        pub struct G2Lines {
+            lines: Vec<LineField>,
+            infinity: bool,
+        }
+
+        impl core::fmt::Debug for G2Lines {
+            fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+                write!(f, "G2Lines({} lines)", self.lines.len())
+            }
+        }
+
+        /// The lines of a key element are as secret as the element.
+        impl Drop for G2Lines {
+            fn drop(&mut self) {
+                for l in self.lines.iter_mut() {
+                    wipe(l, LineField::new());
+                }
+            }
+        }
+
+        /// The value of a Miller loop before the final exponentiation.
+        #[derive(Clone, Copy)]
+        pub struct MillerValue(pub(crate) GtField);
+
+        impl core::fmt::Debug for MillerValue {
+            fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+                f.write_str("MillerValue(…)")
+            }
+        }
+
+        impl Curve for $curve {
+            const ID: CurveId = $id;
+            const NAME: &'static str = $name;
+            const SECURITY_BITS: u32 = $sec;
+
+            type Scalar = Fr;
+            type G1 = G1;
+            type G2 = G2;
+            type Gt = Gt;
+            type G2Prepared = G2Lines;
+            type MillerOutput = MillerValue;
+
+            fn prepare(q: &G2) -> G2Lines {
+                let mut lines = vec![LineField::new(); mecp::G2_TABLE];
+                if Point::is_identity(q) {
+                    return G2Lines {
+                        lines,
+                        infinity: true,
+                    };
+                }
+                pairing::precomp(&mut lines, &g2_to_miracl(q));
+                G2Lines {
+                    lines,
+                    infinity: false,
+                }
+            }
+            /// miracl's multi-pairing accumulation: `initmp`, one
+            /// `another_pc` per pair (lines from the table, evaluated at
+            /// the G1 point), then one shared `miller` squaring chain.
+            fn multi_miller_loop(terms: &[(G1, &G2Lines)]) -> MillerValue {
+                let mut r = pairing::initmp();
+                for (p, q) in terms {
+                    if q.infinity || Point::is_identity(p) {
+                        continue;
+                    }
+                    pairing::another_pc(&mut r, &q.lines, &g1_to_miracl(p));
+                }
+                MillerValue(pairing::miller(&mut r))
+            }
+            fn final_exponentiation(f: &MillerValue) -> Gt {
+                Gt(pairing::fexp(&f.0))
+            }
+        }
+    };
+}
+pub(crate) use miracl_backend;
+
+/// Tests shared by the two backends, expanded inside each curve's `tests`
+/// module (which defines `g2_outside()` and `gt_outside()`).
+#[cfg(test)]
+macro_rules! miracl_backend_tests {
+    ($curve:ident, $hash_ty:ty) => {
+        use crate::curve::FixedBaseTable;
+        use rand_chacha::rand_core::SeedableRng;
+
+        fn rng() -> rand_chacha::ChaCha20Rng {
+            rand_chacha::ChaCha20Rng::seed_from_u64(24)
+        }
+
+        #[test]
+        fn group_law_matches_miracl() {
+            let g = ECP::generator();
+            let ours = <G1 as Group>::generator();
+            let mut m = g.mul(&BIG::new_int(1234567));
+            m.affine();
+            assert_eq!(ours * Fr::from_u64(1234567), g1_from_miracl(&m));
+            let mut d = ECP::generator();
+            d.dbl();
+            assert_eq!(ours.double(), g1_from_miracl(&d));
+            assert_eq!(ours + ours, ours.double());
+            assert_eq!(ours - ours, <G1 as Group>::identity());
+            let q = <G2 as Group>::generator();
+            let mq = G2Point::generator().mul(&BIG::new_int(98765));
+            assert_eq!(q * Fr::from_u64(98765), g2_from_miracl(&mq));
+            assert_eq!(q + q + q, q * Fr::from_u64(3));
+            assert_eq!((q + <G2 as Group>::identity()), q);
+            // Generators have order r.
+            assert!((ours * -Fr::one() + ours).is_identity());
+            assert!(in_subgroup(&ours) && in_subgroup(&q));
+        }
+
+        #[test]
+        fn pairing_is_bilinear_and_multi_pairing_is_a_product() {
+            let mut r = rng();
+            let (a, b) = (Fr::random(&mut r), Fr::random(&mut r));
+            let (g1, g2) = (<G1 as Group>::generator(), <G2 as Group>::generator());
+            let e = $curve::pairing(&g1, &g2);
+            assert!(!e.is_one());
+            let eab = $curve::pairing(&(g1 * a), &(g2 * b));
+            assert_eq!(eab, e.pow(&(a * b)));
+            assert!($curve::pairing(&<G1 as Group>::identity(), &g2).is_one());
+            assert!($curve::pairing(&g1, &<G2 as Group>::identity()).is_one());
+            // Π e(P_i, Q_i) with one final exponentiation = the product.
+            let ps = [g1 * a, g1 * b, g1];
+            let qs = [g2, g2 * a, g2 * b];
+            let prepared: Vec<G2Lines> = qs.iter().map($curve::prepare).collect();
+            let terms: Vec<(G1, &G2Lines)> = ps.iter().copied().zip(prepared.iter()).collect();
+            let multi = $curve::multi_pairing(&terms);
+            assert_eq!(multi, e.pow(&(a + a * b + b)));
+            assert_eq!(multi, e.pow(&a) * eab * e.pow(&b));
+        }
+
+        #[test]
+        fn gt_pow_inverse_ct_eq_and_encoding() {
+            let mut r = rng();
+            let g = $curve::pairing(&<G1 as Group>::generator(), &<G2 as Group>::generator());
+            let (a, b) = (Fr::random(&mut r), Fr::random(&mut r));
+            assert_eq!(g.pow(&a) * g.pow(&b), g.pow(&(a + b)));
+            assert!((g * g.inverse()).is_one());
+            assert!((g.pow(&a) * g.pow(&-a)).is_one());
+            assert!(g.pow(&Fr::zero()).is_one());
+            assert_eq!(g.pow(&Fr::one()), g);
+            assert_eq!(g.pow(&Fr::from_u64(19)), {
+                let mut acc = <Gt as Target>::one();
+                for _ in 0..19 {
+                    acc = acc * g;
+                }
+                acc
+            });
+            let x = g.pow(&a);
+            assert!(x.ct_eq(&g.pow(&a)) && !x.ct_eq(&g));
+            let bytes = x.to_bytes();
+            assert_eq!(bytes.len(), GT_BYTES);
+            assert_eq!(<Gt as Target>::from_bytes(&bytes).unwrap(), x);
+            let one = <Gt as Target>::one();
+            assert_eq!(<Gt as Target>::from_bytes(&one.to_bytes()).unwrap(), one);
+            assert!(<Gt as Target>::from_bytes(&bytes[1..]).is_err());
+            let mut bad = bytes.clone();
+            bad[GT_BYTES - 1] ^= 1;
+            assert!(<Gt as Target>::from_bytes(&bad).is_err());
+            // Non-canonical: a coefficient ≥ p.
+            let mut big = bytes.clone();
+            big[..MB].fill(0xff);
+            assert!(<Gt as Target>::from_bytes(&big).is_err());
+            // Unitary (cyclotomic) but of the wrong order.
+            let out = Gt(gt_outside());
+            assert!(!out.is_one());
+            assert_eq!(
+                <Gt as Target>::from_bytes(&out.to_bytes()),
+                Err(PointError::NotInSubgroup("GT"))
+            );
+            assert!(<Gt as Target>::from_bytes(&vec![0u8; GT_BYTES]).is_err());
+        }
+
+        #[test]
+        fn point_encodings_round_trip_and_are_strict() {
+            let mut r = rng();
+            let p = <G1 as Group>::generator() * Fr::random(&mut r);
+            let enc = p.to_compressed();
+            assert_eq!(enc.len(), G1_BYTES);
+            assert_eq!(<G1 as Group>::from_compressed(&enc).unwrap(), p);
+            let id = <G1 as Group>::identity();
+            assert_eq!(
+                <G1 as Group>::from_compressed(&id.to_compressed()).unwrap(),
+                id
+            );
+            assert!(<G1 as Group>::from_compressed(&enc[1..]).is_err());
+            // The other sign is −P, also valid; a bad prefix is not.
+            let mut neg = enc.clone();
+            neg[0] ^= 1;
+            assert_eq!(<G1 as Group>::from_compressed(&neg).unwrap(), -p);
+            let mut bad = enc.clone();
+            bad[0] = 0x04;
+            assert!(<G1 as Group>::from_compressed(&bad).is_err());
+            // x ≥ p: non-canonical.
+            let mut big = enc.clone();
+            big[1..].fill(0xff);
+            assert!(<G1 as Group>::from_compressed(&big).is_err());
+            // Off the curve: an x with no y.
+            let off = (1..)
+                .map(|i| BIG::new_int(i))
+                .find(|x| ECP::new_bigint(x, 0).is_infinity())
+                .unwrap();
+            let mut off_enc = vec![0u8; G1_BYTES];
+            off_enc[0] = 0x02;
+            off.tobytes(&mut off_enc[1..]);
+            assert_eq!(
+                <G1 as Group>::from_compressed(&off_enc),
+                Err(PointError::NotOnCurve("G1"))
+            );
+            // On the curve, outside G1 (no cofactor clearing).
+            let outside = (1..)
+                .map(|i| ECP::new_bigint(&BIG::new_int(i), 0))
+                .find(|e| !e.is_infinity())
+                .map(|e| g1_from_miracl(&e))
+                .unwrap();
+            assert_eq!(
+                <G1 as Group>::from_compressed(&outside.to_compressed()),
+                Err(PointError::NotInSubgroup("G1"))
+            );
+
+            let q = <G2 as Group>::generator() * Fr::random(&mut r);
+            let enc = q.to_compressed();
+            assert_eq!(enc.len(), G2_BYTES);
+            assert_eq!(<G2 as Group>::from_compressed(&enc).unwrap(), q);
+            let mut big = enc.clone();
+            big[1..1 + MB].fill(0xff);
+            assert!(<G2 as Group>::from_compressed(&big).is_err());
+            assert!(<G2 as Group>::from_compressed(&vec![0x17; G2_BYTES]).is_err());
+            assert_eq!(
+                <G2 as Group>::from_compressed(&g2_outside().to_compressed()),
+                Err(PointError::NotInSubgroup("G2"))
+            );
+        }
+
+        #[test]
+        fn scalars_encode_canonically() {
+            let mut r = rng();
+            let s = Fr::random(&mut r);
+            let b = s.to_bytes();
+            assert_eq!(b.len(), <Fr as ScalarTrait>::BYTES);
+            assert_eq!(Fr::from_bytes(&b), Some(s));
+            assert_eq!(Fr::from_bytes(&[0xff; <Fr as ScalarTrait>::BYTES]), None);
+            assert_eq!(Fr::from_bytes(&b[1..]), None);
+            let mut rb = [0u8; <Fr as ScalarTrait>::BYTES];
+            let full = <Modulus as ResidueParams<LIMBS>>::MODULUS.to_be_bytes();
+            let n = rb.len();
+            rb.copy_from_slice(&full[full.len() - n..]);
+            assert_eq!(Fr::from_bytes(&rb), None, "r itself is not canonical");
+            assert_eq!(s * s.invert().unwrap(), Fr::one());
+            assert!(Fr::zero().invert().is_none());
+            let mut wide = [0u8; 200];
+            wide[199] = 7;
+            assert_eq!(Fr::from_bytes_wide(&wide), Fr::from_u64(7));
+        }
+
+        #[test]
+        fn hash_to_curve_is_deterministic_and_in_the_groups() {
+            let a = <G1 as Group>::hash_to_curve(b"doctor", b"abbe-test");
+            assert_eq!(a, <G1 as Group>::hash_to_curve(b"doctor", b"abbe-test"));
+            assert_ne!(a, <G1 as Group>::hash_to_curve(b"nurse", b"abbe-test"));
+            assert_ne!(a, <G1 as Group>::hash_to_curve(b"doctor", b"abbe-other"));
+            assert!(!a.is_identity() && in_subgroup(&a));
+            assert_eq!(
+                <G1 as Group>::from_compressed(&a.to_compressed()).unwrap(),
+                a
+            );
+            let b = <G2 as Group>::hash_to_curve(b"doctor", b"abbe-test");
+            assert_eq!(b, <G2 as Group>::hash_to_curve(b"doctor", b"abbe-test"));
+            assert_ne!(b, <G2 as Group>::hash_to_curve(b"nurse", b"abbe-test"));
+            assert!(!b.is_identity() && in_subgroup(&b));
+        }
+
+        #[test]
+        fn fixed_base_matches_variable_base() {
+            let mut r = rng();
+            let b1 = <G1 as Group>::generator() * Fr::random(&mut r);
+            let b2 = <G2 as Group>::generator() * Fr::random(&mut r);
+            let (t1, t2) = (FixedBaseTable::new(b1), FixedBaseTable::new(b2));
+            for s in [
+                Fr::zero(),
+                Fr::one(),
+                -Fr::one(),
+                Fr::from_u64(16),
+                Fr::random(&mut r),
+            ] {
+                assert_eq!(t1.mul(&s), b1 * s);
+                assert_eq!(t2.mul(&s), b2 * s);
+            }
+        }
+
+        #[test]
+        fn expand_message_xmd_matches_miracl() {
+            let mut theirs = [0u8; 200];
+            miracl_core::hmac::xmd_expand(
+                miracl_core::hmac::MC_SHA2,
+                mecp::HASH_TYPE,
+                &mut theirs,
+                200,
+                b"QUUX-V01-CS02",
+                b"abc",
+            );
+            let ours =
+                crate::curve::miracl::expand_message_xmd::<$hash_ty>(b"abc", b"QUUX-V01-CS02", 200);
+            assert_eq!(&ours[..], &theirs[..]);
+        }
+    };
+}
+#[cfg(test)]
+pub(crate) use miracl_backend_tests;
+
+/// Scheme-level checks used by the curve test modules.
+#[cfg(test)]
+pub(crate) mod tests_support {
+    use crate::abe::bsw07::Bsw07;
+    use crate::abe::waters11::Waters11;
+    use crate::curve::Curve;
+    use crate::kem::{Kem, KemError};
+    use crate::policy::{AttributeSet, Policy};
+    use rand_chacha::rand_core::SeedableRng;
+
+    fn cases() -> (Policy, [(&'static str, bool); 2]) {
+        (
+            Policy::parse("(doctor and cardiology) or 2 of (nurse, ward25, age >= 30)").unwrap(),
+            [
+                ("nurse, age = 31", true),
+                ("doctor, nurse, age = 29", false),
+            ],
+        )
+    }
+
+    fn round_trip<K: Kem<KeySide = AttributeSet, CiphertextSide = Policy>>() {
+        let mut r = rand_chacha::ChaCha20Rng::seed_from_u64(5);
+        let (pk, mk) = K::setup(&mut r);
+        let (policy, sets) = cases();
+        let (key, header) = K::encapsulate(&pk, &policy, &mut r).unwrap();
+        for (set, ok) in sets {
+            let uk = K::keygen(&pk, &mk, &AttributeSet::parse(set).unwrap(), &mut r).unwrap();
+            match K::decapsulate(&uk, &header) {
+                Ok(k) => {
+                    assert!(ok, "{set} should not decrypt");
+                    assert_eq!(k, key);
+                }
+                Err(KemError::NotSatisfied) => assert!(!ok, "{set} should decrypt"),
+                Err(e) => panic!("unexpected error {e}"),
+            }
+        }
+    }
+
+    pub(crate) fn waters11_round_trip<C: Curve>() {
+        round_trip::<Waters11<C>>();
+    }
+
+    pub(crate) fn bsw07_round_trip<C: Curve>() {
+        round_trip::<Bsw07<C>>();
+    }
+}
