@@ -161,6 +161,65 @@ pub fn compare_table(id: &str, title: &str) -> Table {
     Table::new(id, title, &["", "paper", "ours", "ours / paper"])
 }
 
+/// Where a KEM is measured: scheme, curve, x (attributes) and parameters.
+pub struct At<'a> {
+    pub scheme: &'a str,
+    pub curve: &'a str,
+    pub bits: u32,
+    pub x: f64,
+    pub params: &'a str,
+}
+
+/// Measures the operations `ops` (any of keygen, encrypt, decrypt,
+/// key-bytes, ct-bytes) of one KEM at one point, after checking that the
+/// key decrypts; skipped when an earlier run has them all.
+#[allow(clippy::too_many_arguments)]
+pub fn kem_point<K: abbe::Kem>(
+    ctx: &mut crate::Ctx,
+    at: &At<'_>,
+    ops: &[&str],
+    pk: &K::PublicKey,
+    mk: &K::MasterKey,
+    key_side: &K::KeySide,
+    ct_side: &K::CiphertextSide,
+    rng: &mut rand_chacha::ChaCha20Rng,
+) -> Result<(), LabError> {
+    use abbe::wire::Encoded;
+    let keys: Vec<_> = ops
+        .iter()
+        .map(|op| ctx.key(at.scheme, at.curve, op, "attributes", at.x, at.params))
+        .collect();
+    if ctx.done(&keys) {
+        return Ok(());
+    }
+    let key = K::keygen(pk, mk, key_side, rng).map_err(fail)?;
+    let (k0, header) = K::encapsulate(pk, ct_side, rng).map_err(fail)?;
+    if K::decapsulate(&key, &header).map_err(fail)? != k0 {
+        return Err(fail(format!(
+            "{} {} x={}: decryption returned another key",
+            at.scheme, at.curve, at.x
+        )));
+    }
+    let b = ctx.budget();
+    for (k, op) in keys.into_iter().zip(ops) {
+        match *op {
+            "keygen" => {
+                ctx.time(k, at.bits, b, || K::keygen(pk, mk, key_side, rng));
+            }
+            "encrypt" => {
+                ctx.time(k, at.bits, b, || K::encapsulate(pk, ct_side, rng));
+            }
+            "decrypt" => {
+                ctx.time(k, at.bits, b, || K::decapsulate(&key, &header));
+            }
+            "key-bytes" => ctx.bytes(k, at.bits, key.to_bytes().len()),
+            "ct-bytes" => ctx.bytes(k, at.bits, header.to_bytes().len()),
+            other => return Err(fail(format!("unknown KEM measurement {other}"))),
+        }
+    }
+    Ok(())
+}
+
 /// Milliseconds of one RSA-PKCS#1 v1.5 decryption (and encryption, and key
 /// generation) with the `rsa` crate, for wang14 Fig. 3 and ghw11's remark.
 pub mod rsa_ops {

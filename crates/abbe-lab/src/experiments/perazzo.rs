@@ -6,7 +6,7 @@
 //! board profiles in `data/devices/*.toml` (a user adds a board there or
 //! with `--devices DIR`).
 
-use super::{fail, linear_fit, series, value, verdict_of, CURVES};
+use super::{fail, kem_point, linear_fit, series, value, verdict_of, At, CURVES};
 use crate::plot::Figure;
 use crate::record::Row;
 use crate::report::{Cell, Claim, Section, Table, Verdict};
@@ -15,7 +15,6 @@ use abbe::abe::yct14::InsecureYct14;
 use abbe::abe::{Bsw07, Gpsw06Small};
 use abbe::curve::{Bn254, Counted, Curve, CurveId, Group, OpCounts, Scalar, Target};
 use abbe::policy::{generate, AttributeSet, Policy};
-use abbe::wire::Encoded;
 use abbe::Kem;
 use rand_chacha::rand_core::SeedableRng;
 use rand_chacha::ChaCha20Rng;
@@ -92,89 +91,54 @@ fn curve<C: Curve>(ctx: &mut Ctx, pts: &[usize]) -> Result<(), LabError> {
         let flat = shape("flat", n)?;
         let set = AttributeSet::from_names(flat.attributes()).map_err(fail)?;
         // KP schemes: the key holds the policy, the ciphertext the set.
-        point::<Gpsw06Small<C>>(
-            ctx,
-            "gpsw06",
-            "flat",
+        const OPS: [&str; 3] = ["encrypt", "decrypt", "ct-bytes"];
+        let at = |scheme, params| At {
+            scheme,
+            curve: C::NAME,
             bits,
-            n,
+            x: n as f64,
+            params,
+        };
+        let mut rng2 = rng.clone();
+        kem_point::<Gpsw06Small<C>>(
+            ctx,
+            &at("gpsw06", "policy=flat"),
+            &OPS,
             &g_pk,
             &g_mk,
-            flat.clone(),
-            set.clone(),
-            &mut rng,
+            &flat,
+            &set,
+            &mut rng2,
         )?;
-        point::<InsecureYct14<C>>(
+        kem_point::<InsecureYct14<C>>(
             ctx,
-            "yct14",
-            "flat",
-            bits,
-            n,
+            &at("yct14", "policy=flat"),
+            &OPS,
             &y_pk,
             &y_mk,
-            flat.clone(),
-            set.clone(),
-            &mut rng,
+            &flat,
+            &set,
+            &mut rng2,
         )?;
-        for kind in ["flat", "3-level"] {
-            point::<Bsw07<C>>(
+        for (kind, params) in [("flat", "policy=flat"), ("3-level", "policy=3-level")] {
+            let policy = shape(kind, n)?;
+            kem_point::<Bsw07<C>>(
                 ctx,
-                "bsw07",
-                kind,
-                bits,
-                n,
+                &at("bsw07", params),
+                &OPS,
                 &b_pk,
                 &b_mk,
-                set.clone(),
-                shape(kind, n)?,
-                &mut rng,
+                &set,
+                &policy,
+                &mut rng2,
             )?;
         }
+        rng = rng2;
         ctx.tick(format!("{} n={n} op counts", C::NAME));
         counts::<C>(ctx, n)?;
     }
     ctx.tick(format!("{} basic operations", C::NAME));
     basic_ops::<C>(ctx)
-}
-
-#[allow(clippy::too_many_arguments)]
-fn point<K: Kem>(
-    ctx: &mut Ctx,
-    scheme: &str,
-    kind: &str,
-    bits: u32,
-    n: usize,
-    pk: &K::PublicKey,
-    mk: &K::MasterKey,
-    key_side: K::KeySide,
-    ct_side: K::CiphertextSide,
-    rng: &mut ChaCha20Rng,
-) -> Result<(), LabError> {
-    let curve = abbe::curve::CurveId::name(K::CURVE);
-    let params = format!("policy={kind}");
-    let x = n as f64;
-    let keys = [
-        ctx.key(scheme, curve, "encrypt", "attributes", x, &params),
-        ctx.key(scheme, curve, "decrypt", "attributes", x, &params),
-        ctx.key(scheme, curve, "ct-bytes", "attributes", x, &params),
-    ];
-    if ctx.done(&keys) {
-        return Ok(());
-    }
-    let key = K::keygen(pk, mk, &key_side, rng).map_err(fail)?;
-    let (k0, header) = K::encapsulate(pk, &ct_side, rng).map_err(fail)?;
-    if K::decapsulate(&key, &header).map_err(fail)? != k0 {
-        return Err(fail(format!(
-            "{scheme} n={n}: decryption returned another key"
-        )));
-    }
-    let b = ctx.budget();
-    ctx.time(keys[0].clone(), bits, b, || {
-        K::encapsulate(pk, &ct_side, rng)
-    });
-    ctx.time(keys[1].clone(), bits, b, || K::decapsulate(&key, &header));
-    ctx.bytes(keys[2].clone(), bits, header.to_bytes().len());
-    Ok(())
 }
 
 /// Counted operations of encryption and decryption per variant (the model's
@@ -903,6 +867,17 @@ pub fn report(rows: &[Row], r: &ReportCtx) -> Section {
     }
 }
 
+/// Points of `a` and `b` (scheme, policy shape) at the same n on BN254:
+/// (n, a's value, b's value).
+fn paired(rows: &[Row], a: (&str, &str), b: (&str, &str), op: &str) -> Vec<(f64, f64, f64)> {
+    let bn = CurveId::Bn254.name();
+    let bs = variant_series(rows, b.0, b.1, bn, op);
+    variant_series(rows, a.0, a.1, bn, op)
+        .into_iter()
+        .filter_map(|(n, va)| bs.iter().find(|p| p.0 == n).map(|p| (n, va, p.1)))
+        .collect()
+}
+
 fn claims(
     rows: &[Row],
     ratios: &[(String, f64)],
@@ -915,15 +890,9 @@ fn claims(
     // GPSW and YCT similar encryption.
     let mut oks = Vec::new();
     let mut ev = Vec::new();
-    for (n, g) in variant_series(rows, "gpsw06", "flat", bn, "encrypt") {
-        if let Some(y) = variant_series(rows, "yct14", "flat", bn, "encrypt")
-            .iter()
-            .find(|p| p.0 == n)
-            .map(|p| p.1)
-        {
-            oks.push((g / y - 1.0).abs() <= 0.5);
-            ev.push(format!("n={n}: ×{:.2}", g / y));
-        }
+    for (n, g, y) in paired(rows, ("gpsw06", "flat"), ("yct14", "flat"), "encrypt") {
+        oks.push((g / y - 1.0).abs() <= 0.5);
+        ev.push(format!("n={n}: ×{:.2}", g / y));
     }
     out.push(Claim {
         source: "§6.1.1".into(),
@@ -952,15 +921,9 @@ fn claims(
     // 3-level faster encryption.
     let mut oks = Vec::new();
     let mut ev = Vec::new();
-    for (n, f) in variant_series(rows, "bsw07", "flat", bn, "encrypt") {
-        if let Some(t) = variant_series(rows, "bsw07", "3-level", bn, "encrypt")
-            .iter()
-            .find(|p| p.0 == n)
-            .map(|p| p.1)
-        {
-            oks.push(t < 0.95 * f);
-            ev.push(format!("n={n}: 3-level/flat ×{:.2}", t / f));
-        }
+    for (n, f, t) in paired(rows, ("bsw07", "flat"), ("bsw07", "3-level"), "encrypt") {
+        oks.push(t < 0.95 * f);
+        ev.push(format!("n={n}: 3-level/flat ×{:.2}", t / f));
     }
     out.push(Claim {
         source: "§6.1.1".into(),
@@ -971,15 +934,9 @@ fn claims(
     // YCT more efficient than GPSW in decryption.
     let mut oks = Vec::new();
     let mut ev = Vec::new();
-    for (n, g) in variant_series(rows, "gpsw06", "flat", bn, "decrypt") {
-        if let Some(y) = variant_series(rows, "yct14", "flat", bn, "decrypt")
-            .iter()
-            .find(|p| p.0 == n)
-            .map(|p| p.1)
-        {
-            oks.push(y < g);
-            ev.push(format!("n={n}: YCT {y:.2} vs GPSW {g:.2} ms"));
-        }
+    for (n, g, y) in paired(rows, ("gpsw06", "flat"), ("yct14", "flat"), "decrypt") {
+        oks.push(y < g);
+        ev.push(format!("n={n}: YCT {y:.2} vs GPSW {g:.2} ms"));
     }
     out.push(Claim {
         source: "§6.1.2".into(),
@@ -991,15 +948,9 @@ fn claims(
     // BSW decryption independent of shape.
     let mut oks = Vec::new();
     let mut ev = Vec::new();
-    for (n, f) in variant_series(rows, "bsw07", "flat", bn, "decrypt") {
-        if let Some(t) = variant_series(rows, "bsw07", "3-level", bn, "decrypt")
-            .iter()
-            .find(|p| p.0 == n)
-            .map(|p| p.1)
-        {
-            oks.push((t / f - 1.0).abs() <= 0.15);
-            ev.push(format!("n={n}: ×{:.2}", t / f));
-        }
+    for (n, f, t) in paired(rows, ("bsw07", "flat"), ("bsw07", "3-level"), "decrypt") {
+        oks.push((t / f - 1.0).abs() <= 0.15);
+        ev.push(format!("n={n}: ×{:.2}", t / f));
     }
     out.push(Claim {
         source: "§6.1.2".into(),

@@ -6,7 +6,9 @@
 //! The paper's levels were 80/112/128-bit Type A curves; ours are BN254
 //! (~100-bit) and BLS12-381 (~120-bit), each labelled with its estimate.
 
-use super::{fail, linear_fit, published_base, rsa_ops, series, value, verdict_of, CURVES};
+use super::{
+    fail, kem_point, linear_fit, published_base, rsa_ops, series, value, verdict_of, At, CURVES,
+};
 use crate::papers::paper;
 use crate::plot::Figure;
 use crate::record::Row;
@@ -15,7 +17,6 @@ use crate::{for_each_curve, harness::Budget, Ctx, LabError, Profile, ReportCtx};
 use abbe::abe::{Bsw07, Gpsw06};
 use abbe::curve::{Curve, CurveId};
 use abbe::policy::{generate, AttributeSet, Policy};
-use abbe::wire::Encoded;
 use abbe::Kem;
 use rand_chacha::rand_core::SeedableRng;
 use rand_chacha::ChaCha20Rng;
@@ -44,49 +45,7 @@ pub fn measure(ctx: &mut Ctx) -> Result<(), LabError> {
     rsa(ctx)
 }
 
-/// keygen, encrypt, decrypt, key-bytes, ct-bytes of one scheme at one N.
-#[allow(clippy::too_many_arguments)]
-fn point<K: Kem>(
-    ctx: &mut Ctx,
-    scheme: &str,
-    curve: &str,
-    bits: u32,
-    n: usize,
-    pk: &K::PublicKey,
-    mk: &K::MasterKey,
-    key_side: K::KeySide,
-    ct_side: K::CiphertextSide,
-    rng: &mut ChaCha20Rng,
-) -> Result<(), LabError> {
-    let x = n as f64;
-    let ops = ["keygen", "encrypt", "decrypt", "key-bytes", "ct-bytes"];
-    let keys: Vec<_> = ops
-        .iter()
-        .map(|op| ctx.key(scheme, curve, op, "attributes", x, "policy=flat-and"))
-        .collect();
-    ctx.tick(format!("{scheme} {curve} N={n}"));
-    if ctx.done(&keys) {
-        return Ok(());
-    }
-    let key = K::keygen(pk, mk, &key_side, rng).map_err(fail)?;
-    let (k0, header) = K::encapsulate(pk, &ct_side, rng).map_err(fail)?;
-    if K::decapsulate(&key, &header).map_err(fail)? != k0 {
-        return Err(fail(format!(
-            "{scheme} {curve} N={n}: decryption returned another key"
-        )));
-    }
-    let b = ctx.budget();
-    ctx.time(keys[0].clone(), bits, b, || {
-        K::keygen(pk, mk, &key_side, rng)
-    });
-    ctx.time(keys[1].clone(), bits, b, || {
-        K::encapsulate(pk, &ct_side, rng)
-    });
-    ctx.time(keys[2].clone(), bits, b, || K::decapsulate(&key, &header));
-    ctx.bytes(keys[3].clone(), bits, key.to_bytes().len());
-    ctx.bytes(keys[4].clone(), bits, header.to_bytes().len());
-    Ok(())
-}
+const ALL_OPS: [&str; 5] = ["keygen", "encrypt", "decrypt", "key-bytes", "ct-bytes"];
 
 fn curve<C: Curve>(ctx: &mut Ctx, pts: &[usize]) -> Result<(), LabError> {
     let mut rng = ChaCha20Rng::seed_from_u64(ctx.seed ^ 0x14);
@@ -114,30 +73,23 @@ fn curve<C: Curve>(ctx: &mut Ctx, pts: &[usize]) -> Result<(), LabError> {
                 Policy::parse(&text).and_then(|p| p.to_tree())
             });
         }
-        point::<Bsw07<C>>(
-            ctx,
-            "bsw07",
-            C::NAME,
-            bits,
-            n,
-            &cp_pk,
-            &cp_mk,
-            set.clone(),
-            policy.clone(),
-            &mut rng,
-        )?;
-        point::<Gpsw06<C>>(
-            ctx,
-            "gpsw06",
-            C::NAME,
-            bits,
-            n,
-            &kp_pk,
-            &kp_mk,
-            policy,
-            set,
-            &mut rng,
-        )?;
+        for (scheme, cp) in [("bsw07", true), ("gpsw06", false)] {
+            ctx.tick(format!("{scheme} {} N={n}", C::NAME));
+            let at = At {
+                scheme,
+                curve: C::NAME,
+                bits,
+                x: n as f64,
+                params: "policy=flat-and",
+            };
+            if cp {
+                kem_point::<Bsw07<C>>(ctx, &at, &ALL_OPS, &cp_pk, &cp_mk, &set, &policy, &mut rng)?;
+            } else {
+                kem_point::<Gpsw06<C>>(
+                    ctx, &at, &ALL_OPS, &kp_pk, &kp_mk, &policy, &set, &mut rng,
+                )?;
+            }
+        }
     }
     // One pairing (Miller loop + final exponentiation), for §IV's "pairings
     // are roughly 20 times slower than modular exponentiation".

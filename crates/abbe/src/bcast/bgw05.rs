@@ -46,9 +46,10 @@
 //! ## Scale
 //! The g_k = g^{α^k} are computed from the exponents α^k (one field
 //! multiplication each) by fixed-base exponentiation through one table for
-//! g (and one for ĝ), in parallel chunks, each chunk normalised to affine
-//! with one inversion ([`crate::curve::Group::to_affine_batch`]) — never one
-//! variable-base exponentiation after another. [`Bgw05::public_key_stream`]
+//! g (and one for ĝ), in parallel lanes of 1024 exponents that stay affine
+//! and share one constant-time inversion per window on BN254
+//! ([`crate::curve::Group::mul_fixed_batch`]; one batch normalisation
+//! elsewhere) — never one variable-base exponentiation after another. [`Bgw05::public_key_stream`]
 //! writes the encoded public key chunk by chunk in bounded memory (the
 //! caller streams it to a file) and returns the setup id.
 
