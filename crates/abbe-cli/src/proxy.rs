@@ -20,12 +20,15 @@ pub enum ProxyCommand {
         /// The key store: sqlite:PATH or postgres://USER@HOST:PORT/DB.
         #[arg(long, default_value = "sqlite:abbe-proxy.db")]
         store: String,
-        /// Largest request body (pushed ciphertext), bytes.
+        /// Largest request body (pushed ciphertext), bytes. A pushed file is streamed (memory stays constant); without Content-Length, a body over the limit cuts the answer.
         #[arg(long, default_value_t = 64 << 20)]
         max_body: usize,
-        /// Whole-request time limit, seconds.
+        /// Time limit until the answer starts, seconds (for a pushed file: its head received and transformed).
         #[arg(long, default_value_t = 60)]
         request_timeout: u64,
+        /// A pushed file's payload streaming through is cut after this many seconds without request bytes.
+        #[arg(long, default_value_t = 60)]
+        idle_timeout: u64,
         /// transform-url: fetch time limit, seconds.
         #[arg(long, default_value_t = 20)]
         fetch_timeout: u64,
@@ -181,6 +184,7 @@ pub fn run(cmd: ProxyCommand) -> Result<()> {
             store,
             max_body,
             request_timeout,
+            idle_timeout,
             fetch_timeout,
             fetch_max,
             allow_loopback_fetch,
@@ -198,6 +202,7 @@ pub fn run(cmd: ProxyCommand) -> Result<()> {
             let cfg = Config {
                 max_body,
                 request_timeout: Duration::from_secs(request_timeout.max(1)),
+                stream_idle_timeout: Duration::from_secs(idle_timeout.max(1)),
                 fetch: FetchPolicy {
                     allow_loopback: allow_loopback_fetch,
                     allow_private: allow_private_fetch,

@@ -1,5 +1,9 @@
 //! `abbe proxy serve` as a process, driven by the CLI: token, register,
-//! `decrypt --proxy`, wrong tenant, SIGTERM.
+//! `decrypt --proxy`, wrong tenant, SIGTERM; a 1 GiB pushed file streamed
+//! through it in constant memory.
+
+#[path = "../../abbe-proxy/tests/common/push.rs"]
+mod push;
 
 use std::io::{BufRead, BufReader};
 use std::path::Path;
@@ -36,6 +40,11 @@ impl Drop for Server {
 
 /// Starts `abbe proxy serve` on a free loopback port; returns its URL.
 fn serve(dir: &Path) -> (Server, String) {
+    serve_with(dir, &[])
+}
+
+/// As [`serve`], with more options.
+fn serve_with(dir: &Path, extra: &[&str]) -> (Server, String) {
     let mut child = Command::new(BIN)
         .current_dir(dir)
         .args([
@@ -46,6 +55,7 @@ fn serve(dir: &Path) -> (Server, String) {
             "--store",
             "sqlite:proxy.db",
         ])
+        .args(extra)
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
@@ -373,4 +383,142 @@ fn decrypt_through_the_proxy() {
         .success());
     let status = server.0.wait().unwrap();
     assert!(status.success(), "{status:?}");
+}
+
+/// The proxy process's peak and current resident memory (VmHWM, VmRSS),
+/// KiB; `None` where /proc is not there.
+fn memory_kib(pid: u32) -> Option<(u64, u64)> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let field = |name: &str| {
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix(name))
+            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+    };
+    Some((field("VmHWM:")?, field("VmRSS:")?))
+}
+
+/// A 1 GiB ciphertext file pushed to `POST /v1/tks/{id}/transform` streams
+/// through `abbe proxy serve`: the answer is the transformed head, then the
+/// same bytes, and the server's peak RSS does not grow with the file.
+#[test]
+fn pushed_file_streams_in_constant_memory() {
+    const SIZE: u64 = 1 << 30;
+    let d = tempfile::tempdir().unwrap();
+    let dir = d.path();
+    ok(dir, &["setup", "--out", "keys"]);
+    ok(
+        dir,
+        &[
+            "keygen",
+            "--master",
+            "keys/master.key",
+            "--attrs",
+            "doctor",
+            "-o",
+            "k.key",
+        ],
+    );
+    ok(
+        dir,
+        &[
+            "transform-key",
+            "--key",
+            "k.key",
+            "--tk",
+            "k.tk",
+            "--rk",
+            "k.rk",
+        ],
+    );
+    let token = ok(
+        dir,
+        &["proxy", "token", "create", "--store", "sqlite:proxy.db"],
+    );
+    let token = token.trim();
+    std::fs::write(dir.join("t.token"), token).unwrap();
+    let (server, url) = serve_with(dir, &["--max-body", &(2 * SIZE).to_string()]);
+    let id = ok(
+        dir,
+        &[
+            "proxy",
+            "register",
+            "--tk",
+            "k.tk",
+            "--proxy",
+            &url,
+            "--token-file",
+            "t.token",
+        ],
+    );
+    std::fs::write(dir.join("small"), b"small").unwrap();
+    ok(
+        dir,
+        &[
+            "encrypt",
+            "--mode",
+            "rcca",
+            "--public",
+            "keys/public.key",
+            "--policy",
+            "doctor",
+            "-o",
+            "small.abbe",
+            "small",
+        ],
+    );
+    let file = std::fs::read(dir.join("small.abbe")).unwrap();
+    let mut cur = &file[..];
+    abbe::envelope::read_head(&mut cur).unwrap();
+    let head = file[..file.len() - cur.len()].to_vec();
+
+    let pid = server.0.id();
+    let before = memory_kib(pid);
+    let up = push::Upload::new(head, SIZE);
+    let mut g = push::Gen::new(up.seed);
+    let mut want = Vec::new();
+    let mut same = true;
+    let addr = url.trim_start_matches("http://").parse().unwrap();
+    let t0 = std::time::Instant::now();
+    let a = push::push(
+        addr,
+        &format!("/v1/tks/{}/transform", id.trim()),
+        token,
+        up,
+        |b| {
+            want.resize(b.len(), 0);
+            g.fill(&mut want);
+            same &= want == b;
+        },
+    );
+    let took = t0.elapsed();
+    let after = memory_kib(pid);
+    assert_eq!(a.status, 200, "{a:?}");
+    assert!(a.complete, "{a:?}");
+    assert_eq!(a.payload_len, SIZE);
+    assert!(same, "the payload came back changed");
+    // The head is the transformed one.
+    let mut cur = &a.head[..];
+    let thead = abbe::envelope::read_head(&mut cur).unwrap();
+    assert_eq!(
+        thead.preamble.kind,
+        abbe::wire::ObjectKind::TransformedCiphertext
+    );
+    if let (Some((hwm0, rss0)), Some((hwm1, rss1))) = (before, after) {
+        // Written to the real stderr, so a plain `cargo test` shows it.
+        use std::io::Write;
+        let _ = writeln!(
+            std::io::stderr().lock(),
+            "note: 1 GiB pushed through `abbe proxy serve` in {:.1} s; its VmHWM {} -> {} MiB, VmRSS {} -> {} MiB",
+            took.as_secs_f64(),
+            hwm0 >> 10,
+            hwm1 >> 10,
+            rss0 >> 10,
+            rss1 >> 10
+        );
+        assert!(
+            hwm1 < hwm0 + (64 << 10),
+            "the proxy's peak RSS grew from {hwm0} to {hwm1} KiB"
+        );
+    }
 }

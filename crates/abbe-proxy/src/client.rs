@@ -7,6 +7,8 @@
 //! `https://` (rustls with ring, Mozilla's roots from `webpki-roots`, or
 //! only the CAs given to [`ProxyClient::with_ca`]).
 
+use abbe::envelope;
+use abbe::wire::{ObjectKind, Preamble};
 use std::cell::Cell;
 use std::time::Duration;
 use tokio_rustls::rustls::pki_types::CertificateDer;
@@ -32,6 +34,17 @@ impl ClientError {
             _ => None,
         }
     }
+}
+
+/// The length of the head of `input` if it is a ciphertext file (kind 8)
+/// with a well-formed head.
+fn file_head_len(input: &[u8]) -> Option<usize> {
+    if Preamble::parse(input).ok()?.kind != ObjectKind::Ciphertext {
+        return None;
+    }
+    let mut cur = input;
+    envelope::read_head(&mut cur).ok()?;
+    Some(input.len() - cur.len())
 }
 
 /// Largest answer accepted (a transformed file carries the whole payload).
@@ -140,12 +153,26 @@ impl ProxyClient {
 
     /// Transforms a KEM header object (→ transformed header) or a whole
     /// ciphertext file (→ transformed file).
+    ///
+    /// For a file, only its head (preamble ‖ KEM header ‖ salt) is sent;
+    /// the proxy's answer is the transformed head, and the payload is
+    /// appended here — the same bytes the proxy would stream back. The proxy
+    /// echoes a pushed payload while it arrives, and ureq writes the whole
+    /// request before it reads, so pushing a file larger than the socket
+    /// buffers (a few MB) would stall both sides until the timeout.
     pub fn transform(&self, id: &str, input: &[u8]) -> Result<Vec<u8>, ClientError> {
-        self.post(
-            &format!("/v1/tks/{id}/transform"),
-            "application/octet-stream",
-            input,
-        )
+        let path = format!("/v1/tks/{id}/transform");
+        match file_head_len(input) {
+            Some(n) => {
+                let (head, payload) = input.split_at(n);
+                let mut out = self.post(&path, "application/octet-stream", head)?;
+                out.extend_from_slice(payload);
+                Ok(out)
+            }
+            // Anything else (a header, or a damaged file the proxy will
+            // name the fault of) goes as it is.
+            None => self.post(&path, "application/octet-stream", input),
+        }
     }
 
     /// Asks the proxy to fetch `url` and transform what it finds.

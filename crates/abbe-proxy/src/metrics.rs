@@ -59,6 +59,8 @@ struct Inner {
     transforms: BTreeMap<(String, String, String, &'static str), u64>,
     /// (scheme, curve, mode) → time of the pairing work alone.
     transform_time: BTreeMap<(String, String, String), Histogram>,
+    /// How streamed files' pass-throughs ended → count.
+    streams: BTreeMap<&'static str, u64>,
 }
 
 /// The proxy's metrics.
@@ -68,6 +70,7 @@ pub struct Metrics {
     in_flight: AtomicI64,
     tk_cache_hits: AtomicU64,
     tk_cache_misses: AtomicU64,
+    streamed_bytes: AtomicU64,
 }
 
 impl Metrics {
@@ -114,6 +117,20 @@ impl Metrics {
         c.fetch_add(1, Ordering::Relaxed);
     }
 
+    /// Payload bytes of a streamed file passed through.
+    pub fn streamed(&self, bytes: u64) {
+        self.streamed_bytes.fetch_add(bytes, Ordering::Relaxed);
+    }
+
+    /// A streamed file's pass-through ended: "ok", "too_large",
+    /// "idle_timeout", "client_error" or "abandoned" (the answer was
+    /// dropped before the end, e.g. the client went away).
+    pub fn stream_ended(&self, outcome: &'static str) {
+        if let Ok(mut m) = self.inner.lock() {
+            *m.streams.entry(outcome).or_default() += 1;
+        }
+    }
+
     /// +1 / −1 around the pairing work.
     pub fn in_flight(&self, delta: i64) {
         self.in_flight.fetch_add(delta, Ordering::Relaxed);
@@ -154,6 +171,15 @@ impl Metrics {
                 &format!("scheme=\"{scheme}\",curve=\"{curve}\",mode=\"{mode}\""),
             );
         }
+        out.push_str("# HELP abbe_proxy_streams_total Pushed files whose payload was streamed through, by how the stream ended.\n# TYPE abbe_proxy_streams_total counter\n");
+        for (outcome, n) in &m.streams {
+            let _ = writeln!(out, "abbe_proxy_streams_total{{outcome=\"{outcome}\"}} {n}");
+        }
+        let _ = writeln!(
+            out,
+            "# HELP abbe_proxy_streamed_bytes_total Payload bytes of pushed files passed through unchanged.\n# TYPE abbe_proxy_streamed_bytes_total counter\nabbe_proxy_streamed_bytes_total {}",
+            self.streamed_bytes.load(Ordering::Relaxed)
+        );
         let _ = writeln!(
             out,
             "# HELP abbe_proxy_transforms_in_flight Transformations running now.\n# TYPE abbe_proxy_transforms_in_flight gauge\nabbe_proxy_transforms_in_flight {}",

@@ -6,7 +6,7 @@
 //! | `GET /v1/tks` | `{"ids": [...]}`: the tenant's TKs |
 //! | `GET /v1/tks/{id}` | the TK's metadata |
 //! | `DELETE /v1/tks/{id}` | 204 |
-//! | `POST /v1/tks/{id}/transform` | body: a ciphertext file (kind 8) → the transformed file (kind 9), or a KEM header (kind 6/12) → its transformation (kind 7/13) |
+//! | `POST /v1/tks/{id}/transform` | body: a ciphertext file (kind 8) → the transformed file (kind 9), streamed; or a KEM header (kind 6/12) → its transformation (kind 7/13) |
 //! | `POST /v1/tks/{id}/transform-url` | `{"url": "https://..."}` (or `http://`): the proxy GETs the ciphertext ([`crate::fetch`]), then as above |
 //! | `GET /healthz`, `GET /metrics` | liveness (with a store round trip), Prometheus text |
 //!
@@ -16,6 +16,44 @@
 //! pool behind a semaphore with one permit per core. Decoded TKs are kept in
 //! a bounded LRU cache ([`crate::cache`]); whether the TK still exists and
 //! is the tenant's is asked of the store on every request.
+//!
+//! # A pushed ciphertext file is streamed
+//!
+//! Only the file's head (preamble ‖ KEM header ‖ salt, at most
+//! [`envelope::MAX_HEADER_BYTES`] + 28 bytes) is read into memory; its KEM
+//! header is transformed, and the answer starts at once: the new head, then
+//! the rest of the request body passed through chunk by chunk, unchanged
+//! ([`Body::from_stream`] over the request's data stream; hyper polls it only
+//! when it can write, so a slow reader slows the upload instead of filling
+//! memory). Memory per request is the head plus a chunk or two, whatever the
+//! file's size (a KEM header pushed alone is read whole, at most
+//! [`envelope::MAX_HEADER_BYTES`] even when the cap is larger). Consequences:
+//!
+//! * Everything that fails before the answer starts is a JSON error: the
+//!   token, the TK, `Content-Length` above [`Config::max_body`] (413), a bad
+//!   or truncated head (400), an unsatisfied policy (422), the request
+//!   timeout (503). Once the 200 and the new head are out, the status cannot
+//!   change: a body that goes past [`Config::max_body`] (possible only
+//!   without `Content-Length`), a client that stops sending for
+//!   [`Config::stream_idle_timeout`], or a broken request body end the answer
+//!   with an error — the connection is closed without the final chunk (or
+//!   short of the announced `Content-Length`), which every HTTP client reports
+//!   as a truncated body. `abbe_proxy_streams_total{outcome}` counts how
+//!   streams ended.
+//! * [`Config::request_timeout`] covers the request until the answer starts
+//!   (for a file: receiving and transforming its head); the pass-through is
+//!   then limited by the idle timeout only, so a large file is never cut
+//!   while its bytes flow. A client that stops *reading* holds its
+//!   connection without growing memory (hyper stops polling the body); put
+//!   a reverse proxy's timeouts in front against that.
+//! * The client must read the answer while it sends (HTTP/1.1 allows it;
+//!   curl, hyper and a socket with a reader thread do). A client that writes
+//!   the whole body before it reads (ureq) stalls once the socket buffers
+//!   are full (on loopback: 16 MiB went through, 64 MiB hung until the
+//!   client's timeout) — and since hyper then stops polling the body, the
+//!   idle timeout cannot see it. [`crate::client`] therefore sends only a
+//!   file's head and appends the payload itself (`abbe decrypt --proxy`
+//!   sends only the KEM header).
 
 use crate::cache::TkCache;
 use crate::fetch::{FetchError, FetchPolicy, Fetcher};
@@ -23,15 +61,16 @@ use crate::metrics::Metrics;
 use crate::store::{Store, StoreError};
 use abbe::envelope;
 use abbe::outsource::{OutsourceError, PreparedTransformKey};
-use abbe::wire::{ObjectKind, Preamble};
-use axum::body::Body;
+use abbe::wire::{ObjectKind, Preamble, PREAMBLE_LEN};
+use axum::body::{Body, BodyDataStream};
 use axum::extract::{MatchedPath, Path, Request, State};
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
-use bytes::Bytes;
+use bytes::{Bytes, BytesMut};
+use futures_util::StreamExt;
 use std::future::Future;
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -42,10 +81,16 @@ use tokio::sync::Semaphore;
 /// Service limits and options.
 #[derive(Clone, Debug)]
 pub struct Config {
-    /// Largest request body (a pushed ciphertext), bytes → 413 above.
+    /// Largest request body (a pushed ciphertext), bytes → 413 above (a
+    /// streamed file without `Content-Length`: its answer ends with an error
+    /// once more arrived).
     pub max_body: usize,
-    /// Whole-request time limit → 503 after it.
+    /// Time limit until the answer starts → 503 after it (for a pushed
+    /// file: until its head is received and transformed).
     pub request_timeout: Duration,
+    /// A streamed file's pass-through ends with an error when no request
+    /// bytes arrive for this long.
+    pub stream_idle_timeout: Duration,
     /// transform-url: fetch limits and deny-list switches.
     pub fetch: FetchPolicy,
     /// Concurrent transformations (default: the number of cores).
@@ -62,6 +107,7 @@ impl Default for Config {
         Config {
             max_body: 64 << 20,
             request_timeout: Duration::from_secs(60),
+            stream_idle_timeout: Duration::from_secs(60),
             fetch: FetchPolicy::default(),
             workers: std::thread::available_parallelism()
                 .map(|n| n.get())
@@ -252,6 +298,9 @@ impl Drop for Running {
 }
 
 /// Records every request in the metrics and enforces the request timeout.
+/// Both end when the answer starts: a streamed file's pass-through is
+/// timed by its idle timeout instead, and counted in
+/// `abbe_proxy_streams_total` when it ends.
 async fn observe(State(st): State<AppState>, req: Request, next: Next) -> Response {
     let method = req.method().as_str().to_owned();
     let route = req
@@ -298,17 +347,21 @@ fn too_large(limit: usize) -> ApiError {
     )
 }
 
-/// Reads a request body of at most `limit` bytes (413 above).
-async fn read_body(headers: &HeaderMap, body: Body, limit: usize) -> ApiResult<Bytes> {
-    if let Some(len) = headers
+/// The request's `Content-Length`, if declared; 413 when above `limit`.
+fn declared_len(headers: &HeaderMap, limit: usize) -> ApiResult<Option<u64>> {
+    let len = headers
         .get(header::CONTENT_LENGTH)
         .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.parse::<u64>().ok())
-    {
-        if len > limit as u64 {
-            return Err(too_large(limit));
-        }
+        .and_then(|v| v.parse::<u64>().ok());
+    match len {
+        Some(len) if len > limit as u64 => Err(too_large(limit)),
+        _ => Ok(len),
     }
+}
+
+/// Reads a request body of at most `limit` bytes (413 above).
+async fn read_body(headers: &HeaderMap, body: Body, limit: usize) -> ApiResult<Bytes> {
+    declared_len(headers, limit)?;
     axum::body::to_bytes(body, limit).await.map_err(|e| {
         let mut src: Option<&(dyn std::error::Error + 'static)> = Some(&e);
         while let Some(s) = src {
@@ -437,8 +490,39 @@ async fn transform(
 ) -> ApiResult<Response> {
     let tenant = tenant(&st, &headers).await?;
     let tk = load_tk(&st, &tenant, &id).await?;
-    let input = read_body(&headers, body, st.cfg.max_body).await?;
-    run_transform(&st, tk, input).await
+    let limit = st.cfg.max_body;
+    let declared = declared_len(&headers, limit)?;
+    match read_pushed(&st, &tk, body, limit).await? {
+        Pushed::Whole(input) => run_transform(&st, tk, input).await,
+        Pushed::File {
+            head,
+            head_len,
+            rest,
+            body,
+        } => {
+            let new_head = run_head_transform(&st, tk, head).await?;
+            // With a declared length the answer's is known: hyper holds the
+            // request body to it, so the pass-through yields exactly that.
+            let len = declared
+                .and_then(|l| l.checked_sub(head_len as u64))
+                .and_then(|payload| payload.checked_add(new_head.len() as u64));
+            let pass = PassThrough {
+                body,
+                pending: Some(rest),
+                received: head_len as u64,
+                limit: limit as u64,
+                idle: st.cfg.stream_idle_timeout,
+                metrics: st.metrics.clone(),
+                outcome: None,
+            };
+            let first =
+                futures_util::stream::once(futures_util::future::ready(
+                    Ok::<Bytes, std::io::Error>(Bytes::from(new_head)),
+                ));
+            let stream = first.chain(futures_util::stream::unfold(pass, PassThrough::step));
+            Ok(file_response(Body::from_stream(stream), len))
+        }
+    }
 }
 
 #[derive(serde::Deserialize)]
@@ -468,7 +552,280 @@ async fn transform_url(
     run_transform(&st, tk, input).await
 }
 
-/// What a transformation produced.
+/// A pushed body after its head phase.
+enum Pushed {
+    /// A ciphertext file (kind 8): its head, the head's length in bytes,
+    /// the bytes already read past it, and the rest of the body, unread.
+    File {
+        head: envelope::Head,
+        head_len: usize,
+        rest: Bytes,
+        body: BodyDataStream,
+    },
+    /// Anything else (a KEM header object, or a body too short to hold a
+    /// head), read whole: at most the cap.
+    Whole(Bytes),
+}
+
+/// The length of the head of a ciphertext file that starts with `prefix`
+/// (a kind-8 preamble), once its header length is in `prefix`; `None`
+/// before. At most [`envelope::MAX_HEADER_BYTES`] + 28 for a valid head.
+fn file_head_len(prefix: &[u8]) -> Option<usize> {
+    let len: [u8; 4] = prefix
+        .get(PREAMBLE_LEN..PREAMBLE_LEN + 4)?
+        .try_into()
+        .ok()?;
+    (u32::from_be_bytes(len) as usize).checked_add(PREAMBLE_LEN + 4 + 16)
+}
+
+async fn next_chunk(body: &mut BodyDataStream) -> ApiResult<Option<Bytes>> {
+    body.next()
+        .await
+        .transpose()
+        .map_err(|e| ApiError::bad(format!("cannot read the request body: {e}")))
+}
+
+/// Reads a pushed body: a ciphertext file up to the end of its head
+/// (bounded by the head's own limit and by `limit`), anything else whole
+/// (at most `limit` and [`envelope::MAX_HEADER_BYTES`]). A bad preamble or
+/// an oversized KEM header is refused as soon as its bytes are in, without
+/// reading further. So a request holds at most about 16 MiB (and one
+/// chunk) in memory, whatever `--max-body` allows a streamed file.
+async fn read_pushed(
+    st: &AppState,
+    tk: &PreparedTransformKey,
+    body: Body,
+    limit: usize,
+) -> ApiResult<Pushed> {
+    let mut body = body.into_data_stream();
+    let mut buf = BytesMut::new();
+    let mut eof = false;
+    let file = loop {
+        // How many bytes the decision (or the file's head) needs.
+        let need = if buf.len() < PREAMBLE_LEN {
+            PREAMBLE_LEN
+        } else {
+            let invalid = |e: String| {
+                let p = tk.preamble();
+                st.metrics.transform(
+                    p.scheme.name(),
+                    p.curve.name(),
+                    "invalid",
+                    false,
+                    Duration::ZERO,
+                );
+                ApiError::bad(e)
+            };
+            let pre = Preamble::parse(&buf)
+                .map_err(|e| invalid(format!("not an abbe ciphertext: {e}")))?;
+            if pre.kind != ObjectKind::Ciphertext {
+                break false;
+            }
+            match file_head_len(&buf) {
+                None => PREAMBLE_LEN + 4,
+                Some(n) if n - (PREAMBLE_LEN + 4 + 16) > envelope::MAX_HEADER_BYTES => {
+                    // read_head names the limit.
+                    let e = envelope::read_head(&mut &buf[..]).err();
+                    let e = e.map(|e| e.to_string()).unwrap_or_default();
+                    return Err(invalid(format!("corrupt ciphertext: {e}")));
+                }
+                Some(n) => n,
+            }
+        };
+        if buf.len() >= need {
+            break true;
+        }
+        if need > limit {
+            return Err(too_large(limit));
+        }
+        match next_chunk(&mut body).await? {
+            // Too short to be what it starts as: the whole-object path
+            // reports why (not an abbe object, a truncated file).
+            None => {
+                eof = true;
+                break false;
+            }
+            Some(chunk) => {
+                if buf.len() + chunk.len() > limit {
+                    return Err(too_large(limit));
+                }
+                buf.extend_from_slice(&chunk);
+            }
+        }
+    };
+    if !file {
+        // A KEM header is at most what a file may carry, whatever the cap
+        // for streamed files: this is the most a request ever buffers.
+        let limit = limit.min(envelope::MAX_HEADER_BYTES);
+        if buf.len() > limit {
+            return Err(too_large(limit));
+        }
+        while let Some(chunk) = if eof {
+            None
+        } else {
+            next_chunk(&mut body).await?
+        } {
+            if buf.len() + chunk.len() > limit {
+                return Err(too_large(limit));
+            }
+            buf.extend_from_slice(&chunk);
+        }
+        return Ok(Pushed::Whole(buf.freeze()));
+    }
+    let mut cur: &[u8] = &buf;
+    let parsed = envelope::read_head(&mut cur);
+    let head_len = buf.len() - cur.len();
+    let head = match parsed {
+        Ok(h) => h,
+        Err(e) => {
+            let p = tk.preamble();
+            let mode = mode_of(&buf);
+            st.metrics
+                .transform(p.scheme.name(), p.curve.name(), mode, false, Duration::ZERO);
+            return Err(ApiError::bad(format!("corrupt ciphertext: {e}")));
+        }
+    };
+    let rest = buf.freeze().split_off(head_len);
+    Ok(Pushed::File {
+        head,
+        head_len,
+        rest,
+        body,
+    })
+}
+
+/// The rest of a pushed file's body, passed through unchanged after the new
+/// head: counted against the cap, each wait for the client's next bytes
+/// bounded by the idle timeout. How it ended goes to the metrics once (on
+/// drop, so an answer abandoned by its client counts too).
+struct PassThrough {
+    body: BodyDataStream,
+    /// Bytes read with the head, not yet passed on.
+    pending: Option<Bytes>,
+    /// Request bytes so far (head included), against `limit`.
+    received: u64,
+    limit: u64,
+    idle: Duration,
+    metrics: Arc<Metrics>,
+    outcome: Option<&'static str>,
+}
+
+impl PassThrough {
+    fn fail(
+        mut self,
+        outcome: &'static str,
+        kind: std::io::ErrorKind,
+        msg: String,
+    ) -> Option<(Result<Bytes, std::io::Error>, Self)> {
+        self.outcome = Some(outcome);
+        Some((Err(std::io::Error::new(kind, msg)), self))
+    }
+
+    async fn step(mut self) -> Option<(Result<Bytes, std::io::Error>, Self)> {
+        if self.outcome.is_some() {
+            return None;
+        }
+        loop {
+            let chunk = match self.pending.take() {
+                Some(b) => b,
+                None => match tokio::time::timeout(self.idle, self.body.next()).await {
+                    Err(_) => {
+                        let msg = format!(
+                            "no request bytes for {} s: the answer is cut",
+                            self.idle.as_secs_f64()
+                        );
+                        return self.fail("idle_timeout", std::io::ErrorKind::TimedOut, msg);
+                    }
+                    Ok(None) => {
+                        self.outcome = Some("ok");
+                        return None;
+                    }
+                    Ok(Some(Err(e))) => {
+                        let msg = format!("the request body broke off: {e}");
+                        return self.fail("client_error", std::io::ErrorKind::Other, msg);
+                    }
+                    Ok(Some(Ok(b))) => b,
+                },
+            };
+            if chunk.is_empty() {
+                continue;
+            }
+            self.received = self.received.saturating_add(chunk.len() as u64);
+            if self.received > self.limit {
+                let msg = format!(
+                    "request body larger than the limit of {} bytes: the answer is cut",
+                    self.limit
+                );
+                return self.fail("too_large", std::io::ErrorKind::InvalidData, msg);
+            }
+            self.metrics.streamed(chunk.len() as u64);
+            return Some((Ok(chunk), self));
+        }
+    }
+}
+
+impl Drop for PassThrough {
+    fn drop(&mut self) {
+        self.metrics
+            .stream_ended(self.outcome.unwrap_or("abandoned"));
+    }
+}
+
+fn file_response(body: Body, len: Option<u64>) -> Response {
+    let mut resp = (
+        [
+            (
+                header::CONTENT_TYPE,
+                HeaderValue::from_static("application/octet-stream"),
+            ),
+            (
+                header::HeaderName::from_static("x-abbe-object"),
+                HeaderValue::from_static("transformed-ciphertext"),
+            ),
+        ],
+        body,
+    )
+        .into_response();
+    if let Some(len) = len {
+        resp.headers_mut()
+            .insert(header::CONTENT_LENGTH, HeaderValue::from(len));
+    }
+    resp
+}
+
+/// The head of a transformed file for `head`: the transformed KEM header
+/// in place of the original, the original's digest, the same salt.
+fn transform_head(tk: &PreparedTransformKey, head: &envelope::Head) -> Result<Vec<u8>, ApiError> {
+    let t = tk.transform(&head.header)?;
+    let mut out = Vec::with_capacity(t.len() + 64);
+    envelope::write_transformed(head, &t, std::io::empty(), &mut out)
+        .map_err(|e| ApiError::bad(e.to_string()))?;
+    Ok(out)
+}
+
+/// Transforms a pushed file's head on the blocking pool (a worker permit,
+/// metrics as for any transformation).
+async fn run_head_transform(
+    st: &AppState,
+    tk: Arc<PreparedTransformKey>,
+    head: envelope::Head,
+) -> ApiResult<Vec<u8>> {
+    let (scheme, curve) = (tk.preamble().scheme.name(), tk.preamble().curve.name());
+    let metrics = st.metrics.clone();
+    blocking(st, move || {
+        metrics.in_flight(1);
+        let t0 = Instant::now();
+        let r = transform_head(&tk, &head);
+        let took = t0.elapsed();
+        metrics.in_flight(-1);
+        let mode = header_mode(Preamble::parse(&head.header).ok().map(|p| p.kind));
+        metrics.transform(scheme, curve, mode, r.is_ok(), took);
+        r
+    })
+    .await?
+}
+
+/// What a transformation of a whole object produced.
 enum Output {
     /// A transformed file: its new head, then the original payload.
     File { head: Vec<u8>, payload: Bytes },
@@ -486,12 +843,8 @@ fn transform_input(tk: &PreparedTransformKey, input: &Bytes) -> Result<Output, A
             let head = envelope::read_head(&mut cur)
                 .map_err(|e| ApiError::bad(format!("corrupt ciphertext: {e}")))?;
             let consumed = input.len() - cur.len();
-            let t = tk.transform(&head.header)?;
-            let mut out = Vec::with_capacity(t.len() + 64);
-            envelope::write_transformed(&head, &t, std::io::empty(), &mut out)
-                .map_err(|e| ApiError::bad(e.to_string()))?;
             Ok(Output::File {
-                head: out,
+                head: transform_head(tk, &head)?,
                 payload: input.slice(consumed..),
             })
         }
@@ -504,6 +857,8 @@ fn transform_input(tk: &PreparedTransformKey, input: &Bytes) -> Result<Output, A
     }
 }
 
+/// Transforms a whole object in memory (a KEM header; a file fetched by
+/// transform-url).
 async fn run_transform(
     st: &AppState,
     tk: Arc<PreparedTransformKey>,
@@ -522,11 +877,13 @@ async fn run_transform(
         r
     })
     .await??;
-    let octets = HeaderValue::from_static("application/octet-stream");
     Ok(match out {
         Output::Header(h) => (
             [
-                (header::CONTENT_TYPE, octets),
+                (
+                    header::CONTENT_TYPE,
+                    HeaderValue::from_static("application/octet-stream"),
+                ),
                 (
                     header::HeaderName::from_static("x-abbe-object"),
                     HeaderValue::from_static("transformed-header"),
@@ -536,43 +893,39 @@ async fn run_transform(
         )
             .into_response(),
         Output::File { head, payload } => {
-            let len = head.len() + payload.len();
+            let len = (head.len() + payload.len()) as u64;
             let chunks: [Result<Bytes, std::io::Error>; 2] = [Ok(Bytes::from(head)), Ok(payload)];
-            let body = Body::from_stream(futures_util::stream::iter(chunks));
-            (
-                [
-                    (header::CONTENT_TYPE, octets),
-                    (header::CONTENT_LENGTH, HeaderValue::from(len)),
-                    (
-                        header::HeaderName::from_static("x-abbe-object"),
-                        HeaderValue::from_static("transformed-ciphertext"),
-                    ),
-                ],
-                body,
+            file_response(
+                Body::from_stream(futures_util::stream::iter(chunks)),
+                Some(len),
             )
-                .into_response()
         }
     })
 }
 
-/// "cpa", "rcca" or "invalid", for the metrics.
+/// "cpa", "rcca" or "invalid", for the metrics, from a KEM header's kind.
+fn header_mode(kind: Option<ObjectKind>) -> &'static str {
+    match kind {
+        Some(ObjectKind::Header) => "cpa",
+        Some(ObjectKind::RccaHeader) => "rcca",
+        _ => "invalid",
+    }
+}
+
+/// "cpa", "rcca" or "invalid", for the metrics, from an object's bytes.
 fn mode_of(input: &[u8]) -> &'static str {
     let header_kind = match Preamble::parse(input) {
         Ok(p) if p.kind == ObjectKind::Ciphertext => {
             // The KEM header's preamble follows the file preamble and length.
             input
-                .get(abbe::wire::PREAMBLE_LEN + 4..)
+                .get(PREAMBLE_LEN + 4..)
                 .and_then(|h| Preamble::parse(h).ok())
                 .map(|p| p.kind)
         }
         Ok(p) => Some(p.kind),
         Err(_) => None,
     };
-    match header_kind {
-        Some(ObjectKind::Header) => "cpa",
-        Some(ObjectKind::RccaHeader) => "rcca",
-        _ => "invalid",
-    }
+    header_mode(header_kind)
 }
 
 async fn healthz(State(st): State<AppState>) -> ApiResult<Response> {

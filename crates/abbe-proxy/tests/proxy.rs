@@ -640,3 +640,305 @@ fn postgres_fleet() {
     a.stop();
     b.stop();
 }
+
+#[path = "common/push.rs"]
+mod push;
+
+use push::{Gen, Upload};
+use sha2::{Digest, Sha256};
+
+/// A server, a tenant with a registered TK, and a small real ciphertext
+/// file for that TK (its head is what streamed pushes start with).
+struct Streaming {
+    h: Harness,
+    tok: String,
+    id: String,
+    k: Keys,
+    data: Vec<u8>,
+    file: Vec<u8>,
+    head_len: usize,
+    _dir: tempfile::TempDir,
+}
+
+impl Streaming {
+    fn start(cfg: Config) -> Streaming {
+        let dir = tempfile::tempdir().unwrap();
+        let h = Harness::start(
+            &format!("sqlite:{}", dir.path().join("s.db").display()),
+            cfg,
+        );
+        let tok = h.token("streamer");
+        let k = keys("doctor");
+        let id = h.client(&tok).register(&k.tk).unwrap();
+        let data = b"the real payload of the small file".to_vec();
+        let file = encrypt(&k, "doctor", true, &data);
+        let mut cur = &file[..];
+        envelope::read_head(&mut cur).unwrap();
+        let head_len = file.len() - cur.len();
+        Streaming {
+            h,
+            tok,
+            id,
+            k,
+            data,
+            file,
+            head_len,
+            _dir: dir,
+        }
+    }
+    fn head(&self) -> Vec<u8> {
+        self.file[..self.head_len].to_vec()
+    }
+    fn push(&self, up: Upload, sink: impl FnMut(&[u8])) -> push::Answer {
+        let path = format!("/v1/tks/{}/transform", self.id);
+        push::push(
+            self.h.running.as_ref().unwrap().addr,
+            &path,
+            &self.tok,
+            up,
+            sink,
+        )
+    }
+    /// The answer's head is the transformation of our file's head: with the
+    /// retrieval key it opens the small file's real payload.
+    fn check_head(&self, answer_head: &[u8]) {
+        let mut cur = answer_head;
+        let thead = envelope::read_head(&mut cur).unwrap();
+        assert!(cur.is_empty());
+        assert_eq!(thead.preamble.kind, ObjectKind::TransformedCiphertext);
+        let s = session_of(&self.k.rk, &thead.header);
+        let mut out = Vec::new();
+        envelope::open(&thead, &s, &self.file[self.head_len..], &mut out).unwrap();
+        assert_eq!(out, self.data);
+    }
+    fn metrics(&self) -> String {
+        String::from_utf8(self.h.client(&self.tok).get("/metrics").unwrap()).unwrap()
+    }
+}
+
+fn sha256_of_gen(seed: u64, len: u64) -> [u8; 32] {
+    let mut g = Gen::new(seed);
+    let mut h = Sha256::new();
+    let mut buf = vec![0u8; 1 << 20];
+    let mut left = len;
+    while left > 0 {
+        let n = left.min(buf.len() as u64) as usize;
+        g.fill(&mut buf[..n]);
+        h.update(&buf[..n]);
+        left -= n as u64;
+    }
+    h.finalize().into()
+}
+
+/// A pushed file is streamed: 256 MiB (no Content-Length, chunked) go
+/// through with only the head held in memory; the answer is the
+/// transformed head, then exactly the bytes sent after the head.
+#[test]
+fn pushed_file_streams_through() {
+    const BIG: u64 = 256 << 20;
+    let s = Streaming::start(Config {
+        max_body: 512 << 20,
+        ..test_config()
+    });
+    let mut hasher = Sha256::new();
+    let t0 = std::time::Instant::now();
+    let a = s.push(Upload::new(s.head(), BIG), |b| hasher.update(b));
+    let took = t0.elapsed();
+    assert_eq!(a.status, 200, "{a:?}");
+    assert!(a.complete, "{a:?}");
+    assert_eq!(a.send_error, None);
+    assert_eq!(a.header("x-abbe-object"), Some("transformed-ciphertext"));
+    assert_eq!(a.header("transfer-encoding"), Some("chunked"));
+    assert_eq!(a.sent, s.head_len as u64 + BIG);
+    assert_eq!(a.payload_len, BIG);
+    s.check_head(&a.head);
+    let got: [u8; 32] = hasher.finalize().into();
+    assert_eq!(got, sha256_of_gen(0x5eed, BIG));
+    eprintln!(
+        "streamed {} MiB through the proxy in {:.2} s",
+        BIG >> 20,
+        took.as_secs_f64()
+    );
+    // A KEM header pushed alone is read whole: never more than the
+    // format's 16 MiB, however large the cap for streamed files.
+    let kem_header = s.file[12..s.head_len - 16].to_vec();
+    let a = s.push(Upload::new(kem_header, 17 << 20), |_| {});
+    assert_eq!(a.status, 413, "{a:?}");
+    let msg = String::from_utf8_lossy(&a.head).into_owned();
+    assert!(msg.contains(&(16u32 << 20).to_string()), "{msg}");
+
+    let m = s.metrics();
+    assert!(
+        m.contains("abbe_proxy_streams_total{outcome=\"ok\"} 1"),
+        "{m}"
+    );
+    assert!(
+        m.contains(&format!("abbe_proxy_streamed_bytes_total {BIG}")),
+        "{m}"
+    );
+    s.h.stop();
+}
+
+/// A real file, pushed with Content-Length and chunked: the answer has the
+/// exact length when the request declared one, and decrypts.
+#[test]
+fn pushed_real_file_decrypts() {
+    let s = Streaming::start(Config {
+        max_body: 16 << 20,
+        ..test_config()
+    });
+    let data: Vec<u8> = (0..(8u32 << 20) + 12_345)
+        .map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8)
+        .collect();
+    let file = encrypt(&s.k, "doctor", false, &data);
+    for chunked in [false, true] {
+        let mut payload = Vec::new();
+        let up = Upload {
+            chunked,
+            piece: 64 << 10,
+            ..Upload::new(file.clone(), 0)
+        };
+        let a = s.push(up, |b| payload.extend_from_slice(b));
+        assert_eq!(a.status, 200, "{a:?}");
+        assert!(a.complete, "{a:?}");
+        let tfile = [a.head.clone(), payload].concat();
+        if chunked {
+            assert_eq!(a.header("content-length"), None);
+        } else {
+            assert_eq!(a.header("content-length"), Some(&*tfile.len().to_string()));
+        }
+        assert_eq!(open_transformed(&s.k.rk, &tfile), data);
+    }
+    // The head in 7-byte chunks (each a separate frame for the server).
+    let tiny = Upload {
+        piece: 7,
+        ..Upload::new(s.file.clone(), 0)
+    };
+    let mut payload = Vec::new();
+    let a = s.push(tiny, |b| payload.extend_from_slice(b));
+    assert_eq!(a.status, 200, "{a:?}");
+    assert_eq!(payload, s.file[s.head_len..]);
+    s.check_head(&a.head);
+    // Cut anywhere in the head: a JSON 400 that says why.
+    for cut in [0, 5, 8, 11, 12, 100, s.head_len - 1] {
+        let up = Upload {
+            piece: 5,
+            ..Upload::new(s.file[..cut].to_vec(), 0)
+        };
+        let a = s.push(up, |_| {});
+        let msg = String::from_utf8_lossy(&a.head).into_owned();
+        assert_eq!(a.status, 400, "cut at {cut}: {msg}");
+        let why = if cut < 8 {
+            "not an abbe ciphertext"
+        } else {
+            "truncated"
+        };
+        assert!(msg.contains(why), "cut at {cut}: {msg}");
+    }
+    s.h.stop();
+}
+
+/// The cap: declared (413 up front, JSON), a head larger than it (413), a
+/// KEM header length beyond the format's limit (400), and a streamed body
+/// that passes it — the 200 has started, so the answer is cut short.
+#[test]
+fn pushed_file_over_the_cap() {
+    let s = Streaming::start(test_config()); // max_body: 1 MiB
+    let cap = 1u64 << 20;
+
+    let a = s.push(Upload::new(s.head(), 4 * cap), |_| {});
+    assert_eq!(a.status, 200, "{a:?}");
+    assert!(!a.complete, "{a:?}");
+    assert!(a.error.is_some());
+    s.check_head(&a.head);
+    assert!(a.payload_len <= cap, "{}", a.payload_len);
+
+    let declared = Upload {
+        chunked: false,
+        ..Upload::new(s.head(), 4 * cap)
+    };
+    let a = s.push(declared, |_| {});
+    assert_eq!(a.status, 413, "{a:?}");
+    assert!(String::from_utf8_lossy(&a.head).contains("limit"), "{a:?}");
+
+    for (len, status, msg) in [
+        (2u32 << 20, 413, "limit"),
+        (u32::MAX, 400, "corrupt ciphertext"),
+    ] {
+        let mut prefix = s.file[..8].to_vec();
+        prefix.extend_from_slice(&len.to_be_bytes());
+        let a = s.push(Upload::new(prefix, 64 << 10), |_| {});
+        assert_eq!(a.status, status, "{a:?}");
+        assert!(String::from_utf8_lossy(&a.head).contains(msg), "{a:?}");
+    }
+    let m = s.metrics();
+    assert!(
+        m.contains("abbe_proxy_streams_total{outcome=\"too_large\"} 1"),
+        "{m}"
+    );
+    s.h.stop();
+}
+
+/// The request timeout covers the head only: a file whose bytes keep
+/// flowing outlives it; a pause longer than the idle timeout cuts the
+/// answer; a head that does not arrive in time is a 503.
+#[test]
+fn pushed_file_timeouts() {
+    let s = Streaming::start(Config {
+        request_timeout: Duration::from_secs(2),
+        stream_idle_timeout: Duration::from_secs(1),
+        ..test_config()
+    });
+    let len = 512u64 << 10;
+
+    let slow = Upload {
+        piece: 32 << 10,
+        delay: Duration::from_millis(200),
+        ..Upload::new(s.head(), len)
+    };
+    let mut g = Gen::new(slow.seed);
+    let mut same = true;
+    let t0 = std::time::Instant::now();
+    let a = s.push(slow, |b| {
+        let mut want = vec![0u8; b.len()];
+        g.fill(&mut want);
+        same &= want == b;
+    });
+    assert!(t0.elapsed() > Duration::from_secs(3));
+    assert_eq!(a.status, 200, "{a:?}");
+    assert!(a.complete, "{a:?}");
+    assert_eq!(a.payload_len, len);
+    assert!(same);
+
+    let stalled = Upload {
+        stall: Some((64 << 10, Duration::from_secs(3))),
+        piece: 32 << 10,
+        ..Upload::new(s.head(), len)
+    };
+    let a = s.push(stalled, |_| {});
+    assert_eq!(a.status, 200, "{a:?}");
+    assert!(!a.complete, "{a:?}");
+    assert_eq!(a.payload_len, 64 << 10);
+
+    let slow_head = Upload {
+        stall: Some((0, Duration::from_secs(3))),
+        ..Upload::new(s.head()[..20].to_vec(), 1 << 10)
+    };
+    let a = s.push(slow_head, |_| {});
+    assert_eq!(a.status, 503, "{a:?}");
+    assert!(
+        String::from_utf8_lossy(&a.head).contains("timed out"),
+        "{a:?}"
+    );
+
+    let m = s.metrics();
+    assert!(
+        m.contains("abbe_proxy_streams_total{outcome=\"ok\"} 1"),
+        "{m}"
+    );
+    assert!(
+        m.contains("abbe_proxy_streams_total{outcome=\"idle_timeout\"} 1"),
+        "{m}"
+    );
+    s.h.stop();
+}
