@@ -44,4 +44,6 @@ as_pg "$PG_BIN/createdb" -h 127.0.0.1 -p "$PG_PORT" -U abbe abbe_test
 
 export ABBE_TEST_POSTGRES_URL="postgres://abbe@127.0.0.1:$PG_PORT/abbe_test"
 echo "PostgreSQL on $ABBE_TEST_POSTGRES_URL"
-CARGO_BUILD_JOBS=${CARGO_BUILD_JOBS:-1} nice -n 10 cargo test --release -p abbe-proxy "$@" -- --nocapture
+# Built together with abbe-cli so the library's features are those of the
+# workspace build (scripts/test.sh ran it just before): nothing recompiles.
+cargo test --release -p abbe-proxy -p abbe-cli --test proxy "$@" -- --nocapture
