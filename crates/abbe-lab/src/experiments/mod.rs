@@ -89,6 +89,25 @@ pub fn series(
     v
 }
 
+/// Like [`series`], but process CPU time: the work done, which the two
+/// rayon threads of a parallel operation do not bend as they bend wall time.
+pub fn cpu_series(
+    rows: &[Row],
+    scheme: &str,
+    curve: &str,
+    op: &str,
+    params: Option<&str>,
+) -> Vec<(f64, f64)> {
+    let mut v: Vec<(f64, f64)> = rows
+        .iter()
+        .filter(|r| r.scheme == scheme && r.curve == curve && r.operation == op)
+        .filter(|r| params.is_none_or(|p| r.params == p))
+        .filter_map(|r| r.cpu_ms.map(|y| (r.x, y)))
+        .collect();
+    v.sort_by(|a, b| a.0.total_cmp(&b.0));
+    v
+}
+
 /// The row for one point.
 pub fn point<'a>(rows: &'a [Row], scheme: &str, curve: &str, op: &str, x: f64) -> Option<&'a Row> {
     rows.iter()
