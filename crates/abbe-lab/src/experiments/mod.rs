@@ -71,7 +71,27 @@ pub fn fail(what: impl std::fmt::Display) -> LabError {
     LabError::Other(what.to_string())
 }
 
-/// Rows matching scheme, curve and operation, as (x, main value) sorted by x.
+/// Rows matching scheme, curve and operation (and params when given), as
+/// (x, `pick(row)`) sorted by x.
+fn series_of(
+    rows: &[Row],
+    scheme: &str,
+    curve: &str,
+    op: &str,
+    params: Option<&str>,
+    pick: impl Fn(&Row) -> Option<f64>,
+) -> Vec<(f64, f64)> {
+    let mut v: Vec<(f64, f64)> = rows
+        .iter()
+        .filter(|r| r.scheme == scheme && r.curve == curve && r.operation == op)
+        .filter(|r| params.is_none_or(|p| r.params == p))
+        .filter_map(|r| pick(r).map(|y| (r.x, y)))
+        .collect();
+    v.sort_by(|a, b| a.0.total_cmp(&b.0));
+    v
+}
+
+/// (x, main value) of the matching rows, sorted by x.
 pub fn series(
     rows: &[Row],
     scheme: &str,
@@ -79,14 +99,7 @@ pub fn series(
     op: &str,
     params: Option<&str>,
 ) -> Vec<(f64, f64)> {
-    let mut v: Vec<(f64, f64)> = rows
-        .iter()
-        .filter(|r| r.scheme == scheme && r.curve == curve && r.operation == op)
-        .filter(|r| params.is_none_or(|p| r.params == p))
-        .filter_map(|r| r.main_value().map(|y| (r.x, y)))
-        .collect();
-    v.sort_by(|a, b| a.0.total_cmp(&b.0));
-    v
+    series_of(rows, scheme, curve, op, params, Row::main_value)
 }
 
 /// Like [`series`], but process CPU time: the work done, which the two
@@ -98,14 +111,7 @@ pub fn cpu_series(
     op: &str,
     params: Option<&str>,
 ) -> Vec<(f64, f64)> {
-    let mut v: Vec<(f64, f64)> = rows
-        .iter()
-        .filter(|r| r.scheme == scheme && r.curve == curve && r.operation == op)
-        .filter(|r| params.is_none_or(|p| r.params == p))
-        .filter_map(|r| r.cpu_ms.map(|y| (r.x, y)))
-        .collect();
-    v.sort_by(|a, b| a.0.total_cmp(&b.0));
-    v
+    series_of(rows, scheme, curve, op, params, |r| r.cpu_ms)
 }
 
 /// The row for one point.

@@ -425,9 +425,10 @@ fn paper_decrypt_counts(scheme: &str, nl: f64, nn: f64) -> [f64; 5] {
 
 const PAPER_OPS: [&str; 5] = ["pairing", "gt_exp", "gt_mul", "g1_exp", "g1_add"];
 
-/// Time (ms) of the paper's model with per-op costs `cost(op)`.
-fn model(scheme: &str, nl: f64, nn: f64, cost: &dyn Fn(&str) -> Option<f64>) -> Option<f64> {
-    paper_decrypt_counts(scheme, nl, nn)
+/// Counts of the paper's five basic operations ([`PAPER_OPS`] order)
+/// priced with `cost(op)`; an operation not performed needs no price.
+fn price(counts: &[f64; 5], cost: &dyn Fn(&str) -> Option<f64>) -> Option<f64> {
+    counts
         .iter()
         .zip(PAPER_OPS)
         .map(|(c, op)| {
@@ -440,12 +441,17 @@ fn model(scheme: &str, nl: f64, nn: f64, cost: &dyn Fn(&str) -> Option<f64>) -> 
         .sum()
 }
 
+/// Time (ms) of the paper's model with per-op costs `cost(op)`.
+fn model(scheme: &str, nl: f64, nn: f64, cost: &dyn Fn(&str) -> Option<f64>) -> Option<f64> {
+    price(&paper_decrypt_counts(scheme, nl, nn), cost)
+}
+
 /// Our counted operations priced with our measured basic-op costs.
 fn counted_model(
     ops: &std::collections::BTreeMap<String, u64>,
     cost: &dyn Fn(&str) -> Option<f64>,
 ) -> Option<f64> {
-    let price = |k: &str| -> Option<&str> {
+    let basic_op = |k: &str| -> Option<&str> {
         Some(match k {
             "miller_loops" => "miller_loop",
             "final_exps" => "final_exp",
@@ -464,7 +470,7 @@ fn counted_model(
         })
     };
     ops.iter()
-        .map(|(k, v)| price(k).and_then(cost).map(|c| c * *v as f64))
+        .map(|(k, v)| basic_op(k).and_then(cost).map(|c| c * *v as f64))
         .sum()
 }
 
@@ -780,28 +786,8 @@ pub fn report(rows: &[Row], r: &ReportCtx) -> Section {
                         continue;
                     };
                     let c = device_enc_counts(ops);
-                    let t: Option<f64> = c
-                        .iter()
-                        .zip(PAPER_OPS)
-                        .map(|(k, op)| {
-                            if *k == 0.0 {
-                                Some(0.0)
-                            } else {
-                                d.op_ms(hw, op).map(|v| v * k)
-                            }
-                        })
-                        .sum();
-                    let e: Option<f64> = c
-                        .iter()
-                        .zip(PAPER_OPS)
-                        .map(|(k, op)| {
-                            if *k == 0.0 {
-                                Some(0.0)
-                            } else {
-                                d.op_mj(hw, op).map(|v| v * k)
-                            }
-                        })
-                        .sum();
+                    let t = price(&c, &|op: &str| d.op_ms(hw, op));
+                    let e = price(&c, &|op: &str| d.op_mj(hw, op));
                     let life = match (t, e) {
                         (Some(t), Some(e)) => d.lifetime_days(t, e, ct),
                         _ => None,
