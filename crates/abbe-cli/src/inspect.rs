@@ -3,7 +3,7 @@
 use crate::{any_scheme, curve_label, ops, outsourcing_scheme, CliError, Result};
 use abbe::curve::CurveId;
 use abbe::envelope;
-use abbe::wire::{ObjectKind, Preamble, FORMAT_VERSION};
+use abbe::wire::{ObjectKind, Preamble};
 use std::fmt::Write as _;
 use std::fs::File;
 use std::io::{Read, Write as _};
@@ -34,7 +34,8 @@ fn describe(path: &Path, o: &mut String) -> Result<()> {
     let _ = writeln!(o, "kind:           {}", p.kind.describe());
     let _ = writeln!(o, "scheme:         {}", p.scheme.name());
     let _ = writeln!(o, "curve:          {}", curve_label(p.curve));
-    let _ = writeln!(o, "format version: {FORMAT_VERSION}");
+    let _ = writeln!(o, "level:          {}", p.curve.level());
+    let _ = writeln!(o, "format version: {}", pre[4]);
     let _ = writeln!(o, "size:           {size} bytes");
     let fields = match p.kind {
         ObjectKind::Ciphertext | ObjectKind::TransformedCiphertext => {
@@ -47,10 +48,20 @@ fn describe(path: &Path, o: &mut String) -> Result<()> {
                 hp.kind.describe(),
                 head.header.len()
             );
-            let payload = size.saturating_sub((8 + 4 + head.header.len() + 16) as u64);
+            let payload = size.saturating_sub(head.encoded_len() as u64);
             let _ = writeln!(
                 o,
-                "payload:        {payload} bytes (AES-256-GCM STREAM, 64 KiB chunks)"
+                "payload:        {payload} bytes ({} STREAM, 64 KiB chunks)",
+                head.aead.name()
+            );
+            let _ = writeln!(
+                o,
+                "signed:         {}",
+                if head.is_signed() {
+                    "yes (the signer is inside the encryption: decrypt to see it)"
+                } else {
+                    "no"
+                }
             );
             match hp.kind {
                 ObjectKind::RccaHeader => {
@@ -64,6 +75,25 @@ fn describe(path: &Path, o: &mut String) -> Result<()> {
                     "finish it with `abbe decrypt --key <retrieval key>`".into(),
                 )],
             }
+        }
+        ObjectKind::SigningKey | ObjectKind::VerifyingKey => {
+            let mut bytes = pre.to_vec();
+            f.take(1 << 16)
+                .read_to_end(&mut bytes)
+                .map_err(|e| CliError::Other(e.to_string()))?;
+            let vk = if p.kind == ObjectKind::SigningKey {
+                abbe::signature::AnySigningKey::from_bytes(&bytes)?.verifying_key()
+            } else {
+                bytes
+            };
+            let (c, pk) = abbe::signature::verifying_key_point(&vk)?;
+            vec![
+                ("fingerprint".into(), abbe::signature::fingerprint(c, &pk)),
+                (
+                    "algorithm".into(),
+                    "BLS signatures, min-sig (signature in G1, key in G2)".into(),
+                ),
+            ]
         }
         _ => {
             let mut bytes = pre.to_vec();

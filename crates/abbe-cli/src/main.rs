@@ -56,9 +56,15 @@ enum Command {
         /// waters09, elgamal-p256; default 1024).
         #[arg(long)]
         users: Option<u32>,
-        /// The pairing curve: bls12-381 (~120-bit, default) or bn254 (~100-bit).
-        #[arg(long, default_value = "bls12-381")]
-        curve: String,
+        /// Security level: 100 (BN254 + AES-128-GCM), 128 (BLS12-381 +
+        /// AES-256-GCM, the default), 192 (BLS24-479 + AES-192-GCM), 256
+        /// (BLS48-581 + AES-256-GCM).
+        #[arg(long, conflicts_with = "curve")]
+        level: Option<u32>,
+        /// For experts: the pairing curve (bn254, bls12-381, bls24-479,
+        /// bls48-581); the AES key size follows the curve's level.
+        #[arg(long)]
+        curve: Option<String>,
         /// Directory to write public.key and master.key into.
         #[arg(long)]
         out: PathBuf,
@@ -84,6 +90,27 @@ enum Command {
         #[arg(short = 'o', long)]
         output: PathBuf,
     },
+    /// Create a BLS signing key (mode 0600) and its public verifying key, for
+    /// `abbe encrypt --sign-with` and `abbe decrypt --verify-with`.
+    SignerKeygen {
+        /// Security level (100, 128, 192, 256): must match the level of the
+        /// public keys you encrypt to.
+        #[arg(long, conflicts_with = "curve")]
+        level: Option<u32>,
+        /// For experts: the pairing curve.
+        #[arg(long)]
+        curve: Option<String>,
+        /// The signing key file, e.g. owner.sig.key.
+        #[arg(short = 'o', long)]
+        output: PathBuf,
+        /// The verifying key file (default: the signing key's name with .pub
+        /// for .key, e.g. owner.sig.pub).
+        #[arg(long)]
+        public: Option<PathBuf>,
+        /// Overwrite existing key files.
+        #[arg(long)]
+        force: bool,
+    },
     /// Encrypt a file (or stdin) to a policy.
     Encrypt {
         /// The public key.
@@ -107,6 +134,11 @@ enum Command {
         /// (outsourceable, GHW11's CPA scheme).
         #[arg(long, value_enum, default_value = "cca")]
         mode: ops::Mode,
+        /// Sign the header and the whole plaintext with this signing key
+        /// (`abbe signer-keygen`); the signature is encrypted with the data,
+        /// so only readers who can decrypt learn who signed.
+        #[arg(long, value_name = "KEY")]
+        sign_with: Option<PathBuf>,
         /// Output file (default: stdout).
         #[arg(short = 'o', long)]
         output: Option<PathBuf>,
@@ -132,6 +164,11 @@ enum Command {
         /// A file holding your tenant's bearer token (default: $ABBE_PROXY_TOKEN).
         #[arg(long)]
         token_file: Option<PathBuf>,
+        /// Require a valid signature by this verifying key (`abbe
+        /// signer-keygen`): unsigned files and files signed by anyone else are
+        /// refused. (A signature that is present is always checked.)
+        #[arg(long, value_name = "PUBLIC KEY")]
+        verify_with: Option<PathBuf>,
         #[arg(short = 'o', long)]
         output: Option<PathBuf>,
         input: Option<PathBuf>,
@@ -221,8 +258,17 @@ impl From<EnvelopeError> for CliError {
             EnvelopeError::Stream(envelope::StreamError::Io(io)) => {
                 CliError::Other(format!("I/O error: {io}"))
             }
+            e @ (EnvelopeError::NotSigned
+            | EnvelopeError::WrongSigner { .. }
+            | EnvelopeError::Signature(_)) => CliError::Invalid(format!("refused: {e}")),
+            e @ EnvelopeError::SignerCurve { .. } => CliError::Other(e.to_string()),
             other => CliError::Invalid(format!("corrupt ciphertext: {other}")),
         }
+    }
+}
+impl From<abbe::signature::SignatureError> for CliError {
+    fn from(e: abbe::signature::SignatureError) -> Self {
+        CliError::Invalid(e.to_string())
     }
 }
 
@@ -239,7 +285,8 @@ impl From<abbe::outsource::OutsourceError> for CliError {
 
 pub type Result<T> = std::result::Result<T, CliError>;
 
-/// Runs `$body` with `$C` bound to the curve type named by `$id`.
+/// Runs `$body` with `$C` bound to the pairing curve named by `$id` (every
+/// security level: bn254, bls12-381, bls24-479, bls48-581).
 macro_rules! on_curve {
     ($id:expr, $C:ident => $body:expr) => {
         match $id {
@@ -251,15 +298,19 @@ macro_rules! on_curve {
                 type $C = abbe::curve::Bn254;
                 $body
             }
-            // parse_curve refuses P-256 and curve_label names it first.
-            abbe::curve::CurveId::P256 => unreachable!("P-256 is not a pairing curve"),
-            // The security-level curves are library-only for now (wiring
-            // them into every dispatch doubles the CLI's compile time).
-            c @ (abbe::curve::CurveId::Bls24_479 | abbe::curve::CurveId::Bls48_581) => {
-                return Err($crate::CliError::Other(format!(
-                    "{} is not supported by this command yet",
-                    c.name()
-                ))
+            abbe::curve::CurveId::Bls24_479 => {
+                type $C = abbe::curve::Bls24;
+                $body
+            }
+            abbe::curve::CurveId::Bls48_581 => {
+                type $C = abbe::curve::Bls48;
+                $body
+            }
+            abbe::curve::CurveId::P256 => {
+                return Err($crate::CliError::Other(
+                    "P-256 is not a pairing curve (it carries only the elgamal-p256 baseline)"
+                        .into(),
+                )
                 .into())
             }
         }
@@ -267,111 +318,77 @@ macro_rules! on_curve {
 }
 pub(crate) use on_curve;
 
+/// Like [`on_curve`] for the schemes offered on BLS12-381 and BN254 only
+/// (broadcast encryption and the broken YCT14, both benchmarked there).
+macro_rules! on_classic_curve {
+    ($scheme:expr, $id:expr, $C:ident => $body:expr) => {
+        match $id {
+            abbe::curve::CurveId::Bls12_381 => {
+                type $C = abbe::curve::Bls12;
+                $body
+            }
+            abbe::curve::CurveId::Bn254 => {
+                type $C = abbe::curve::Bn254;
+                $body
+            }
+            c => {
+                return Err($crate::CliError::Other(format!(
+                    "{} is offered on bls12-381 and bn254 only, not on {}",
+                    $scheme.name(),
+                    c.name()
+                ))
+                .into())
+            }
+        }
+    };
+}
+pub(crate) use on_classic_curve;
+
 /// Runs `$body` with `$K` bound to the scheme type named by the preamble's
 /// scheme and curve. `$body` returns a `Result`.
 macro_rules! any_scheme {
     ($pre:expr, $K:ident => $body:expr) => {{
         use abbe::abe::*;
-        use abbe::curve::{Bls12, Bn254};
         use abbe::wire::SchemeId as S;
-        match ($pre.scheme, $pre.curve) {
-            (S::Waters11, CurveId::Bls12_381) => {
-                type $K = Waters11<Bls12>;
-                $body
+        let pre: abbe::wire::Preamble = $pre;
+        match pre.scheme {
+            S::Waters11 => $crate::on_curve!(pre.curve, C => { type $K = Waters11<C>; $body }),
+            S::Bsw07 => $crate::on_curve!(pre.curve, C => { type $K = Bsw07<C>; $body }),
+            S::FameCp => $crate::on_curve!(pre.curve, C => { type $K = FameCp<C>; $body }),
+            S::FameKp => $crate::on_curve!(pre.curve, C => { type $K = FameKp<C>; $body }),
+            S::Gpsw06 => $crate::on_curve!(pre.curve, C => { type $K = Gpsw06<C>; $body }),
+            S::Gpsw06Small => {
+                $crate::on_curve!(pre.curve, C => { type $K = Gpsw06Small<C>; $body })
             }
-            (S::Waters11, CurveId::Bn254) => {
-                type $K = Waters11<Bn254>;
+            S::Yct14 => $crate::on_classic_curve!(pre.scheme, pre.curve, C => {
+                type $K = yct14::InsecureYct14<C>;
                 $body
-            }
-            (S::Bsw07, CurveId::Bls12_381) => {
-                type $K = Bsw07<Bls12>;
+            }),
+            S::Bgw05 => $crate::on_classic_curve!(pre.scheme, pre.curve, C => {
+                type $K = abbe::bcast::Bgw05<C>;
                 $body
-            }
-            (S::Bsw07, CurveId::Bn254) => {
-                type $K = Bsw07<Bn254>;
+            }),
+            S::Bgw05Sqrt => $crate::on_classic_curve!(pre.scheme, pre.curve, C => {
+                type $K = abbe::bcast::Bgw05Sqrt<C>;
                 $body
-            }
-            (S::FameCp, CurveId::Bls12_381) => {
-                type $K = FameCp<Bls12>;
+            }),
+            S::Gw09 => $crate::on_classic_curve!(pre.scheme, pre.curve, C => {
+                type $K = abbe::bcast::Gw09<C>;
                 $body
-            }
-            (S::FameCp, CurveId::Bn254) => {
-                type $K = FameCp<Bn254>;
+            }),
+            S::Waters09 => $crate::on_classic_curve!(pre.scheme, pre.curve, C => {
+                type $K = abbe::bcast::Waters09<C>;
                 $body
-            }
-            (S::FameKp, CurveId::Bls12_381) => {
-                type $K = FameKp<Bls12>;
-                $body
-            }
-            (S::FameKp, CurveId::Bn254) => {
-                type $K = FameKp<Bn254>;
-                $body
-            }
-            (S::Gpsw06, CurveId::Bls12_381) => {
-                type $K = Gpsw06<Bls12>;
-                $body
-            }
-            (S::Gpsw06, CurveId::Bn254) => {
-                type $K = Gpsw06<Bn254>;
-                $body
-            }
-            (S::Gpsw06Small, CurveId::Bls12_381) => {
-                type $K = Gpsw06Small<Bls12>;
-                $body
-            }
-            (S::Gpsw06Small, CurveId::Bn254) => {
-                type $K = Gpsw06Small<Bn254>;
-                $body
-            }
-            (S::Yct14, CurveId::Bls12_381) => {
-                type $K = yct14::InsecureYct14<Bls12>;
-                $body
-            }
-            (S::Yct14, CurveId::Bn254) => {
-                type $K = yct14::InsecureYct14<Bn254>;
-                $body
-            }
-            (S::Bgw05, CurveId::Bls12_381) => {
-                type $K = abbe::bcast::Bgw05<Bls12>;
-                $body
-            }
-            (S::Bgw05, CurveId::Bn254) => {
-                type $K = abbe::bcast::Bgw05<Bn254>;
-                $body
-            }
-            (S::Bgw05Sqrt, CurveId::Bls12_381) => {
-                type $K = abbe::bcast::Bgw05Sqrt<Bls12>;
-                $body
-            }
-            (S::Bgw05Sqrt, CurveId::Bn254) => {
-                type $K = abbe::bcast::Bgw05Sqrt<Bn254>;
-                $body
-            }
-            (S::Gw09, CurveId::Bls12_381) => {
-                type $K = abbe::bcast::Gw09<Bls12>;
-                $body
-            }
-            (S::Gw09, CurveId::Bn254) => {
-                type $K = abbe::bcast::Gw09<Bn254>;
-                $body
-            }
-            (S::Waters09, CurveId::Bls12_381) => {
-                type $K = abbe::bcast::Waters09<Bls12>;
-                $body
-            }
-            (S::Waters09, CurveId::Bn254) => {
-                type $K = abbe::bcast::Waters09<Bn254>;
-                $body
-            }
-            (S::ElGamalP256, CurveId::P256) => {
+            }),
+            S::ElGamalP256 if pre.curve == CurveId::P256 => {
                 type $K = abbe::bcast::ElGamalP256;
                 $body
             }
-            (s, c) => {
+            s => {
                 return Err(CliError::Other(format!(
                     "{} on {} is not available in the command-line tool",
                     s.name(),
-                    c.name()
+                    pre.curve.name()
                 ))
                 .into())
             }
@@ -384,26 +401,12 @@ pub(crate) use any_scheme;
 macro_rules! outsourcing_scheme {
     ($pre:expr, $K:ident => $body:expr) => {{
         use abbe::abe::*;
-        use abbe::curve::{Bls12, Bn254};
         use abbe::wire::SchemeId as S;
-        match ($pre.scheme, $pre.curve) {
-            (S::Waters11, CurveId::Bls12_381) => {
-                type $K = Waters11<Bls12>;
-                $body
-            }
-            (S::Waters11, CurveId::Bn254) => {
-                type $K = Waters11<Bn254>;
-                $body
-            }
-            (S::Gpsw06, CurveId::Bls12_381) => {
-                type $K = Gpsw06<Bls12>;
-                $body
-            }
-            (S::Gpsw06, CurveId::Bn254) => {
-                type $K = Gpsw06<Bn254>;
-                $body
-            }
-            (s, _) => Err(CliError::Other(format!(
+        let pre: abbe::wire::Preamble = $pre;
+        match pre.scheme {
+            S::Waters11 => $crate::on_curve!(pre.curve, C => { type $K = Waters11<C>; $body }),
+            S::Gpsw06 => $crate::on_curve!(pre.curve, C => { type $K = Gpsw06<C>; $body }),
+            s => Err(CliError::Other(format!(
                 "{} does not support outsourced decryption (waters11 and gpsw06 do)",
                 s.name()
             ))),
@@ -416,7 +419,6 @@ pub(crate) use outsourcing_scheme;
 /// universe.
 fn small_universe_setup(pre: Preamble, universe: &[String]) -> Result<(Vec<u8>, Vec<u8>)> {
     use abbe::abe::{yct14::InsecureYct14, Gpsw06Small};
-    use abbe::curve::{Bls12, Bn254};
     use abbe::wire::Encoded;
     fn pair<P: Encoded, M: Encoded>(
         r: std::result::Result<(P, M), KemError>,
@@ -424,18 +426,12 @@ fn small_universe_setup(pre: Preamble, universe: &[String]) -> Result<(Vec<u8>, 
         let (pk, mk) = r?;
         Ok((pk.to_bytes(), mk.to_bytes()))
     }
-    match (pre.scheme, pre.curve) {
-        (SchemeId::Gpsw06Small, CurveId::Bls12_381) => pair(
-            Gpsw06Small::<Bls12>::setup_with_universe(universe, &mut OsRng),
-        ),
-        (SchemeId::Gpsw06Small, CurveId::Bn254) => pair(Gpsw06Small::<Bn254>::setup_with_universe(
-            universe, &mut OsRng,
+    match pre.scheme {
+        SchemeId::Gpsw06Small => on_curve!(pre.curve, C => pair(
+            Gpsw06Small::<C>::setup_with_universe(universe, &mut OsRng),
         )),
-        (SchemeId::Yct14, CurveId::Bls12_381) => pair(InsecureYct14::<Bls12>::setup_with_universe(
-            universe, &mut OsRng,
-        )),
-        (SchemeId::Yct14, CurveId::Bn254) => pair(InsecureYct14::<Bn254>::setup_with_universe(
-            universe, &mut OsRng,
+        SchemeId::Yct14 => on_classic_curve!(pre.scheme, pre.curve, C => pair(
+            InsecureYct14::<C>::setup_with_universe(universe, &mut OsRng),
         )),
         _ => Err(CliError::Other(format!(
             "--universe applies only to small-universe schemes (gpsw06-small, yct14), not {}",
@@ -468,19 +464,27 @@ fn main() -> ExitCode {
 }
 
 fn parse_curve(name: &str) -> Result<CurveId> {
-    if let Some(c @ (CurveId::Bls24_479 | CurveId::Bls48_581)) = CurveId::from_name(name) {
-        return Err(CliError::Other(format!(
-            "curve '{}' is not supported by the command-line tool yet (library only)",
-            c.name()
-        )));
-    }
     CurveId::from_name(name)
         .filter(|c| *c != CurveId::P256)
         .ok_or_else(|| {
             CliError::Other(format!(
-                "unknown curve '{name}' (expected bls12-381 or bn254)"
+                "unknown curve '{name}' (expected bn254, bls12-381, bls24-479 or bls48-581)"
             ))
         })
+}
+
+/// The curve of `--level` or `--curve` (clap makes them exclusive); the
+/// default is level 128 (BLS12-381).
+fn pick_curve(level: Option<u32>, curve: Option<&str>) -> Result<CurveId> {
+    match (level, curve) {
+        (Some(l), _) => CurveId::for_level(l).ok_or_else(|| {
+            CliError::Other(format!(
+                "unknown security level {l} (expected 100, 128, 192 or 256)"
+            ))
+        }),
+        (None, Some(c)) => parse_curve(c),
+        (None, None) => Ok(CurveId::Bls12_381),
+    }
 }
 
 fn parse_scheme(name: &str) -> Result<SchemeId> {
@@ -521,6 +525,7 @@ fn run(cmd: Command) -> Result<()> {
             universe,
             insecure_benchmark_only,
             users,
+            level,
             curve,
             out,
             force,
@@ -530,8 +535,17 @@ fn run(cmd: Command) -> Result<()> {
             let curve = if scheme == SchemeId::ElGamalP256 {
                 CurveId::P256
             } else {
-                parse_curve(&curve)?
+                pick_curve(level, curve.as_deref())?
             };
+            if users.is_some()
+                && scheme != SchemeId::ElGamalP256
+                && !matches!(curve, CurveId::Bls12_381 | CurveId::Bn254)
+            {
+                return Err(CliError::Other(format!(
+                    "broadcast schemes are offered on bls12-381 and bn254 only, not on {}",
+                    curve.name()
+                )));
+            }
             if scheme == SchemeId::Yct14 && !insecure_benchmark_only {
                 return Err(CliError::Other(
                     "yct14 is BROKEN (published attacks recover keys/plaintexts; see docs): it exists only to reproduce perazzo's benchmarks; pass --insecure-benchmark-only if that is what you are doing".into(),
@@ -609,6 +623,7 @@ fn run(cmd: Command) -> Result<()> {
             to,
             to_file,
             mode,
+            sign_with,
             output,
             input,
         } => {
@@ -628,16 +643,75 @@ fn run(cmd: Command) -> Result<()> {
             let (session, header) = if mode == ops::Mode::Rcca {
                 outsourcing_scheme!(pre, K => ops::encrypt_rcca::<K>(&bytes, &side))?
             } else {
-                if mode == ops::Mode::Cpa {
-                    outsourcing_scheme!(pre, _K => Ok(()))?;
+                if mode == ops::Mode::Cpa && !abbe::outsource::supports(pre.scheme) {
+                    return Err(CliError::Other(format!(
+                        "{} does not support outsourced decryption (waters11 and gpsw06 do)",
+                        pre.scheme.name()
+                    )));
                 }
                 any_scheme!(pre, K => ops::encrypt::<K>(&bytes, &side, mode))?
             };
+            let signer = sign_with.as_deref().map(read_signing_key).transpose()?;
+            if let Some(s) = &signer {
+                if s.curve() != pre.curve {
+                    return Err(CliError::Other(format!(
+                        "the signing key is for level {} ({}), the public key for level {} ({}): make a signing key with `abbe signer-keygen --level {}`",
+                        s.curve().level(),
+                        s.curve().name(),
+                        pre.curve.level(),
+                        pre.curve.name(),
+                        pre.curve.level()
+                    )));
+                }
+            }
             let reader = io::open_input(input.as_ref())?;
             io::with_output(output.as_ref(), io::Secrecy::Public, |w| {
-                envelope::seal(&header, &session, &mut OsRng, reader, w)?;
+                let options = envelope::SealOptions {
+                    aead: None,
+                    signer: signer.as_ref(),
+                };
+                envelope::seal_with(&header, &session, &mut OsRng, reader, w, &options)?;
                 Ok(())
             })
+        }
+        Command::SignerKeygen {
+            level,
+            curve,
+            output,
+            public,
+            force,
+        } => {
+            let curve = pick_curve(level, curve.as_deref())?;
+            let public = public.unwrap_or_else(|| default_public_path(&output));
+            if public == output {
+                return Err(CliError::Other(
+                    "the verifying key would overwrite the signing key: pass --public".into(),
+                ));
+            }
+            if !force {
+                for p in [&output, &public] {
+                    if p.exists() {
+                        return Err(CliError::Other(format!(
+                            "{} already exists (use --force to overwrite)",
+                            p.display()
+                        )));
+                    }
+                }
+            }
+            let (sk, vk) = on_curve!(curve, C => {
+                let sk = abbe::signature::Bls::<C>::keygen(&mut OsRng);
+                (sk.to_bytes(), sk.verifying_key().to_bytes())
+            });
+            io::write_atomic(&output, &sk, io::Secrecy::Secret)?;
+            io::write_atomic(&public, &vk, io::Secrecy::Public)?;
+            let (c, pk) = abbe::signature::verifying_key_point(&vk)?;
+            eprintln!(
+                "abbe: wrote {} (secret) and {}; fingerprint {}",
+                output.display(),
+                public.display(),
+                abbe::signature::fingerprint(c, &pk)
+            );
+            Ok(())
         }
         Command::Decrypt {
             key,
@@ -645,15 +719,22 @@ fn run(cmd: Command) -> Result<()> {
             tk_id: Some(id),
             proxy_ca,
             token_file,
+            verify_with,
             output,
             input,
         } => {
             let client = proxy::client(&url, token_file.as_deref(), proxy_ca.as_deref())?;
-            proxy::decrypt(&key, &client, &id, output, input)
+            let verify_with = verify_with.as_deref().map(read_verifying_key).transpose()?;
+            proxy::decrypt(&key, &client, &id, verify_with.as_deref(), output, input)
         }
         Command::Decrypt {
-            key, output, input, ..
+            key,
+            verify_with,
+            output,
+            input,
+            ..
         } => {
+            let verify_with = verify_with.as_deref().map(read_verifying_key).transpose()?;
             let (kpre, kbytes) = read_object(
                 &key,
                 &[
@@ -689,10 +770,13 @@ fn run(cmd: Command) -> Result<()> {
                     ))
                 }
             };
-            io::with_output(output.as_ref(), io::Secrecy::Secret, |w| {
-                envelope::open(&head, &session, reader, w)?;
-                Ok(())
-            })
+            open_payload(
+                &head,
+                &session,
+                reader,
+                verify_with.as_deref(),
+                output.as_ref(),
+            )
         }
         Command::TransformKey { key, tk, rk } => {
             let (pre, bytes) = read_object(&key, &[ObjectKind::CcaUserKey])?;
@@ -722,6 +806,57 @@ fn run(cmd: Command) -> Result<()> {
         Command::Demo { curve } => demo::run(parse_curve(&curve)?),
         Command::Lab(args) => lab::run(args),
     }
+}
+
+/// Decrypts the payload to the output (atomically, or stdout), checking a
+/// signature that is present and requiring one by `verify_with` if given;
+/// says who signed on stderr.
+pub(crate) fn open_payload(
+    head: &envelope::Head,
+    session: &abbe::kem::SessionKey,
+    reader: impl std::io::Read,
+    verify_with: Option<&[u8]>,
+    output: Option<&PathBuf>,
+) -> Result<()> {
+    let mut signer = None;
+    io::with_output(output, io::Secrecy::Secret, |w| {
+        signer = envelope::open_with(head, session, reader, w, verify_with)?.signer;
+        Ok(())
+    })?;
+    if let Some(s) = signer {
+        let how = if verify_with.is_some() {
+            "verified"
+        } else {
+            "valid; pass --verify-with to require this signer"
+        };
+        eprintln!("abbe: signed by {} ({how})", s.fingerprint);
+    }
+    Ok(())
+}
+
+fn default_public_path(signing_key: &std::path::Path) -> PathBuf {
+    match signing_key.extension() {
+        Some(e) if e == "key" => signing_key.with_extension("pub"),
+        _ => {
+            let mut p = signing_key.as_os_str().to_owned();
+            p.push(".pub");
+            PathBuf::from(p)
+        }
+    }
+}
+
+fn read_signing_key(path: &std::path::Path) -> Result<abbe::signature::AnySigningKey> {
+    let (_, bytes) = read_object(path, &[ObjectKind::SigningKey])?;
+    abbe::signature::AnySigningKey::from_bytes(&bytes)
+        .map_err(|e| CliError::Invalid(format!("{}: {e}", path.display())))
+}
+
+/// Reads a verifying-key file; returns the object's bytes.
+fn read_verifying_key(path: &std::path::Path) -> Result<Vec<u8>> {
+    let (_, bytes) = read_object(path, &[ObjectKind::VerifyingKey])?;
+    abbe::signature::verifying_key_point(&bytes)
+        .map_err(|e| CliError::Invalid(format!("{}: {e}", path.display())))?;
+    Ok(bytes)
 }
 
 pub(crate) fn check_same_setup(key: &Preamble, header: &Preamble, what: &str) -> Result<()> {

@@ -289,6 +289,7 @@ pub fn decrypt(
     key: &Path,
     client: &ProxyClient,
     id: &str,
+    verify_with: Option<&[u8]>,
     output: Option<PathBuf>,
     input: Option<PathBuf>,
 ) -> Result<()> {
@@ -328,10 +329,7 @@ pub fn decrypt(
         )));
     }
     let session = abbe::outsource::decrypt_transformed_bytes(&rk, &transformed)?;
-    io::with_output(output.as_ref(), io::Secrecy::Secret, |w| {
-        envelope::open(&head, &session, reader, w)?;
-        Ok(())
-    })
+    crate::open_payload(&head, &session, reader, verify_with, output.as_ref())
 }
 
 #[cfg(test)]

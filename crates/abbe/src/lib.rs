@@ -18,6 +18,7 @@ pub mod envelope;
 pub mod kem;
 pub mod outsource;
 pub mod policy;
+pub mod signature;
 pub mod wire;
 
 pub use kem::{Kem, KemError, Outsourcing, SessionKey};

@@ -71,25 +71,34 @@ pub fn supports(scheme: SchemeId) -> bool {
 macro_rules! outsourcing {
     ($pre:expr, $K:ident => $body:expr) => {{
         use crate::abe::{Gpsw06, Waters11};
-        use crate::curve::{Bls12, Bn254, CurveId};
-        match ($pre.scheme, $pre.curve) {
-            (SchemeId::Waters11, CurveId::Bls12_381) => {
-                type $K = Waters11<Bls12>;
-                $body
-            }
-            (SchemeId::Waters11, CurveId::Bn254) => {
-                type $K = Waters11<Bn254>;
-                $body
-            }
-            (SchemeId::Gpsw06, CurveId::Bls12_381) => {
-                type $K = Gpsw06<Bls12>;
-                $body
-            }
-            (SchemeId::Gpsw06, CurveId::Bn254) => {
-                type $K = Gpsw06<Bn254>;
-                $body
-            }
-            (s, _) => Err(OutsourceError::Unsupported(s.name())),
+        use crate::curve::{Bls12, Bls24, Bls48, Bn254, CurveId};
+        macro_rules! on_curves {
+            ($S:ident) => {
+                match $pre.curve {
+                    CurveId::Bls12_381 => {
+                        type $K = $S<Bls12>;
+                        $body
+                    }
+                    CurveId::Bn254 => {
+                        type $K = $S<Bn254>;
+                        $body
+                    }
+                    CurveId::Bls24_479 => {
+                        type $K = $S<Bls24>;
+                        $body
+                    }
+                    CurveId::Bls48_581 => {
+                        type $K = $S<Bls48>;
+                        $body
+                    }
+                    CurveId::P256 => Err(OutsourceError::Unsupported($pre.scheme.name())),
+                }
+            };
+        }
+        match $pre.scheme {
+            SchemeId::Waters11 => on_curves!(Waters11),
+            SchemeId::Gpsw06 => on_curves!(Gpsw06),
+            s => Err(OutsourceError::Unsupported(s.name())),
         }
     }};
 }

@@ -20,6 +20,9 @@ use crate::curve::{CurveId, Group, PointError, Scalar, Target};
 
 pub const MAGIC: &[u8; 4] = b"ABBE";
 pub const FORMAT_VERSION: u8 = 1;
+/// Version of the file objects (kinds 8 and 9) this build writes; it reads
+/// versions 1 and 2 of them.
+pub const FILE_FORMAT_VERSION: u8 = 2;
 pub const PREAMBLE_LEN: usize = 8;
 
 /// Upper bound on any length-prefixed element count (attributes, rows).
@@ -54,6 +57,10 @@ pub enum ObjectKind {
     RccaTransformed = 13,
     /// An RCCA retrieval key: z and e(g,g)^α for the final check.
     RccaRetrievalKey = 14,
+    /// A BLS signing key (secret): x and PK.
+    SigningKey = 15,
+    /// A BLS verifying key (public): PK.
+    VerifyingKey = 16,
 }
 
 impl ObjectKind {
@@ -74,6 +81,8 @@ impl ObjectKind {
             12 => RccaHeader,
             13 => RccaTransformed,
             14 => RccaRetrievalKey,
+            15 => SigningKey,
+            16 => VerifyingKey,
             _ => return None,
         })
     }
@@ -95,6 +104,8 @@ impl ObjectKind {
             RccaHeader => "RCCA-secure (outsourceable) KEM header",
             RccaTransformed => "RCCA transformed KEM header",
             RccaRetrievalKey => "retrieval key (finishes outsourced decryption, checks the proxy)",
+            SigningKey => "signing key (BLS)",
+            VerifyingKey => "signature verifying key (BLS)",
         }
     }
 }
@@ -128,10 +139,13 @@ pub enum SchemeId {
     /// ElGamal baseline with shared parameters on NIST P-256
     /// (chhatrapati22 §2).
     ElGamalP256 = 20,
+    /// BLS signatures, min-sig (draft-irtf-cfrg-bls-signature-05), for
+    /// signed envelopes ([`crate::signature`]).
+    BlsSig = 32,
 }
 
 impl SchemeId {
-    pub const ALL: [SchemeId; 12] = [
+    pub const ALL: [SchemeId; 13] = [
         SchemeId::Waters11,
         SchemeId::Bsw07,
         SchemeId::Gpsw06,
@@ -144,6 +158,7 @@ impl SchemeId {
         SchemeId::Gw09,
         SchemeId::Waters09,
         SchemeId::ElGamalP256,
+        SchemeId::BlsSig,
     ];
 
     pub fn from_u8(v: u8) -> Option<Self> {
@@ -163,6 +178,7 @@ impl SchemeId {
             SchemeId::Gw09 => "gw09",
             SchemeId::Waters09 => "waters09",
             SchemeId::ElGamalP256 => "elgamal-p256",
+            SchemeId::BlsSig => "bls-sig",
         }
     }
     pub fn from_name(s: &str) -> Option<Self> {
@@ -222,7 +238,10 @@ impl Preamble {
         if &bytes[..4] != MAGIC {
             return Err(WireError::NotAbbe);
         }
-        if bytes[4] != FORMAT_VERSION {
+        // Version 2 changed only the layout of files (kinds 8 and 9: AEAD
+        // id and flags after the salt); every other object is version 1.
+        let file = matches!(bytes[5], 8 | 9);
+        if bytes[4] != FORMAT_VERSION && !(file && bytes[4] == FILE_FORMAT_VERSION) {
             return Err(WireError::Version(bytes[4]));
         }
         Ok(Preamble {
@@ -238,7 +257,7 @@ impl Preamble {
 pub enum WireError {
     #[error("not an abbe file (bad magic bytes)")]
     NotAbbe,
-    #[error("unsupported format version {0} (this build reads version 1)")]
+    #[error("unsupported format version {0} (this build reads version 1, and 2 for files)")]
     Version(u8),
     #[error("unknown object kind {0}")]
     UnknownKind(u8),
@@ -358,6 +377,11 @@ impl Writer {
     pub fn finish(self) -> Vec<u8> {
         self.buf
     }
+}
+
+/// Lower-case hex, for ids and fingerprints.
+pub fn hex(b: &[u8]) -> String {
+    b.iter().map(|x| format!("{x:02x}")).collect()
 }
 
 /// A strict reader over an object body.

@@ -101,6 +101,30 @@ impl CurveId {
     /// * BLS48-581: 256, the level for which draft-irtf-cfrg-pairing-
     ///   friendly-curves-11 §4.3 selects it (security categories after
     ///   Barbulescu–Duquesne, J. Cryptology 2019).
+    /// The curve of a security level (`--level`): 100 → BN254, 128 →
+    /// BLS12-381, 192 → BLS24-479, 256 → BLS48-581.
+    pub fn for_level(level: u32) -> Option<CurveId> {
+        match level {
+            100 => Some(CurveId::Bn254),
+            128 => Some(CurveId::Bls12_381),
+            192 => Some(CurveId::Bls24_479),
+            256 => Some(CurveId::Bls48_581),
+            _ => None,
+        }
+    }
+
+    /// The nominal security level the curve stands for (the inverse of
+    /// [`CurveId::for_level`]; P-256 is 128). [`CurveId::security_bits`] is
+    /// the estimate.
+    pub fn level(self) -> u32 {
+        match self {
+            CurveId::Bn254 => 100,
+            CurveId::Bls12_381 | CurveId::P256 => 128,
+            CurveId::Bls24_479 => 192,
+            CurveId::Bls48_581 => 256,
+        }
+    }
+
     pub fn security_bits(self) -> u32 {
         match self {
             CurveId::Bls12_381 => 120,

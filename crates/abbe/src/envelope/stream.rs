@@ -1,11 +1,14 @@
 //! Streaming payload encryption (STREAM construction, modelled on `age`).
 //!
 //! The payload of an envelope is split into chunks of [`CHUNK_SIZE`] plaintext
-//! bytes, each sealed independently with AES-256-GCM:
+//! bytes, each sealed independently with AES-GCM; the key size ([`Aead`]:
+//! AES-128/192/256-GCM) follows the file's security level:
 //!
-//! * **Key**: [`PayloadKey::derive`] = HKDF-SHA256(ikm = session key,
-//!   salt = 16-byte per-envelope salt, info = `"abbe/v1/payload" || header_digest`),
-//!   32 bytes of output.
+//! * **Key**: [`PayloadKey::derive_v2`] = HKDF-SHA256(ikm = session key,
+//!   salt = 16-byte per-envelope salt, info = `"abbe/v2/payload" || aead ||
+//!   flags || header_digest`), 16, 24 or 32 bytes of output. Version-1 files
+//!   ([`PayloadKey::derive`]) use AES-256-GCM and info
+//!   `"abbe/v1/payload" || header_digest`.
 //! * **Nonce** (12 bytes): an 11-byte big-endian chunk counter starting at 0,
 //!   followed by one flag byte that is `0x01` on the last chunk and `0x00` on
 //!   every other chunk.
@@ -38,8 +41,9 @@ use std::io::{self, Read, Write};
 use std::sync::mpsc;
 use std::thread;
 
+use aes_gcm::aead::consts::U12;
 use aes_gcm::aead::{AeadInPlace, KeyInit};
-use aes_gcm::{Aes256Gcm, Nonce, Tag};
+use aes_gcm::{Aes128Gcm, Aes256Gcm, AesGcm, Nonce, Tag};
 use hkdf::Hkdf;
 use sha2::Sha256;
 use zeroize::{Zeroize, ZeroizeOnDrop};
@@ -53,11 +57,110 @@ pub const TAG_SIZE: usize = 16;
 /// Size of a full ciphertext chunk (plaintext chunk + tag).
 pub const ENCRYPTED_CHUNK_SIZE: usize = CHUNK_SIZE + TAG_SIZE;
 
-/// Size of the payload key in bytes (AES-256).
+/// Largest payload key in bytes (AES-256).
 pub const PAYLOAD_KEY_SIZE: usize = 32;
 
-/// HKDF info prefix for the payload key; the header digest is appended.
+/// HKDF info prefix for version-1 payload keys; the header digest is appended.
 const PAYLOAD_INFO: &[u8] = b"abbe/v1/payload";
+
+/// HKDF info prefix for version-2 payload keys; the AEAD id, the flags and
+/// the header digest are appended, so neither can be changed in transit.
+const PAYLOAD_INFO_V2: &[u8] = b"abbe/v2/payload";
+
+/// The payload's AEAD. The byte value is the file format's AEAD id.
+///
+/// A security level pairs a curve with a key size ([`Aead::for_curve`]):
+/// BN254 (~100-bit) with AES-128-GCM, BLS12-381 and P-256 (~128-bit) with
+/// AES-256-GCM, BLS24-479 (~192-bit) with AES-192-GCM, BLS48-581 (256-bit)
+/// with AES-256-GCM. At the 128-bit level AES-256 rather than AES-128: many
+/// files each under its own key give a multi-target attacker a factor of the
+/// number of keys against AES-128, and the cost here is small (see
+/// docs/FORMAT.md for measurements); it also keeps the AES of every
+/// version-1 file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[repr(u8)]
+pub enum Aead {
+    Aes128Gcm = 1,
+    Aes192Gcm = 2,
+    Aes256Gcm = 3,
+}
+
+impl Aead {
+    pub fn from_u8(v: u8) -> Option<Aead> {
+        match v {
+            1 => Some(Aead::Aes128Gcm),
+            2 => Some(Aead::Aes192Gcm),
+            3 => Some(Aead::Aes256Gcm),
+            _ => None,
+        }
+    }
+
+    /// Key size in bytes.
+    pub fn key_len(self) -> usize {
+        match self {
+            Aead::Aes128Gcm => 16,
+            Aead::Aes192Gcm => 24,
+            Aead::Aes256Gcm => 32,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Aead::Aes128Gcm => "AES-128-GCM",
+            Aead::Aes192Gcm => "AES-192-GCM",
+            Aead::Aes256Gcm => "AES-256-GCM",
+        }
+    }
+
+    /// The AEAD of the security level of `curve`.
+    pub fn for_curve(curve: crate::curve::CurveId) -> Aead {
+        use crate::curve::CurveId;
+        match curve {
+            CurveId::Bn254 => Aead::Aes128Gcm,
+            CurveId::Bls12_381 | CurveId::P256 => Aead::Aes256Gcm,
+            CurveId::Bls24_479 => Aead::Aes192Gcm,
+            CurveId::Bls48_581 => Aead::Aes256Gcm,
+        }
+    }
+}
+
+type Aes192Gcm = AesGcm<aes::Aes192, U12>;
+
+/// A keyed AES-GCM of any of the three key sizes.
+enum ChunkCipher {
+    Aes128(Box<Aes128Gcm>),
+    Aes192(Box<Aes192Gcm>),
+    Aes256(Box<Aes256Gcm>),
+}
+
+impl ChunkCipher {
+    fn encrypt_in_place_detached(
+        &self,
+        nonce: &Nonce<U12>,
+        aad: &[u8],
+        data: &mut [u8],
+    ) -> aes_gcm::aead::Result<Tag> {
+        match self {
+            ChunkCipher::Aes128(c) => c.encrypt_in_place_detached(nonce, aad, data),
+            ChunkCipher::Aes192(c) => c.encrypt_in_place_detached(nonce, aad, data),
+            ChunkCipher::Aes256(c) => c.encrypt_in_place_detached(nonce, aad, data),
+        }
+    }
+
+    fn decrypt_in_place_detached(
+        &self,
+        nonce: &Nonce<U12>,
+        aad: &[u8],
+        data: &mut [u8],
+        tag: &Tag,
+    ) -> aes_gcm::aead::Result<()> {
+        match self {
+            ChunkCipher::Aes128(c) => c.decrypt_in_place_detached(nonce, aad, data, tag),
+            ChunkCipher::Aes192(c) => c.decrypt_in_place_detached(nonce, aad, data, tag),
+            ChunkCipher::Aes256(c) => c.decrypt_in_place_detached(nonce, aad, data, tag),
+        }
+    }
+}
 
 /// Chunks per batch handed to a worker thread.
 const BATCH_CHUNKS: usize = 4;
@@ -117,10 +220,13 @@ pub enum StreamError {
     WorkerFailed,
 }
 
-/// Symmetric key for the payload stream (AES-256-GCM), zeroized on drop.
+/// Symmetric key for the payload stream, zeroized on drop.
 #[derive(Zeroize, ZeroizeOnDrop)]
 pub struct PayloadKey {
+    /// The first `aead.key_len()` bytes are the key; the rest stay zero.
     key: [u8; PAYLOAD_KEY_SIZE],
+    #[zeroize(skip)]
+    aead: Aead,
 }
 
 impl PayloadKey {
@@ -133,21 +239,64 @@ impl PayloadKey {
         // 32 bytes is far below HKDF-SHA256's 255 * 32 byte limit.
         hk.expand_multi_info(&[PAYLOAD_INFO, header_digest], &mut key)
             .expect("32 bytes is a valid HKDF-SHA256 output length");
-        PayloadKey { key }
+        PayloadKey {
+            key,
+            aead: Aead::Aes256Gcm,
+        }
     }
 
-    /// Wraps raw key bytes (for example a key unwrapped by other means).
+    /// Derives a version-2 payload key for `aead`:
+    /// HKDF-SHA256(ikm = `session_key`, salt = `salt`,
+    /// info = `"abbe/v2/payload" || aead || flags || header_digest`),
+    /// `aead.key_len()` bytes.
+    pub fn derive_v2(
+        aead: Aead,
+        flags: u8,
+        session_key: &[u8],
+        salt: &[u8; 16],
+        header_digest: &[u8; 32],
+    ) -> PayloadKey {
+        let hk = Hkdf::<Sha256>::new(Some(salt), session_key);
+        let mut key = [0u8; PAYLOAD_KEY_SIZE];
+        hk.expand_multi_info(
+            &[PAYLOAD_INFO_V2, &[aead as u8, flags], header_digest],
+            &mut key[..aead.key_len()],
+        )
+        .expect("at most 32 bytes is a valid HKDF-SHA256 output length");
+        PayloadKey { key, aead }
+    }
+
+    /// Wraps raw AES-256 key bytes (for example a key unwrapped by other means).
     pub fn from_bytes(key: [u8; PAYLOAD_KEY_SIZE]) -> PayloadKey {
-        PayloadKey { key }
+        PayloadKey {
+            key,
+            aead: Aead::Aes256Gcm,
+        }
     }
 
     /// The raw key bytes (handle with care: they are secret).
-    pub fn as_bytes(&self) -> &[u8; PAYLOAD_KEY_SIZE] {
-        &self.key
+    pub fn as_bytes(&self) -> &[u8] {
+        &self.key[..self.aead.key_len()]
     }
 
-    fn cipher(&self) -> Aes256Gcm {
-        Aes256Gcm::new(&self.key.into())
+    pub fn aead(&self) -> Aead {
+        self.aead
+    }
+
+    fn cipher(&self) -> ChunkCipher {
+        let k = self.as_bytes();
+        // The lengths match the AEAD by construction.
+        match self.aead {
+            Aead::Aes128Gcm => {
+                ChunkCipher::Aes128(Box::new(Aes128Gcm::new_from_slice(k).expect("16-byte key")))
+            }
+            Aead::Aes192Gcm => {
+                ChunkCipher::Aes192(Box::new(Aes192Gcm::new_from_slice(k).expect("24-byte key")))
+            }
+            Aead::Aes256Gcm => {
+                ChunkCipher::Aes256(Box::new(Aes256Gcm::new_from_slice(k).expect("32-byte key")))
+            }
+        }
     }
 }
 
@@ -263,7 +412,7 @@ impl Direction {
 }
 
 /// Builds the nonce: 11-byte big-endian counter || last-chunk flag.
-fn chunk_nonce(counter: u64, last: bool) -> Nonce<aes_gcm::aead::consts::U12> {
+fn chunk_nonce(counter: u64, last: bool) -> Nonce<U12> {
     let mut nonce = [0u8; 12];
     // The counter is a u64, so the top three bytes of the 88-bit field stay 0
     // and the counter can never wrap; overflow of the u64 is an error.
@@ -274,7 +423,7 @@ fn chunk_nonce(counter: u64, last: bool) -> Nonce<aes_gcm::aead::consts::U12> {
 
 /// Encrypts the plaintext `buf[..buf.len() - TAG_SIZE]` in place and stores the
 /// tag in the last `TAG_SIZE` bytes.
-fn seal_chunk(cipher: &Aes256Gcm, aad: &[u8; 32], counter: u64, last: bool, buf: &mut [u8]) {
+fn seal_chunk(cipher: &ChunkCipher, aad: &[u8; 32], counter: u64, last: bool, buf: &mut [u8]) {
     let (data, tag_out) = buf.split_at_mut(buf.len() - TAG_SIZE);
     // Cannot fail: a chunk is far below GCM's length limits.
     let tag = cipher
@@ -286,7 +435,7 @@ fn seal_chunk(cipher: &Aes256Gcm, aad: &[u8; 32], counter: u64, last: bool, buf:
 /// Authenticates and decrypts the ciphertext chunk `buf` (data || tag) in
 /// place; returns the plaintext length. The plaintext is `buf[..len]`.
 fn open_chunk(
-    cipher: &Aes256Gcm,
+    cipher: &ChunkCipher,
     aad: &[u8; 32],
     counter: u64,
     last: bool,
@@ -390,7 +539,7 @@ impl Batch {
     }
 
     /// Seals or opens every chunk of the batch in place.
-    fn process(&mut self, dir: Direction, cipher: &Aes256Gcm, aad: &[u8; 32]) {
+    fn process(&mut self, dir: Direction, cipher: &ChunkCipher, aad: &[u8; 32]) {
         self.done = 0;
         self.error = None;
         for i in 0..self.chunks {
@@ -564,7 +713,7 @@ fn run<R: Read, W: Write>(
 /// `MAX_CHUNKS_IN_FLIGHT` chunks are buffered.
 fn run_pipelined<R: Read, W: Write>(
     dir: Direction,
-    cipher: &Aes256Gcm,
+    cipher: &ChunkCipher,
     aad: &[u8; 32],
     reader: &mut ChunkReader<R>,
     output: &mut W,
