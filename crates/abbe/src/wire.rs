@@ -54,6 +54,9 @@ pub enum ObjectKind {
     RccaTransformed = 13,
     /// An RCCA retrieval key: z and e(g,g)^α for the final check.
     RccaRetrievalKey = 14,
+    /// A secret key encrypted under a passphrase (scrypt + AES-256-GCM,
+    /// [`crate::protect`]). Kinds 15 and 16 are reserved for signing keys.
+    ProtectedKey = 17,
 }
 
 impl ObjectKind {
@@ -74,6 +77,7 @@ impl ObjectKind {
             12 => RccaHeader,
             13 => RccaTransformed,
             14 => RccaRetrievalKey,
+            17 => ProtectedKey,
             _ => return None,
         })
     }
@@ -95,6 +99,30 @@ impl ObjectKind {
             RccaHeader => "RCCA-secure (outsourceable) KEM header",
             RccaTransformed => "RCCA transformed KEM header",
             RccaRetrievalKey => "retrieval key (finishes outsourced decryption, checks the proxy)",
+            ProtectedKey => "passphrase-protected key",
+        }
+    }
+
+    /// Whether objects of this kind are secret keys: the kinds written with
+    /// mode 0600 and accepted inside a passphrase-protected key
+    /// ([`crate::protect`]). Exhaustive on purpose: a new kind must be
+    /// classified here.
+    pub fn is_secret_key(self) -> bool {
+        use ObjectKind::*;
+        match self {
+            MasterKey | UserKey | TransformKey | RetrievalKey | CcaUserKey | RccaRetrievalKey => {
+                true
+            }
+            PublicKey
+            | Header
+            | TransformedHeader
+            | Ciphertext
+            | TransformedCiphertext
+            | CcaHeader
+            | RccaHeader
+            | RccaTransformed => false,
+            // Secret, but already protected: never nested.
+            ProtectedKey => false,
         }
     }
 }
