@@ -39,7 +39,13 @@ pub fn setup(pre: Preamble, n: u32) -> Result<(Vec<u8>, Vec<u8>)> {
 }
 
 /// BGW05 setup whose public key goes straight into the (atomic) output file.
-pub fn bgw05_streamed_setup(curve: CurveId, n: u32, pk_path: &Path, mk_path: &Path) -> Result<()> {
+pub fn bgw05_streamed_setup(
+    curve: CurveId,
+    n: u32,
+    pk_path: &Path,
+    mk_path: &Path,
+    keys: &crate::keyfile::KeyOut,
+) -> Result<()> {
     let mut mk_bytes = None;
     // The public key's bulk: g_1..g_n, g_{n+2}..g_{2n} in G1, ĝ_1..ĝ_n in G2.
     let bulk = |g1: usize, g2: usize| (2 * n as u64 - 1) * g1 as u64 + n as u64 * g2 as u64;
@@ -54,44 +60,48 @@ pub fn bgw05_streamed_setup(curve: CurveId, n: u32, pk_path: &Path, mk_path: &Pa
     let pb = (n >= crate::progress::MIN_USERS)
         .then(|| crate::progress::bytes(total, format!("bgw05 public key for {n} users")));
     io::atomic(pk_path, io::Secrecy::Public, |w| {
-        let mut err = None;
-        let mut sink = |b: &[u8]| {
-            if let Some(pb) = &pb {
-                pb.inc(b.len() as u64);
-            }
-            if err.is_none() {
-                if let Err(e) = std::io::Write::write_all(w, b) {
-                    err = Some(e);
+        io::maybe_armored(w, keys.armor, abbe::wire::ObjectKind::PublicKey, |w| {
+            let mut err = None;
+            let mut sink = |b: &[u8]| {
+                if let Some(pb) = &pb {
+                    pb.inc(b.len() as u64);
                 }
-            }
-        };
-        let mk = match curve {
-            CurveId::Bls12_381 => {
-                Bgw05::<Bls12>::setup_stream(n, &mut OsRng, &mut sink)?.to_bytes()
-            }
-            CurveId::Bn254 => Bgw05::<Bn254>::setup_stream(n, &mut OsRng, &mut sink)?.to_bytes(),
-            CurveId::P256 => return Err(CliError::Other("bgw05 needs a pairing curve".into())),
-            c @ (CurveId::Bls24_479 | CurveId::Bls48_581) => {
+                if err.is_none() {
+                    if let Err(e) = std::io::Write::write_all(w, b) {
+                        err = Some(e);
+                    }
+                }
+            };
+            let mk = match curve {
+                CurveId::Bls12_381 => {
+                    Bgw05::<Bls12>::setup_stream(n, &mut OsRng, &mut sink)?.to_bytes()
+                }
+                CurveId::Bn254 => {
+                    Bgw05::<Bn254>::setup_stream(n, &mut OsRng, &mut sink)?.to_bytes()
+                }
+                CurveId::P256 => return Err(CliError::Other("bgw05 needs a pairing curve".into())),
+                c @ (CurveId::Bls24_479 | CurveId::Bls48_581) => {
+                    return Err(CliError::Other(format!(
+                        "bgw05 on {} is not supported by this command yet",
+                        c.name()
+                    )))
+                }
+            };
+            if let Some(e) = err {
                 return Err(CliError::Other(format!(
-                    "bgw05 on {} is not supported by this command yet",
-                    c.name()
-                )))
+                    "cannot write {}: {e}",
+                    pk_path.display()
+                )));
             }
-        };
-        if let Some(e) = err {
-            return Err(CliError::Other(format!(
-                "cannot write {}: {e}",
-                pk_path.display()
-            )));
-        }
-        mk_bytes = Some(mk);
-        Ok(())
+            mk_bytes = Some(zeroize::Zeroizing::new(mk));
+            Ok(())
+        })
     })?;
     if let Some(pb) = pb {
         pb.finish_and_clear();
     }
     let mk = mk_bytes.ok_or_else(|| CliError::Other("setup produced no master key".into()))?;
-    io::write_atomic(mk_path, &mk, io::Secrecy::Secret)?;
+    keys.write_secret(mk_path, &mk)?;
     eprintln!(
         "abbe: wrote {} and {} (keep the master key secret)",
         pk_path.display(),

@@ -1,6 +1,7 @@
 //! `abbe inspect`: what a file is — never its secret material.
 
-use crate::{any_scheme, curve_label, ops, outsourcing_scheme, CliError, Result};
+use crate::{any_scheme, curve_label, io, ops, outsourcing_scheme, CliError, Result};
+use abbe::armor::{self, ArmorError};
 use abbe::curve::CurveId;
 use abbe::envelope;
 use abbe::wire::{ObjectKind, Preamble};
@@ -8,6 +9,7 @@ use std::fmt::Write as _;
 use std::fs::File;
 use std::io::{Read, Write as _};
 use std::path::Path;
+use zeroize::Zeroizing;
 
 pub fn run(path: &Path) -> Result<()> {
     let mut o = String::new();
@@ -22,12 +24,20 @@ pub fn run(path: &Path) -> Result<()> {
 }
 
 fn describe(path: &Path, o: &mut String) -> Result<()> {
-    let mut f = File::open(path)
+    let f = File::open(path)
         .map_err(|e| CliError::Other(format!("cannot read {}: {e}", path.display())))?;
     let size = f.metadata().map(|m| m.len()).unwrap_or(0);
+    let (mut f, armored) = io::dearmor_if_armored(Box::new(f))?;
+    let invalid = |e: std::io::Error| match ArmorError::from_io(&e) {
+        Some(a) => CliError::Invalid(format!("{}: {a}", path.display())),
+        None => CliError::Other(format!("cannot read {}: {e}", path.display())),
+    };
     let mut pre = [0u8; 8];
-    f.read_exact(&mut pre).map_err(|_| {
-        CliError::Invalid(format!("{}: too short to be an abbe file", path.display()))
+    f.read_exact(&mut pre).map_err(|e| match e.kind() {
+        std::io::ErrorKind::UnexpectedEof => {
+            CliError::Invalid(format!("{}: too short to be an abbe file", path.display()))
+        }
+        _ => invalid(e),
     })?;
     let p = Preamble::parse(&pre)?;
     let _ = writeln!(o, "file:           {}", path.display());
@@ -37,6 +47,13 @@ fn describe(path: &Path, o: &mut String) -> Result<()> {
     let _ = writeln!(o, "level:          {}", p.curve.level());
     let _ = writeln!(o, "format version: {}", pre[4]);
     let _ = writeln!(o, "size:           {size} bytes");
+    if armored {
+        let _ = writeln!(
+            o,
+            "armor:          ASCII (-----BEGIN ABBE {}-----)",
+            armor::label(p.kind)
+        );
+    }
     let fields = match p.kind {
         ObjectKind::Ciphertext | ObjectKind::TransformedCiphertext => {
             let mut rest = std::io::Cursor::new(pre).chain(f);
@@ -48,7 +65,12 @@ fn describe(path: &Path, o: &mut String) -> Result<()> {
                 hp.kind.describe(),
                 head.header.len()
             );
-            let payload = size.saturating_sub(head.encoded_len() as u64);
+            let payload = if armored {
+                // Decoding to the end also checks the armor.
+                std::io::copy(&mut rest, &mut std::io::sink()).map_err(invalid)?
+            } else {
+                size.saturating_sub(head.encoded_len() as u64)
+            };
             let _ = writeln!(
                 o,
                 "payload:        {payload} bytes ({} STREAM, 64 KiB chunks)",
@@ -96,11 +118,28 @@ fn describe(path: &Path, o: &mut String) -> Result<()> {
             ]
         }
         _ => {
-            let mut bytes = pre.to_vec();
-            f.take(64 << 20)
-                .read_to_end(&mut bytes)
-                .map_err(|e| CliError::Other(e.to_string()))?;
-            any_scheme!(p, K => ops::describe::<K>(&bytes))?
+            let mut bytes = Zeroizing::new(pre.to_vec());
+            f.take(64 << 20).read_to_end(&mut bytes).map_err(invalid)?;
+            if p.kind == ObjectKind::ProtectedKey {
+                // Never asks for the passphrase: what is inside stays unknown.
+                let (_, sp) = abbe::protect::inspect(&bytes)
+                    .map_err(|e| CliError::Invalid(format!("{}: {e}", path.display())))?;
+                vec![
+                    (
+                        "protection".into(),
+                        format!(
+                            "passphrase-protected (scrypt log2N={}, r={}, p={}; AES-256-GCM)",
+                            sp.log_n, sp.r, sp.p
+                        ),
+                    ),
+                    (
+                        "note".into(),
+                        "the kind of key inside shows only once decrypted (commands that use it ask for the passphrase)".into(),
+                    ),
+                ]
+            } else {
+                any_scheme!(p, K => ops::describe::<K>(&bytes))?
+            }
         }
     };
     for (k, v) in fields {

@@ -8,8 +8,10 @@ mod broadcast;
 mod demo;
 mod inspect;
 mod io;
+mod keyfile;
 mod lab;
 mod ops;
+mod passphrase;
 mod progress;
 mod proxy;
 
@@ -71,6 +73,12 @@ enum Command {
         /// Overwrite existing key files.
         #[arg(long)]
         force: bool,
+        /// Write both keys as ASCII armor (BEGIN ABBE ... KEY).
+        #[arg(long)]
+        armor: bool,
+        /// Protect master.key with a passphrase (from $ABBE_PASSPHRASE_FILE or the terminal).
+        #[arg(long)]
+        passphrase: bool,
     },
     /// Issue a user decryption key for a set of attributes.
     Keygen {
@@ -89,6 +97,12 @@ enum Command {
         /// Where to write the key.
         #[arg(short = 'o', long)]
         output: PathBuf,
+        /// Write the key as ASCII armor.
+        #[arg(long)]
+        armor: bool,
+        /// Protect the key with a passphrase (from $ABBE_PASSPHRASE_FILE or the terminal).
+        #[arg(long)]
+        passphrase: bool,
     },
     /// Create a BLS signing key (mode 0600) and its public verifying key, for
     /// `abbe encrypt --sign-with` and `abbe decrypt --verify-with`.
@@ -110,6 +124,12 @@ enum Command {
         /// Overwrite existing key files.
         #[arg(long)]
         force: bool,
+        /// Write both keys as ASCII armor.
+        #[arg(long)]
+        armor: bool,
+        /// Protect the signing key with a passphrase (from $ABBE_PASSPHRASE_FILE or the terminal).
+        #[arg(long)]
+        passphrase: bool,
     },
     /// Encrypt a file (or stdin) to a policy.
     Encrypt {
@@ -139,6 +159,9 @@ enum Command {
         /// so only readers who can decrypt learn who signed.
         #[arg(long, value_name = "KEY")]
         sign_with: Option<PathBuf>,
+        /// Write the ciphertext as ASCII armor (BEGIN ABBE ENCRYPTED FILE).
+        #[arg(long)]
+        armor: bool,
         /// Output file (default: stdout).
         #[arg(short = 'o', long)]
         output: Option<PathBuf>,
@@ -181,11 +204,20 @@ enum Command {
         tk: PathBuf,
         #[arg(long)]
         rk: PathBuf,
+        /// Write both keys as ASCII armor.
+        #[arg(long)]
+        armor: bool,
+        /// Protect the retrieval key with a passphrase (the transformation key goes to the proxy).
+        #[arg(long)]
+        passphrase: bool,
     },
     /// Partially decrypt a ciphertext with a transformation key (what a proxy runs).
     Transform {
         #[arg(long)]
         tk: PathBuf,
+        /// Write the transformed file as ASCII armor.
+        #[arg(long)]
+        armor: bool,
         #[arg(short = 'o', long)]
         output: Option<PathBuf>,
         input: Option<PathBuf>,
@@ -254,9 +286,12 @@ impl From<PolicyError> for CliError {
 impl From<EnvelopeError> for CliError {
     fn from(e: EnvelopeError) -> Self {
         match e {
-            EnvelopeError::Io(io) => CliError::Other(format!("I/O error: {io}")),
-            EnvelopeError::Stream(envelope::StreamError::Io(io)) => {
-                CliError::Other(format!("I/O error: {io}"))
+            EnvelopeError::Io(io) | EnvelopeError::Stream(envelope::StreamError::Io(io)) => {
+                // A malformed armor around the ciphertext is corrupt input.
+                match abbe::armor::ArmorError::from_io(&io) {
+                    Some(a) => CliError::Invalid(format!("corrupt ciphertext: {a}")),
+                    None => CliError::Other(format!("I/O error: {io}")),
+                }
             }
             e @ (EnvelopeError::NotSigned
             | EnvelopeError::WrongSigner { .. }
@@ -495,12 +530,13 @@ fn parse_scheme(name: &str) -> Result<SchemeId> {
     })
 }
 
-/// Reads a key file and checks its preamble.
+/// Reads a key file (armored or not, passphrase-protected or not: see
+/// `keyfile::read`) and checks its preamble.
 pub(crate) fn read_object(
     path: &std::path::Path,
     expected: &[ObjectKind],
-) -> Result<(Preamble, Vec<u8>)> {
-    let bytes = io::read_small_file(path)?;
+) -> Result<(Preamble, zeroize::Zeroizing<Vec<u8>>)> {
+    let bytes = keyfile::read(path, expected)?;
     let pre = Preamble::parse(&bytes)
         .map_err(|e| CliError::Invalid(format!("{}: {e}", path.display())))?;
     if !expected.contains(&pre.kind) {
@@ -529,6 +565,8 @@ fn run(cmd: Command) -> Result<()> {
             curve,
             out,
             force,
+            armor,
+            passphrase,
         } => {
             let scheme = parse_scheme(&scheme)?;
             // The ElGamal baseline lives on NIST P-256, not on a pairing curve.
@@ -566,10 +604,11 @@ fn run(cmd: Command) -> Result<()> {
                     }
                 }
             }
+            let keys = keyfile::KeyOut::new(armor, passphrase, &mk_path.display().to_string())?;
             if let (Some(n), SchemeId::Bgw05) = (users, scheme) {
                 // BGW05's public key is linear in N (128 MB at N = 10^6 on
                 // BN254): stream it to disk instead of building it in memory.
-                return broadcast::bgw05_streamed_setup(curve, n, &pk_path, &mk_path);
+                return broadcast::bgw05_streamed_setup(curve, n, &pk_path, &mk_path, &keys);
             }
             let (pk, mk) = match (universe, users) {
                 (Some(u), _) => universe_setup(pre, &u)?,
@@ -585,8 +624,9 @@ fn run(cmd: Command) -> Result<()> {
                 }
                 (None, None) => any_scheme!(pre, K => ops::setup::<K>()),
             };
-            io::write_atomic(&mk_path, &mk, io::Secrecy::Secret)?;
-            io::write_atomic(&pk_path, &pk, io::Secrecy::Public)?;
+            let mk = zeroize::Zeroizing::new(mk);
+            keys.write_secret(&mk_path, &mk)?;
+            keys.write_public(&pk_path, &pk)?;
             eprintln!(
                 "abbe: wrote {} and {} (keep the master key secret)",
                 pk_path.display(),
@@ -600,10 +640,13 @@ fn run(cmd: Command) -> Result<()> {
             policy,
             user,
             output,
+            armor,
+            passphrase,
         } => {
             // Broadcast keys are for a user index.
             let attrs = attrs.or(user.map(|u| u.to_string()));
             let (pre, bytes) = read_object(&master, &[ObjectKind::MasterKey])?;
+            let keys = keyfile::KeyOut::new(armor, passphrase, &output.display().to_string())?;
             // GW09 and Waters09 keys are O(N): seconds at 10^6 users.
             let pb = user.map(|u| progress::spinner(format!("key for user {u}")));
             let key = any_scheme!(pre, K => {
@@ -614,7 +657,7 @@ fn run(cmd: Command) -> Result<()> {
             if let Some(pb) = pb {
                 pb.finish_and_clear();
             }
-            io::write_atomic(&output, &key?, io::Secrecy::Secret)
+            keys.write_secret(&output, &zeroize::Zeroizing::new(key?))
         }
         Command::Encrypt {
             public,
@@ -624,6 +667,7 @@ fn run(cmd: Command) -> Result<()> {
             to_file,
             mode,
             sign_with,
+            armor,
             output,
             input,
         } => {
@@ -664,14 +708,17 @@ fn run(cmd: Command) -> Result<()> {
                     )));
                 }
             }
-            let reader = io::open_input(input.as_ref())?;
+            let (reader, len) = io::open_input_len(input.as_ref())?;
+            let reader = progress::reading(reader, len, "encrypting");
             io::with_output(output.as_ref(), io::Secrecy::Public, |w| {
-                let options = envelope::SealOptions {
-                    aead: None,
-                    signer: signer.as_ref(),
-                };
-                envelope::seal_with(&header, &session, &mut OsRng, reader, w, &options)?;
-                Ok(())
+                io::maybe_armored(w, armor, ObjectKind::Ciphertext, |w| {
+                    let options = envelope::SealOptions {
+                        aead: None,
+                        signer: signer.as_ref(),
+                    };
+                    envelope::seal_with(&header, &session, &mut OsRng, reader, w, &options)?;
+                    Ok(())
+                })
             })
         }
         Command::SignerKeygen {
@@ -680,6 +727,8 @@ fn run(cmd: Command) -> Result<()> {
             output,
             public,
             force,
+            armor,
+            passphrase,
         } => {
             let curve = pick_curve(level, curve.as_deref())?;
             let public = public.unwrap_or_else(|| default_public_path(&output));
@@ -698,12 +747,13 @@ fn run(cmd: Command) -> Result<()> {
                     }
                 }
             }
+            let keys = keyfile::KeyOut::new(armor, passphrase, &output.display().to_string())?;
             let (sk, vk) = on_curve!(curve, C => {
                 let sk = abbe::signature::Bls::<C>::keygen(&mut OsRng);
                 (sk.to_bytes(), sk.verifying_key().to_bytes())
             });
-            io::write_atomic(&output, &sk, io::Secrecy::Secret)?;
-            io::write_atomic(&public, &vk, io::Secrecy::Public)?;
+            keys.write_secret(&output, &sk)?;
+            keys.write_public(&public, &vk)?;
             let (c, pk) = abbe::signature::verifying_key_point(&vk)?;
             eprintln!(
                 "abbe: wrote {} (secret) and {}; fingerprint {}",
@@ -744,7 +794,7 @@ fn run(cmd: Command) -> Result<()> {
                     ObjectKind::RetrievalKey,
                 ],
             )?;
-            let mut reader = io::open_input(input.as_ref())?;
+            let mut reader = io::open_ciphertext(input.as_ref(), "decrypting")?;
             let head = envelope::read_head(&mut reader)?;
             let hpre = Preamble::parse(&head.header)?;
             check_same_setup(&kpre, &hpre, "key")?;
@@ -778,15 +828,29 @@ fn run(cmd: Command) -> Result<()> {
                 output.as_ref(),
             )
         }
-        Command::TransformKey { key, tk, rk } => {
+        Command::TransformKey {
+            key,
+            tk,
+            rk,
+            armor,
+            passphrase,
+        } => {
             let (pre, bytes) = read_object(&key, &[ObjectKind::CcaUserKey])?;
+            let rk_out = keyfile::KeyOut::new(armor, passphrase, &rk.display().to_string())?;
             let (tkb, rkb) = outsourcing_scheme!(pre, K => ops::transform_key::<K>(&bytes))?;
-            io::write_atomic(&rk, &rkb, io::Secrecy::Secret)?;
-            io::write_atomic(&tk, &tkb, io::Secrecy::Secret)
+            let (tkb, rkb) = (zeroize::Zeroizing::new(tkb), zeroize::Zeroizing::new(rkb));
+            rk_out.write_secret(&rk, &rkb)?;
+            // The transformation key is for the proxy: never passphrase-protected.
+            keyfile::KeyOut::new(armor, false, "")?.write_secret(&tk, &tkb)
         }
-        Command::Transform { tk, output, input } => {
+        Command::Transform {
+            tk,
+            armor,
+            output,
+            input,
+        } => {
             let (pre, bytes) = read_object(&tk, &[ObjectKind::TransformKey])?;
-            let mut reader = io::open_input(input.as_ref())?;
+            let mut reader = io::open_ciphertext(input.as_ref(), "transforming")?;
             let head = envelope::read_head(&mut reader)?;
             if head.preamble.kind != ObjectKind::Ciphertext {
                 return Err(CliError::Invalid(
@@ -797,8 +861,10 @@ fn run(cmd: Command) -> Result<()> {
             check_same_setup(&pre, &hpre, "transformation key")?;
             let transformed = abbe::outsource::transform_bytes(&bytes, &head.header)?;
             io::with_output(output.as_ref(), io::Secrecy::Public, |w| {
-                envelope::write_transformed(&head, &transformed, reader, w)?;
-                Ok(())
+                io::maybe_armored(w, armor, ObjectKind::TransformedCiphertext, |w| {
+                    envelope::write_transformed(&head, &transformed, reader, w)?;
+                    Ok(())
+                })
             })
         }
         Command::Proxy(cmd) => proxy::run(cmd),
@@ -856,7 +922,7 @@ fn read_verifying_key(path: &std::path::Path) -> Result<Vec<u8>> {
     let (_, bytes) = read_object(path, &[ObjectKind::VerifyingKey])?;
     abbe::signature::verifying_key_point(&bytes)
         .map_err(|e| CliError::Invalid(format!("{}: {e}", path.display())))?;
-    Ok(bytes)
+    Ok(bytes.to_vec())
 }
 
 pub(crate) fn check_same_setup(key: &Preamble, header: &Preamble, what: &str) -> Result<()> {

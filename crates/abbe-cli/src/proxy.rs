@@ -303,7 +303,7 @@ pub fn decrypt(
         )),
         other => other,
     })?;
-    let mut reader = io::open_input(input.as_ref())?;
+    let mut reader = io::open_ciphertext(input.as_ref(), "decrypting")?;
     let head = envelope::read_head(&mut reader)?;
     if head.preamble.kind != ObjectKind::Ciphertext {
         return Err(CliError::Invalid(

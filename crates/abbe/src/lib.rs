@@ -9,15 +9,19 @@
 //! * [`envelope`] — hybrid encryption of data under a KEM session key.
 //! * [`outsource`] — GHW11 transform / final decryption on encoded objects,
 //!   dispatched on (scheme, curve): shared by the CLI and the proxy.
+//! * [`protect`] — passphrase-protected secret keys (scrypt + AES-256-GCM).
+//! * [`armor`] — PEM-style ASCII armor of any object, streaming.
 #![forbid(unsafe_op_in_unsafe_fn)]
 
 pub mod abe;
+pub mod armor;
 pub mod bcast;
 pub mod curve;
 pub mod envelope;
 pub mod kem;
 pub mod outsource;
 pub mod policy;
+pub mod protect;
 pub mod signature;
 pub mod wire;
 

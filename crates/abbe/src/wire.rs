@@ -61,6 +61,9 @@ pub enum ObjectKind {
     SigningKey = 15,
     /// A BLS verifying key (public): PK.
     VerifyingKey = 16,
+    /// A secret key encrypted under a passphrase (scrypt + AES-256-GCM,
+    /// [`crate::protect`]).
+    ProtectedKey = 17,
 }
 
 impl ObjectKind {
@@ -83,6 +86,7 @@ impl ObjectKind {
             14 => RccaRetrievalKey,
             15 => SigningKey,
             16 => VerifyingKey,
+            17 => ProtectedKey,
             _ => return None,
         })
     }
@@ -106,6 +110,30 @@ impl ObjectKind {
             RccaRetrievalKey => "retrieval key (finishes outsourced decryption, checks the proxy)",
             SigningKey => "signing key (BLS)",
             VerifyingKey => "signature verifying key (BLS)",
+            ProtectedKey => "passphrase-protected key",
+        }
+    }
+
+    /// Whether objects of this kind are secret keys: the kinds written with
+    /// mode 0600 and accepted inside a passphrase-protected key
+    /// ([`crate::protect`]). Exhaustive on purpose: a new kind must be
+    /// classified here.
+    pub fn is_secret_key(self) -> bool {
+        use ObjectKind::*;
+        match self {
+            MasterKey | UserKey | TransformKey | RetrievalKey | CcaUserKey | RccaRetrievalKey
+            | SigningKey => true,
+            PublicKey
+            | VerifyingKey
+            | Header
+            | TransformedHeader
+            | Ciphertext
+            | TransformedCiphertext
+            | CcaHeader
+            | RccaHeader
+            | RccaTransformed => false,
+            // Secret, but already protected: never nested.
+            ProtectedKey => false,
         }
     }
 }

@@ -1,0 +1,96 @@
+//! Key files on disk: armor and passphrase protection, both read
+//! transparently and written on request (`--armor`, `--passphrase`).
+
+use crate::{io, passphrase, CliError, Result};
+use abbe::armor;
+use abbe::protect::{self, ProtectError};
+use abbe::wire::{ObjectKind, Preamble};
+use rand_core::OsRng;
+use std::path::Path;
+use zeroize::Zeroizing;
+
+/// The bytes of the key object in `path`: de-armored if armored, decrypted
+/// (asking for the passphrase) if passphrase-protected and one of the
+/// `expected` kinds is a secret key. The caller checks the kind.
+pub fn read(path: &Path, expected: &[ObjectKind]) -> Result<Zeroizing<Vec<u8>>> {
+    let invalid = |m: String| CliError::Invalid(format!("{}: {m}", path.display()));
+    let raw = Zeroizing::new(io::read_small_file(path)?);
+    let bytes = if armor::is_armored(&raw) {
+        armor::dearmor(&raw).map_err(|e| invalid(e.to_string()))?
+    } else {
+        raw
+    };
+    match Preamble::parse(&bytes) {
+        Ok(p) if p.kind == ObjectKind::ProtectedKey => {}
+        _ => return Ok(bytes),
+    }
+    if !expected.iter().any(|k| k.is_secret_key()) {
+        return Err(invalid(format!(
+            "this is a passphrase-protected key, expected a {}",
+            expected
+                .iter()
+                .map(|k| k.describe())
+                .collect::<Vec<_>>()
+                .join(" or ")
+        )));
+    }
+    // Layout and scrypt parameters are checked before asking.
+    protect::inspect(&bytes).map_err(|e| invalid(e.to_string()))?;
+    let pass = passphrase::for_reading(path)?;
+    protect::unprotect(&bytes, &pass).map_err(|e| match e {
+        ProtectError::WrongPassphrase => invalid(e.to_string()),
+        other => invalid(format!("corrupt passphrase-protected key: {other}")),
+    })
+}
+
+/// How to write a key: armored or not, protected or not.
+pub struct KeyOut {
+    pub armor: bool,
+    passphrase: Option<Zeroizing<Vec<u8>>>,
+}
+
+impl KeyOut {
+    /// With `protect`, gets the new passphrase for `what` now (before any
+    /// long computation).
+    pub fn new(armor: bool, protect: bool, what: &str) -> Result<KeyOut> {
+        Ok(KeyOut {
+            armor,
+            passphrase: if protect {
+                Some(passphrase::for_creating(what)?)
+            } else {
+                None
+            },
+        })
+    }
+
+    /// Writes the secret key object `obj` to `path` (mode 0600, atomic).
+    pub fn write_secret(&self, path: &Path, obj: &[u8]) -> Result<()> {
+        let protected;
+        let obj = match &self.passphrase {
+            Some(p) => {
+                protected = protect::protect(obj, p, &mut OsRng).map_err(|e| {
+                    CliError::Other(format!("cannot protect {}: {e}", path.display()))
+                })?;
+                &protected[..]
+            }
+            None => obj,
+        };
+        write(path, obj, self.armor, io::Secrecy::Secret)
+    }
+
+    /// Writes the public object `obj` (armored if asked; never protected).
+    pub fn write_public(&self, path: &Path, obj: &[u8]) -> Result<()> {
+        write(path, obj, self.armor, io::Secrecy::Public)
+    }
+}
+
+fn write(path: &Path, obj: &[u8], armored: bool, secrecy: io::Secrecy) -> Result<()> {
+    if !armored {
+        return io::write_atomic(path, obj, secrecy);
+    }
+    let text = Zeroizing::new(
+        armor::armor(obj)
+            .map_err(|e| CliError::Other(format!("cannot armor {}: {e}", path.display())))?,
+    );
+    io::write_atomic(path, &text, secrecy)
+}
