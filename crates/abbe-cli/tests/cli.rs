@@ -235,14 +235,16 @@ fn header_len(file: &[u8]) -> usize {
     u32::from_be_bytes(file[8..12].try_into().unwrap()) as usize
 }
 
-/// Offset of the STREAM payload in a ciphertext or transformed file.
+/// Offset of the STREAM payload in a ciphertext or transformed file
+/// (format version 2: AEAD id and flags after the salt).
 fn payload_offset(file: &[u8]) -> usize {
     let digest = match file[5] {
         KIND_CIPHERTEXT => 0,
         KIND_TRANSFORMED => 32,
         k => panic!("not a ciphertext file (kind {k})"),
     };
-    12 + header_len(file) + digest + 16
+    assert_eq!(file[4], 2, "files are written in format version 2");
+    12 + header_len(file) + digest + 16 + 2
 }
 
 /// Size of the STREAM payload for `n` plaintext bytes.
@@ -554,7 +556,7 @@ fn large_payload_round_trip_in_constant_memory() {
     let mut head = vec![0u8; 12];
     fs::File::open(&ct).unwrap().read_exact(&mut head).unwrap();
     assert_eq!(head[5], KIND_CIPHERTEXT);
-    let expected_len = 12 + header_len(&head) + 16 + payload_len(total);
+    let expected_len = 12 + header_len(&head) + 16 + 2 + payload_len(total);
     assert_eq!(fs::metadata(&ct).unwrap().len(), expected_len as u64);
 
     let out = env.path("big.out");
@@ -622,7 +624,7 @@ fn outsourced(curve: &str) {
     );
     // The salt and payload are carried over unchanged.
     let (to, co) = (payload_offset(&t_bytes), payload_offset(&ct_bytes));
-    assert_eq!(&t_bytes[to - 16..], &ct_bytes[co - 16..]);
+    assert_eq!(&t_bytes[to - 18..], &ct_bytes[co - 18..]);
     assert_eq!(t_bytes.len() - to, payload_len(plain.len()));
 
     // The retrieval key finishes the decryption.

@@ -568,14 +568,17 @@ enum Pushed {
 }
 
 /// The length of the head of a ciphertext file that starts with `prefix`
-/// (a kind-8 preamble), once its header length is in `prefix`; `None`
-/// before. At most [`envelope::MAX_HEADER_BYTES`] + 28 for a valid head.
-fn file_head_len(prefix: &[u8]) -> Option<usize> {
-    let len: [u8; 4] = prefix
+/// (a kind-8 preamble) and the length of its KEM header, once the header
+/// length is in `prefix`; `None` before.
+fn file_head_len(prefix: &[u8]) -> Option<(usize, usize)> {
+    let header: [u8; 4] = prefix
         .get(PREAMBLE_LEN..PREAMBLE_LEN + 4)?
         .try_into()
         .ok()?;
-    (u32::from_be_bytes(len) as usize).checked_add(PREAMBLE_LEN + 4 + 16)
+    Some((
+        envelope::head_len(prefix)?,
+        u32::from_be_bytes(header) as usize,
+    ))
 }
 
 async fn next_chunk(body: &mut BodyDataStream) -> ApiResult<Option<Bytes>> {
@@ -623,13 +626,13 @@ async fn read_pushed(
             }
             match file_head_len(&buf) {
                 None => PREAMBLE_LEN + 4,
-                Some(n) if n - (PREAMBLE_LEN + 4 + 16) > envelope::MAX_HEADER_BYTES => {
+                Some((_, header)) if header > envelope::MAX_HEADER_BYTES => {
                     // read_head names the limit.
                     let e = envelope::read_head(&mut &buf[..]).err();
                     let e = e.map(|e| e.to_string()).unwrap_or_default();
                     return Err(invalid(format!("corrupt ciphertext: {e}")));
                 }
-                Some(n) => n,
+                Some((n, _)) => n,
             }
         };
         if buf.len() >= need {
