@@ -232,44 +232,63 @@ pub fn public_key_len(curve: CurveId) -> Option<usize> {
 }
 
 /// A decoded signing key of any curve, for code that handles objects as bytes.
-pub struct AnySigningKey {
-    curve: CurveId,
-    /// The validated object, kept to re-decode on use.
-    object: Zeroizing<Vec<u8>>,
+pub struct AnySigningKey(AnyKey);
+
+enum AnyKey {
+    Bls12(SigningKey<crate::curve::Bls12>),
+    Bn254(SigningKey<crate::curve::Bn254>),
+    Bls24(SigningKey<crate::curve::Bls24>),
+    Bls48(SigningKey<crate::curve::Bls48>),
+}
+
+/// Runs `$body` with `$k` bound to the typed key inside an [`AnySigningKey`].
+macro_rules! with_key {
+    ($any:expr, $k:ident => $body:expr) => {
+        match &$any.0 {
+            AnyKey::Bls12($k) => $body,
+            AnyKey::Bn254($k) => $body,
+            AnyKey::Bls24($k) => $body,
+            AnyKey::Bls48($k) => $body,
+        }
+    };
 }
 
 impl AnySigningKey {
     /// Decodes and validates a signing-key object (kind 15).
     pub fn from_bytes(bytes: &[u8]) -> Result<AnySigningKey, SignatureError> {
         let pre = Preamble::parse(bytes)?;
-        on_pairing_curve!(pre.curve, C => SigningKey::<C>::from_bytes(bytes).map(|_| ()))?;
-        Ok(AnySigningKey {
-            curve: pre.curve,
-            object: Zeroizing::new(bytes.to_vec()),
-        })
+        Ok(AnySigningKey(match pre.curve {
+            CurveId::Bls12_381 => AnyKey::Bls12(SigningKey::from_bytes(bytes)?),
+            CurveId::Bn254 => AnyKey::Bn254(SigningKey::from_bytes(bytes)?),
+            CurveId::Bls24_479 => AnyKey::Bls24(SigningKey::from_bytes(bytes)?),
+            CurveId::Bls48_581 => AnyKey::Bls48(SigningKey::from_bytes(bytes)?),
+            CurveId::P256 => return Err(SignatureError::NoPairing("P-256")),
+        }))
     }
 
     pub fn curve(&self) -> CurveId {
-        self.curve
+        with_key!(self, k => key_curve(k))
     }
 
     /// The verifying-key object (kind 16).
     pub fn verifying_key(&self) -> Vec<u8> {
-        on_pairing_curve!(self.curve, C => SigningKey::<C>::from_bytes(&self.object).map(|k| k.verifying_key().to_bytes()))
-            .expect("validated when decoded")
+        with_key!(self, k => k.verifying_key().to_bytes())
     }
 
     /// Signs `msg`: returns PK ‖ σ (compressed), [`block_len`] bytes.
     pub fn sign_block(&self, msg: &[u8]) -> Vec<u8> {
-        on_pairing_curve!(self.curve, C => {
-            SigningKey::<C>::from_bytes(&self.object).map(|k| {
-                let mut out = Group::to_compressed(&k.pk);
-                out.extend_from_slice(&Group::to_compressed(&Bls::<C>::sign(&k, msg)));
-                out
-            })
-        })
-        .expect("validated when decoded")
+        with_key!(self, k => sign_block(k, msg))
     }
+}
+
+fn key_curve<C: Curve>(_: &SigningKey<C>) -> CurveId {
+    C::ID
+}
+
+fn sign_block<C: Curve>(k: &SigningKey<C>, msg: &[u8]) -> Vec<u8> {
+    let mut out = k.pk.to_compressed();
+    out.extend_from_slice(&Bls::<C>::sign(k, msg).to_compressed());
+    out
 }
 
 /// Verifies a signature block PK ‖ σ on `curve` over `msg`.
