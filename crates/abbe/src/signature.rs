@@ -235,10 +235,10 @@ pub fn public_key_len(curve: CurveId) -> Option<usize> {
 pub struct AnySigningKey(AnyKey);
 
 enum AnyKey {
-    Bls12(SigningKey<crate::curve::Bls12>),
-    Bn254(SigningKey<crate::curve::Bn254>),
-    Bls24(SigningKey<crate::curve::Bls24>),
-    Bls48(SigningKey<crate::curve::Bls48>),
+    Bls12(Box<SigningKey<crate::curve::Bls12>>),
+    Bn254(Box<SigningKey<crate::curve::Bn254>>),
+    Bls24(Box<SigningKey<crate::curve::Bls24>>),
+    Bls48(Box<SigningKey<crate::curve::Bls48>>),
 }
 
 /// Runs `$body` with `$k` bound to the typed key inside an [`AnySigningKey`].
@@ -258,10 +258,10 @@ impl AnySigningKey {
     pub fn from_bytes(bytes: &[u8]) -> Result<AnySigningKey, SignatureError> {
         let pre = Preamble::parse(bytes)?;
         Ok(AnySigningKey(match pre.curve {
-            CurveId::Bls12_381 => AnyKey::Bls12(SigningKey::from_bytes(bytes)?),
-            CurveId::Bn254 => AnyKey::Bn254(SigningKey::from_bytes(bytes)?),
-            CurveId::Bls24_479 => AnyKey::Bls24(SigningKey::from_bytes(bytes)?),
-            CurveId::Bls48_581 => AnyKey::Bls48(SigningKey::from_bytes(bytes)?),
+            CurveId::Bls12_381 => AnyKey::Bls12(Box::new(SigningKey::from_bytes(bytes)?)),
+            CurveId::Bn254 => AnyKey::Bn254(Box::new(SigningKey::from_bytes(bytes)?)),
+            CurveId::Bls24_479 => AnyKey::Bls24(Box::new(SigningKey::from_bytes(bytes)?)),
+            CurveId::Bls48_581 => AnyKey::Bls48(Box::new(SigningKey::from_bytes(bytes)?)),
             CurveId::P256 => return Err(SignatureError::NoPairing("P-256")),
         }))
     }

@@ -31,6 +31,9 @@ const PLAINTEXT: &[u8] = b"abbe test vector: the quick brown fox jumps over the 
 
 type Vector = BTreeMap<String, Vec<u8>>;
 
+/// Adds the outsourced objects to a vector.
+type AddOutsourced<'a> = &'a dyn Fn(&mut ChaCha20Rng, &mut Vector);
+
 fn dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/vectors")
 }
@@ -80,7 +83,7 @@ fn make<K: Kem>(
     spec: &Spec<'_>,
     setup: impl FnOnce(&mut ChaCha20Rng) -> (K::PublicKey, K::MasterKey),
     signer: Option<&dyn Fn(&mut ChaCha20Rng) -> AnySigningKey>,
-    outsourced: Option<&dyn Fn(&mut ChaCha20Rng, &mut Vector)>,
+    outsourced: Option<AddOutsourced<'_>>,
 ) -> Vector {
     let mut rng = ChaCha20Rng::seed_from_u64(2026);
     let (pk, mk) = setup(&mut rng);

@@ -85,22 +85,6 @@ impl CurveId {
         }
     }
 
-    /// Estimated classical security in bits, with its source.
-    ///
-    /// * BLS12-381: ~117–120 bits after the exTNFS improvements (Barbulescu–
-    ///   Duquesne, J. Cryptology 2019; Guillevic 2020 estimates 117–120 for
-    ///   the GT discrete logarithm), usually quoted as "~128-bit class"; we
-    ///   state 120.
-    /// * BN254: ~100 bits (Barbulescu–Duquesne 2019; Kim–Barbulescu exTNFS).
-    /// * P-256: 128 bits (generic discrete logarithm, Pollard rho).
-    /// * BLS24-479: 192, the level MIRACL Core assigns it (its `bls192` and
-    ///   `mpin192` modules); r has 385 bits (Pollard rho ≈ 192 bits). The
-    ///   IRTF CFRG draft-irtf-cfrg-pairing-friendly-curves-11 selects no
-    ///   192-bit curve, and we know of no published exTNFS estimate for this
-    ///   exact curve: 192 is its class, not a measured figure.
-    /// * BLS48-581: 256, the level for which draft-irtf-cfrg-pairing-
-    ///   friendly-curves-11 §4.3 selects it (security categories after
-    ///   Barbulescu–Duquesne, J. Cryptology 2019).
     /// The curve of a security level (`--level`): 100 → BN254, 128 →
     /// BLS12-381, 192 → BLS24-479, 256 → BLS48-581.
     pub fn for_level(level: u32) -> Option<CurveId> {
@@ -125,6 +109,22 @@ impl CurveId {
         }
     }
 
+    /// Estimated classical security in bits, with its source.
+    ///
+    /// * BLS12-381: ~117–120 bits after the exTNFS improvements (Barbulescu–
+    ///   Duquesne, J. Cryptology 2019; Guillevic 2020 estimates 117–120 for
+    ///   the GT discrete logarithm), usually quoted as "~128-bit class"; we
+    ///   state 120.
+    /// * BN254: ~100 bits (Barbulescu–Duquesne 2019; Kim–Barbulescu exTNFS).
+    /// * P-256: 128 bits (generic discrete logarithm, Pollard rho).
+    /// * BLS24-479: 192, the level MIRACL Core assigns it (its `bls192` and
+    ///   `mpin192` modules); r has 385 bits (Pollard rho ≈ 192 bits). The
+    ///   IRTF CFRG draft-irtf-cfrg-pairing-friendly-curves-11 selects no
+    ///   192-bit curve, and we know of no published exTNFS estimate for this
+    ///   exact curve: 192 is its class, not a measured figure.
+    /// * BLS48-581: 256, the level for which draft-irtf-cfrg-pairing-
+    ///   friendly-curves-11 §4.3 selects it (security categories after
+    ///   Barbulescu–Duquesne, J. Cryptology 2019).
     pub fn security_bits(self) -> u32 {
         match self {
             CurveId::Bls12_381 => 120,

@@ -431,7 +431,7 @@ struct PlaintextHash {
 
 enum Hash {
     Blake3(Box<blake3::Hasher>),
-    Sha512(Sha512),
+    Sha512(Box<Sha512>),
 }
 
 impl PlaintextHash {
@@ -446,7 +446,7 @@ impl PlaintextHash {
         // BLAKE3 (128-bit security, ~4.7 GB/s here, 4× SHA-256) up to the
         // 128-bit level; SHA-512 (256-bit collision resistance) above it.
         let hash = if head.preamble.curve.level() > 128 {
-            Hash::Sha512(Sha512::new())
+            Hash::Sha512(Box::new(Sha512::new()))
         } else {
             Hash::Blake3(Box::default())
         };
