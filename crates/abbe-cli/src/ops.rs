@@ -79,10 +79,22 @@ pub fn side_text<S: Side>(
     }
 }
 
-pub fn keygen<K: Kem>(mk: &[u8], side: &str) -> Result<Vec<u8>> {
+/// A user key bundle; the public key is `public` when given (it must be the
+/// master key's), else recomputed from the master key.
+pub fn keygen<K: Kem>(mk: &[u8], side: &str, public: Option<&[u8]>) -> Result<Vec<u8>> {
     let side = K::KeySide::parse(side)?;
     let mk = K::MasterKey::from_bytes(mk)?;
-    let pk = K::public_key(&mk);
+    let pk = match public {
+        Some(bytes) => {
+            if K::master_setup_id(&mk) != Some(abbe::wire::setup_id(bytes)) {
+                return Err(CliError::Invalid(
+                    "--public is not the public key of this master key's setup".into(),
+                ));
+            }
+            K::PublicKey::from_bytes(bytes)?
+        }
+        None => K::public_key(&mk),
+    };
     Ok(Cca::<K>::keygen(&pk, &mk, &side, &mut OsRng)?.to_bytes())
 }
 

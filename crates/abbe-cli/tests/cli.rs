@@ -1821,3 +1821,95 @@ fn broadcast_schemes_end_to_end() {
         assert_eq!(r.code, Some(3), "{scheme}: {}", r.stderr);
     }
 }
+
+/// At 10^4 users BGW05's public key (and the user key bundle that carries
+/// it) is over 1 MiB: keys made from the stored public key (`keygen
+/// --public`, no O(N) recomputation) and from the master key alone both
+/// decrypt; a public key of another setup is refused.
+#[test]
+fn broadcast_keygen_from_a_stored_public_key() {
+    for scheme in ["bgw05", "gw09"] {
+        let dir = tempfile::tempdir().unwrap();
+        let d = |n: &str| dir.path().join(n);
+        for (out, users) in [("k", "10000"), ("other", "10000")] {
+            assert_ok(&run(&[
+                "setup",
+                "--scheme",
+                scheme,
+                "--curve",
+                "bn254",
+                "--users",
+                users,
+                "--out",
+                p(&d(out)),
+            ]));
+        }
+        let mk = d("k/master.key");
+        let pk = d("k/public.key");
+        assert_ok(&run(&[
+            "keygen",
+            "--master",
+            p(&mk),
+            "--public",
+            p(&pk),
+            "--user",
+            "9999",
+            "-o",
+            p(&d("fast.key")),
+        ]));
+        assert_ok(&run(&[
+            "keygen",
+            "--master",
+            p(&mk),
+            "--user",
+            "9999",
+            "-o",
+            p(&d("slow.key")),
+        ]));
+        fs::write(d("m"), b"ten thousand users").unwrap();
+        assert_ok(&run(&[
+            "encrypt",
+            "--public",
+            p(&pk),
+            "--to",
+            "9000-10000",
+            "-o",
+            p(&d("m.abbe")),
+            p(&d("m")),
+        ]));
+        for key in ["fast.key", "slow.key"] {
+            let out = d(&format!("{key}.out"));
+            assert_ok(&run(&[
+                "decrypt",
+                "--key",
+                p(&d(key)),
+                "-o",
+                p(&out),
+                p(&d("m.abbe")),
+            ]));
+            assert_eq!(
+                fs::read(out).unwrap(),
+                b"ten thousand users",
+                "{scheme} {key}"
+            );
+        }
+        let r = run(&[
+            "keygen",
+            "--master",
+            p(&mk),
+            "--public",
+            p(&d("other/public.key")),
+            "--user",
+            "1",
+            "-o",
+            p(&d("bad.key")),
+        ]);
+        assert_eq!(r.code, Some(3), "{}", r.stderr);
+        assert!(
+            r.stderr.contains("not the public key of this master key"),
+            "{}",
+            r.stderr
+        );
+        assert!(!d("bad.key").exists());
+    }
+}

@@ -111,6 +111,9 @@ impl<K: Kem> Kem for Cca<K> {
     fn public_key(mk: &K::MasterKey) -> K::PublicKey {
         K::public_key(mk)
     }
+    fn master_setup_id(mk: &K::MasterKey) -> Option<[u8; 16]> {
+        K::master_setup_id(mk)
+    }
     fn keygen<R: RngCore + CryptoRng>(
         pk: &K::PublicKey,
         mk: &K::MasterKey,
@@ -189,7 +192,7 @@ impl<K: Kem> Encoded for CcaKey<K> {
     fn from_bytes(bytes: &[u8]) -> Result<Self, WireError> {
         let mut r = Reader::open_for(bytes, ObjectKind::CcaUserKey, K::SCHEME, K::CURVE)?;
         let mut key = K::UserKey::from_bytes(r.bytes("user key")?)?;
-        let pk = K::PublicKey::from_bytes(r.bytes("public key")?)?;
+        let pk = K::PublicKey::from_bytes(r.nested("public key")?)?;
         r.finish()?;
         K::attach_public_key(&mut key, &pk);
         Ok(CcaKey { key, pk })

@@ -125,6 +125,9 @@ impl<K: BlindedKem> Kem for Rcca<K> {
     fn public_key(mk: &K::MasterKey) -> K::PublicKey {
         K::public_key(mk)
     }
+    fn master_setup_id(mk: &K::MasterKey) -> Option<[u8; 16]> {
+        K::master_setup_id(mk)
+    }
     fn keygen<R: RngCore + CryptoRng>(
         pk: &K::PublicKey,
         mk: &K::MasterKey,

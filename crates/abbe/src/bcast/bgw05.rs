@@ -563,6 +563,9 @@ impl<C: Curve> Kem for Bgw05<C> {
         }
     }
 
+    fn master_setup_id(mk: &MasterKey<C>) -> Option<[u8; 16]> {
+        Some(mk.setup_id)
+    }
     fn public_key(mk: &MasterKey<C>) -> PublicKey<C> {
         mk.public_key()
     }

@@ -491,6 +491,9 @@ impl Kem for ElGamalP256 {
         }
     }
 
+    fn master_setup_id(mk: &MasterKey) -> Option<[u8; 16]> {
+        Some(mk.setup_id)
+    }
     fn public_key(mk: &MasterKey) -> PublicKey {
         mk.public_key()
     }

@@ -395,6 +395,9 @@ impl<C: Curve> Kem for Gw09<C> {
         }
     }
 
+    fn master_setup_id(mk: &MasterKey<C>) -> Option<[u8; 16]> {
+        Some(mk.setup_id)
+    }
     fn public_key(mk: &MasterKey<C>) -> PublicKey<C> {
         mk.public_key()
     }
