@@ -598,16 +598,7 @@ fn run(cmd: Command) -> Result<()> {
                 .map_err(|e| CliError::Other(format!("cannot create {}: {e}", out.display())))?;
             let pk_path = out.join("public.key");
             let mk_path = out.join("master.key");
-            if !force {
-                for p in [&pk_path, &mk_path] {
-                    if p.exists() {
-                        return Err(CliError::Other(format!(
-                            "{} already exists (use --force to overwrite)",
-                            p.display()
-                        )));
-                    }
-                }
-            }
+            refuse_overwrite(&[&pk_path, &mk_path], force)?;
             let keys = keyfile::KeyOut::new(armor, passphrase, &mk_path.display().to_string())?;
             if let (Some(n), SchemeId::Bgw05) = (users, scheme) {
                 // BGW05's public key is linear in N (128 MB at N = 10^6 on
@@ -758,16 +749,7 @@ fn run(cmd: Command) -> Result<()> {
                     "the verifying key would overwrite the signing key: pass --public".into(),
                 ));
             }
-            if !force {
-                for p in [&output, &public] {
-                    if p.exists() {
-                        return Err(CliError::Other(format!(
-                            "{} already exists (use --force to overwrite)",
-                            p.display()
-                        )));
-                    }
-                }
-            }
+            refuse_overwrite(&[&output, &public], force)?;
             let keys = keyfile::KeyOut::new(armor, passphrase, &output.display().to_string())?;
             let (sk, vk) = on_curve!(curve, C => {
                 let sk = abbe::signature::Bls::<C>::keygen(&mut OsRng);
@@ -919,6 +901,17 @@ pub(crate) fn open_payload(
         eprintln!("abbe: signed by {} ({how})", s.fingerprint);
     }
     Ok(())
+}
+
+/// Refuses to overwrite existing key files unless `force`.
+fn refuse_overwrite(paths: &[&PathBuf], force: bool) -> Result<()> {
+    match paths.iter().find(|p| !force && p.exists()) {
+        Some(p) => Err(CliError::Other(format!(
+            "{} already exists (use --force to overwrite)",
+            p.display()
+        ))),
+        None => Ok(()),
+    }
 }
 
 fn default_public_path(signing_key: &std::path::Path) -> PathBuf {
