@@ -645,15 +645,7 @@ fn run(cmd: Command) -> Result<()> {
             let public = match &public {
                 Some(p) => {
                     let (ppre, pk) = read_object(p, &[ObjectKind::PublicKey])?;
-                    if (ppre.scheme, ppre.curve) != (pre.scheme, pre.curve) {
-                        return Err(CliError::Invalid(format!(
-                            "the public key is for {} on {}, the master key for {} on {}",
-                            ppre.scheme.name(),
-                            ppre.curve.name(),
-                            pre.scheme.name(),
-                            pre.curve.name()
-                        )));
-                    }
+                    check_same_scheme(&ppre, &pre, "public key", "master key")?;
                     Some(pk)
                 }
                 None => None,
@@ -940,13 +932,19 @@ fn read_verifying_key(path: &std::path::Path) -> Result<Vec<u8>> {
 }
 
 pub(crate) fn check_same_setup(key: &Preamble, header: &Preamble, what: &str) -> Result<()> {
-    if key.curve != header.curve || key.scheme != header.scheme {
+    check_same_scheme(key, header, what, "ciphertext")
+}
+
+/// Refuses objects `a` (the `a_what`) and `b` (the `b_what`) made for
+/// different schemes or curves.
+fn check_same_scheme(a: &Preamble, b: &Preamble, a_what: &str, b_what: &str) -> Result<()> {
+    if a.curve != b.curve || a.scheme != b.scheme {
         return Err(CliError::Invalid(format!(
-            "the {what} is for {} on {}, the ciphertext for {} on {}",
-            key.scheme.name(),
-            key.curve.name(),
-            header.scheme.name(),
-            header.curve.name()
+            "the {a_what} is for {} on {}, the {b_what} for {} on {}",
+            a.scheme.name(),
+            a.curve.name(),
+            b.scheme.name(),
+            b.curve.name()
         )));
     }
     Ok(())

@@ -43,7 +43,7 @@ use std::io::{self, Read, Write};
 use std::sync::mpsc;
 use std::thread;
 pub use stream::{Aead, PayloadKey, StreamError, CHUNK_SIZE};
-use zeroize::Zeroize;
+use zeroize::{Zeroize, Zeroizing};
 
 /// Upper bound on a KEM header inside an envelope (16 MiB: a policy of the
 /// maximum 4096 leaves is below 1 MiB on every curve).
@@ -120,14 +120,20 @@ impl Head {
 
     /// Bytes of the encoded head.
     pub fn encoded_len(&self) -> usize {
-        let digest = if self.preamble.kind == ObjectKind::TransformedCiphertext {
-            32
-        } else {
-            0
-        };
-        let suite = if self.version == 1 { 0 } else { 2 };
-        PREAMBLE_LEN + 4 + self.header.len() + digest + 16 + suite
+        encoded_head_len(self.preamble.kind, self.version, self.header.len())
     }
+}
+
+/// Bytes of a head: preamble, header length and header, the carried digest
+/// of a transformed file, salt, and (from version 2) AEAD id and flags.
+fn encoded_head_len(kind: ObjectKind, version: u8, header: usize) -> usize {
+    let digest = if kind == ObjectKind::TransformedCiphertext {
+        32
+    } else {
+        0
+    };
+    let suite = if version == 1 { 0 } else { 2 };
+    PREAMBLE_LEN + 4 + header + digest + 16 + suite
 }
 
 pub fn header_digest(header: &[u8]) -> [u8; 32] {
@@ -147,8 +153,7 @@ pub fn head_len(prefix: &[u8]) -> Option<usize> {
         .get(PREAMBLE_LEN..PREAMBLE_LEN + 4)?
         .try_into()
         .ok()?;
-    let suite = if prefix[4] == 1 { 0 } else { 2 };
-    (u32::from_be_bytes(len) as usize).checked_add(PREAMBLE_LEN + 4 + 16 + suite)
+    (u32::from_be_bytes(len) as usize).checked_add(encoded_head_len(pre.kind, prefix[4], 0))
 }
 
 fn read_exact_or<R: Read>(
@@ -384,19 +389,16 @@ pub fn open_with<R: Read, W: Write>(
     let mut writer = VerifyingWriter {
         inner: &mut output,
         hash: BackgroundHash::new(PlaintextHash::new(head)),
-        hold: Vec::with_capacity(block_len),
+        hold: Zeroizing::new(Vec::with_capacity(block_len)),
         block_len,
     };
     stream::decrypt(&key, &head.header_digest, input, &mut writer)?;
-    if writer.hold.len() != block_len {
+    let VerifyingWriter {
+        hold: block, hash, ..
+    } = writer;
+    if block.len() != block_len {
         return Err(WireError::Truncated("signature block").into());
     }
-    let block = std::mem::take(&mut writer.hold);
-    let hash = std::mem::replace(
-        &mut writer.hash,
-        BackgroundHash::new(PlaintextHash::new(head)),
-    );
-    drop(writer);
     let hash = hash.finish()?;
     let len = hash.len;
     let msg = hash.message();
@@ -626,7 +628,8 @@ impl<R: Read> Read for SigningReader<'_, R> {
 struct VerifyingWriter<'a, W: Write> {
     inner: &'a mut W,
     hash: BackgroundHash,
-    hold: Vec<u8>,
+    /// Plaintext until more arrives: wiped when dropped.
+    hold: Zeroizing<Vec<u8>>,
     block_len: usize,
 }
 
@@ -642,22 +645,20 @@ impl<W: Write> Write for VerifyingWriter<'_, W> {
         let t = self.block_len;
         if buf.len() >= t {
             // Everything held and all of `buf` but its last t bytes are
-            // plaintext.
-            let held = std::mem::take(&mut self.hold);
+            // plaintext; the last t bytes are held instead (the buffer is
+            // reused: at most t bytes, overwritten by exactly t).
+            let mut held = std::mem::take(&mut self.hold);
             self.release(&held)?;
-            let mut held = held;
-            held.zeroize();
             self.release(&buf[..buf.len() - t])?;
-            self.hold = Vec::with_capacity(t);
-            self.hold.extend_from_slice(&buf[buf.len() - t..]);
+            held.clear();
+            held.extend_from_slice(&buf[buf.len() - t..]);
+            self.hold = held;
         } else {
             self.hold.extend_from_slice(buf);
             if self.hold.len() > t {
                 let extra = self.hold.len() - t;
-                let mut out: Vec<u8> = self.hold.drain(..extra).collect();
-                let r = self.release(&out);
-                out.zeroize();
-                r?;
+                let out = Zeroizing::new(self.hold.drain(..extra).collect::<Vec<u8>>());
+                self.release(&out)?;
             }
         }
         Ok(buf.len())
@@ -665,12 +666,6 @@ impl<W: Write> Write for VerifyingWriter<'_, W> {
 
     fn flush(&mut self) -> io::Result<()> {
         self.inner.flush()
-    }
-}
-
-impl<W: Write> Drop for VerifyingWriter<'_, W> {
-    fn drop(&mut self) {
-        self.hold.zeroize();
     }
 }
 
