@@ -115,8 +115,12 @@ impl Side for crate::policy::AttributeSet {
 }
 
 impl Side for crate::policy::Policy {
+    /// Parses and checks what the schemes will check: the expansion into an
+    /// access tree, its limits and the work budget.
     fn parse(input: &str) -> Result<Self, PolicyError> {
-        crate::policy::Policy::parse_any(input)
+        let policy = crate::policy::Policy::parse_any(input)?;
+        policy.to_tree()?;
+        Ok(policy)
     }
     fn describe(&self) -> String {
         self.to_string()

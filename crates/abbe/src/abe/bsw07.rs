@@ -487,7 +487,8 @@ impl<C: Curve> Header<C> {
                 ),
             });
         }
-        let mut rows = Vec::with_capacity(n);
+        // Grown as rows are read: n is the input's word until they are.
+        let mut rows = Vec::new();
         for _ in 0..n {
             let cy = r.point("C_y")?;
             let cy_prime = r.point("C'_y")?;

@@ -191,7 +191,7 @@ impl<K: Kem> Encoded for CcaKey<K> {
     }
     fn from_bytes(bytes: &[u8]) -> Result<Self, WireError> {
         let mut r = Reader::open_for(bytes, ObjectKind::CcaUserKey, K::SCHEME, K::CURVE)?;
-        let mut key = K::UserKey::from_bytes(r.bytes("user key")?)?;
+        let mut key = K::UserKey::from_bytes(r.nested("user key")?)?;
         let pk = K::PublicKey::from_bytes(r.nested("public key")?)?;
         r.finish()?;
         K::attach_public_key(&mut key, &pk);
@@ -207,7 +207,7 @@ impl<K: Kem> Encoded for CcaHeader<K> {
     }
     fn from_bytes(bytes: &[u8]) -> Result<Self, WireError> {
         let mut r = Reader::open_for(bytes, ObjectKind::CcaHeader, K::SCHEME, K::CURVE)?;
-        let inner_bytes = r.bytes("header")?.to_vec();
+        let inner_bytes = r.nested("header")?.to_vec();
         let inner = K::Header::from_bytes(&inner_bytes)?;
         let masked = r.array("masked seed")?;
         r.finish()?;

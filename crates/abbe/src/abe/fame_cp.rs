@@ -699,7 +699,8 @@ impl<C: Curve> Header<C> {
                 format!("{n} rows for a policy with {} leaves", tree.leaves().len()),
             ));
         }
-        let mut rows = Vec::with_capacity(n);
+        // Grown as rows are read: n is the input's word until they are.
+        let mut rows = Vec::new();
         for _ in 0..n {
             rows.push(read3(&mut r, "ct_i")?);
         }
@@ -919,8 +920,7 @@ impl<C: Curve> Kem for FameCp<C> {
             .tree
             .cheapest_satisfying(&key.set)
             .ok_or(KemError::NotSatisfied)?;
-        let lsss = Lsss::<C::Scalar>::from_tree(&header.tree);
-        let omega = lsss.reconstruction(&header.tree, &selection)?;
+        let omega = header.tree.reconstruction::<C::Scalar>(&selection)?;
         let leaves = header.tree.leaves();
         let gammas: Vec<C::Scalar> = omega.iter().map(|(_, w)| *w).collect();
         let mut cts: [Vec<C::G1>; 3] = Default::default();

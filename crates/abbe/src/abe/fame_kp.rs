@@ -143,7 +143,8 @@ impl<C: Curve> UserKey<C> {
                 format!("{n} rows for a policy with {} leaves", tree.leaves().len()),
             ));
         }
-        let mut rows = Vec::with_capacity(n);
+        // Grown as rows are read: n is the input's word until they are.
+        let mut rows = Vec::new();
         for _ in 0..n {
             rows.push(read3(&mut r, "sk_i")?);
         }
@@ -408,8 +409,7 @@ impl<C: Curve> Kem for FameKp<C> {
             .tree
             .cheapest_satisfying(&header.set)
             .ok_or(KemError::NotSatisfied)?;
-        let lsss = Lsss::<C::Scalar>::from_tree(&key.tree);
-        let omega = lsss.reconstruction(&key.tree, &selection)?;
+        let omega = key.tree.reconstruction::<C::Scalar>(&selection)?;
         let leaves = key.tree.leaves();
         let gammas: Vec<C::Scalar> = omega.iter().map(|(_, w)| *w).collect();
         let mut cts: [Vec<C::G1>; 3] = Default::default();

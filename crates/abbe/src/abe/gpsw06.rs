@@ -80,7 +80,7 @@
 use crate::curve::CurveId;
 use crate::curve::{par_map, wipe, Curve, FixedBaseTable, Group, Scalar, Target};
 use crate::kem::{Kem, KemError, Outsourcing, SessionKey};
-use crate::policy::{AccessTree, AttributeSet, Lsss, Policy};
+use crate::policy::{AccessTree, AttributeSet, Policy};
 use crate::wire::{ObjectKind, Preamble, Reader, SchemeId, WireError, Writer, MAX_ITEMS};
 use rand_core::{CryptoRng, RngCore};
 use std::collections::BTreeMap;
@@ -300,7 +300,8 @@ impl<C: Curve> KeyElements<C> {
                 detail: format!("{n} rows for a policy with {} leaves", tree.leaves().len()),
             });
         }
-        let mut rows = Vec::with_capacity(n);
+        // Grown as rows are read: n is the input's word until they are.
+        let mut rows = Vec::new();
         for _ in 0..n {
             let d = r.point("D_i")?;
             let rr = r.point("R_i")?;
@@ -320,8 +321,7 @@ impl<C: Curve> KeyElements<C> {
             .tree
             .cheapest_satisfying(&header.set)
             .ok_or(KemError::NotSatisfied)?;
-        let lsss = Lsss::<C::Scalar>::from_tree(&self.tree);
-        let omega = lsss.reconstruction(&self.tree, &selection)?;
+        let omega = self.tree.reconstruction::<C::Scalar>(&selection)?;
         let leaves = self.tree.leaves();
 
         let one = C::Scalar::one();
@@ -585,9 +585,10 @@ impl<C: Curve> Kem for Gpsw06<C> {
             return Err(KemError::WrongSetup);
         }
         let tree = policy.to_tree()?;
-        let lsss = Lsss::<C::Scalar>::from_tree(&tree);
-        let mut ys: Vec<C::Scalar> = (1..lsss.width()).map(|_| C::Scalar::random(rng)).collect();
-        let mut lambdas = lsss.shares(mk.alpha, &ys)?;
+        let mut ys: Vec<C::Scalar> = (1..tree.share_width())
+            .map(|_| C::Scalar::random(rng))
+            .collect();
+        let mut lambdas = tree.shares(mk.alpha, &ys)?;
         for y in &mut ys {
             wipe(y, C::Scalar::zero());
         }

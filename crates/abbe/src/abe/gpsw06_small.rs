@@ -66,7 +66,7 @@
 use crate::curve::CurveId;
 use crate::curve::{par_map, wipe, Curve, FixedBaseTable, Group, Scalar, Target};
 use crate::kem::{Kem, KemError, SessionKey};
-use crate::policy::{generate, AccessTree, AttributeSet, Lsss, Policy};
+use crate::policy::{generate, AccessTree, AttributeSet, Policy};
 use crate::wire::{ObjectKind, Preamble, Reader, SchemeId, WireError, Writer, MAX_ITEMS};
 use rand_core::{CryptoRng, RngCore};
 use std::collections::{BTreeMap, HashMap};
@@ -412,7 +412,8 @@ impl<C: Curve> UserKey<C> {
                 detail: format!("{n} rows for a policy with {} leaves", tree.leaves().len()),
             });
         }
-        let mut rows = Vec::with_capacity(n);
+        // Grown as rows are read: n is the input's word until they are.
+        let mut rows = Vec::new();
         for _ in 0..n {
             rows.push(r.point("D_i")?);
         }
@@ -429,8 +430,7 @@ impl<C: Curve> UserKey<C> {
             .tree
             .cheapest_satisfying(&header.set)
             .ok_or(KemError::NotSatisfied)?;
-        let lsss = Lsss::<C::Scalar>::from_tree(&self.tree);
-        let omega = lsss.reconstruction(&self.tree, &selection)?;
+        let omega = self.tree.reconstruction::<C::Scalar>(&selection)?;
         let leaves = self.tree.leaves();
         let one = C::Scalar::one();
         let mut g1_terms = Vec::with_capacity(omega.len());
@@ -630,9 +630,10 @@ impl<C: Curve> Kem for Gpsw06Small<C> {
             .ok_or(KemError::WrongSetup)?;
         let mut t_inv = batch_invert(&ts)
             .ok_or_else(|| KemError::Invalid("t_i = 0 in the master key".into()))?;
-        let lsss = Lsss::<C::Scalar>::from_tree(&tree);
-        let mut ys: Vec<C::Scalar> = (1..lsss.width()).map(|_| C::Scalar::random(rng)).collect();
-        let mut exps = lsss.shares(mk.y, &ys)?;
+        let mut ys: Vec<C::Scalar> = (1..tree.share_width())
+            .map(|_| C::Scalar::random(rng))
+            .collect();
+        let mut exps = tree.shares(mk.y, &ys)?;
         for (e, ti) in exps.iter_mut().zip(&t_inv) {
             *e *= *ti;
         }

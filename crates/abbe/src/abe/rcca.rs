@@ -222,7 +222,7 @@ impl<K: BlindedKem> Encoded for RccaHeader<K> {
     fn from_bytes(bytes: &[u8]) -> Result<Self, WireError> {
         let mut r = Reader::open_for(bytes, ObjectKind::RccaHeader, K::SCHEME, K::CURVE)?;
         let c = r.gt("C")?;
-        let inner_bytes = r.bytes("header")?.to_vec();
+        let inner_bytes = r.nested("header")?.to_vec();
         let inner = K::Header::from_bytes(&inner_bytes)?;
         r.finish()?;
         Ok(RccaHeader {
@@ -268,7 +268,7 @@ impl<K: BlindedKem> Encoded for RccaRetrievalKey<K> {
     }
     fn from_bytes(bytes: &[u8]) -> Result<Self, WireError> {
         let mut r = Reader::open_for(bytes, ObjectKind::RccaRetrievalKey, K::SCHEME, K::CURVE)?;
-        let inner = K::RetrievalKey::from_bytes(r.bytes("retrieval key")?)?;
+        let inner = K::RetrievalKey::from_bytes(r.nested("retrieval key")?)?;
         let y = r.gt("Y")?;
         r.finish()?;
         Ok(RccaRetrievalKey { inner, y })

@@ -68,7 +68,7 @@
 use crate::curve::CurveId;
 use crate::curve::{par_map, wipe, Curve, FixedBaseTable, Group, Scalar, Target};
 use crate::kem::{Kem, KemError, Outsourcing, SessionKey};
-use crate::policy::{AccessTree, AttributeSet, Lsss, Policy};
+use crate::policy::{AccessTree, AttributeSet, Policy};
 use crate::wire::{ObjectKind, Preamble, Reader, SchemeId, WireError, Writer, MAX_ITEMS};
 use rand_core::{CryptoRng, RngCore};
 use std::collections::BTreeMap;
@@ -315,8 +315,7 @@ impl<C: Curve> KeyElements<C> {
             .tree
             .cheapest_satisfying(&self.set)
             .ok_or(KemError::NotSatisfied)?;
-        let lsss = Lsss::<C::Scalar>::from_tree(&header.tree);
-        let omega = lsss.reconstruction(&header.tree, &selection)?;
+        let omega = header.tree.reconstruction::<C::Scalar>(&selection)?;
         let leaves = header.tree.leaves();
 
         let one = C::Scalar::one();
@@ -485,7 +484,8 @@ impl<C: Curve> Header<C> {
                 ),
             });
         }
-        let mut rows = Vec::with_capacity(n);
+        // Grown as rows are read: n is the input's word until they are.
+        let mut rows = Vec::new();
         for _ in 0..n {
             let c = r.point("C_i")?;
             let d = r.point("D_i")?;
@@ -555,9 +555,10 @@ fn encapsulate_with_s<C: Curve, R: RngCore + CryptoRng>(
     rng: &mut R,
 ) -> Result<Header<C>, KemError> {
     let tree = policy.to_tree()?;
-    let lsss = Lsss::<C::Scalar>::from_tree(&tree);
-    let ys: Vec<C::Scalar> = (1..lsss.width()).map(|_| C::Scalar::random(rng)).collect();
-    let lambdas = lsss.shares(*s, &ys)?;
+    let ys: Vec<C::Scalar> = (1..tree.share_width())
+        .map(|_| C::Scalar::random(rng))
+        .collect();
+    let lambdas = tree.shares(*s, &ys)?;
     let tables = pk.tables();
     // Randomness is drawn in order; the rows are then independent.
     let inputs: Vec<(&String, C::Scalar, C::Scalar)> = tree

@@ -90,7 +90,7 @@
 use crate::curve::CurveId;
 use crate::curve::{par_map, wipe, Curve, FixedBaseTable, Group, Scalar};
 use crate::kem::{Kem, KemError, SessionKey};
-use crate::policy::{generate, validate_name, AccessTree, AttributeSet, Lsss, Policy};
+use crate::policy::{generate, validate_name, AccessTree, AttributeSet, Policy};
 use crate::wire::{ObjectKind, Preamble, Reader, SchemeId, WireError, Writer, MAX_ITEMS};
 use rand_core::{CryptoRng, RngCore};
 use std::collections::{BTreeMap, BTreeSet};
@@ -357,7 +357,7 @@ impl<C: Curve> UserKey<C> {
             setup_id,
             policy,
             tree,
-            d: Vec::with_capacity(n),
+            d: Vec::new(),
         };
         for _ in 0..n {
             key.d.push(r.scalar("d_j")?);
@@ -570,9 +570,10 @@ impl<C: Curve> Kem for InsecureYct14<C> {
             return Err(KemError::WrongSetup);
         }
         let tree = policy.to_tree()?;
-        let lsss = Lsss::<C::Scalar>::from_tree(&tree);
-        let ys: Vec<C::Scalar> = (1..lsss.width()).map(|_| C::Scalar::random(rng)).collect();
-        let mut lambdas = lsss.shares(mk.s, &ys)?;
+        let ys: Vec<C::Scalar> = (1..tree.share_width())
+            .map(|_| C::Scalar::random(rng))
+            .collect();
+        let mut lambdas = tree.shares(mk.s, &ys)?;
         let mut d = Vec::with_capacity(lambdas.len());
         let mut result = Ok(());
         for (attr, lambda) in tree.leaves().iter().zip(&lambdas) {
@@ -651,8 +652,7 @@ impl<C: Curve> Kem for InsecureYct14<C> {
             .tree
             .cheapest_satisfying(&header.set)
             .ok_or(KemError::NotSatisfied)?;
-        let lsss = Lsss::<C::Scalar>::from_tree(&key.tree);
-        let omega = lsss.reconstruction(&key.tree, &selection)?;
+        let omega = key.tree.reconstruction::<C::Scalar>(&selection)?;
         let mut points = Vec::with_capacity(omega.len());
         let mut scalars = Vec::with_capacity(omega.len());
         for (j, w) in &omega {

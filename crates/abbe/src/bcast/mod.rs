@@ -226,6 +226,11 @@ impl Recipients {
             what: "recipients",
             detail: detail.into(),
         };
+        // Each range takes 8 bytes: a count the input cannot hold is refused
+        // before anything is allocated for it.
+        if k.saturating_mul(8) > r.remaining() {
+            return Err(WireError::Truncated("recipient ranges"));
+        }
         let mut ranges = Vec::with_capacity(k);
         let mut prev_hi: Option<u32> = None;
         for _ in 0..k {

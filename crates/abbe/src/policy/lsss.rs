@@ -122,6 +122,140 @@ pub fn lagrange_at_zero<F: ShareField>(xs: &[F]) -> Option<Vec<F>> {
         .collect()
 }
 
+/// Shares of the subtree below `node`, whose LSSS row has share `share`:
+/// the values `M_i · (secret, randomness)` of [`Lsss::shares`] computed on
+/// the tree, columns allocated in the same (pre)order as [`Build::node`], so
+/// nothing of size n·k is ever built.
+fn tree_shares<F: ShareField>(
+    node: &Node,
+    share: F,
+    randomness: &[F],
+    next_col: &mut usize,
+    out: &mut [F],
+) -> Result<(), PolicyError> {
+    let column = |col: usize| {
+        randomness.get(col - 1).copied().ok_or_else(|| {
+            PolicyError::new(
+                ErrorKind::Argument,
+                "one random field element per LSSS column",
+                "too few",
+            )
+        })
+    };
+    match node {
+        Node::Leaf { index } => {
+            if let Some(slot) = out.get_mut(*index) {
+                *slot = share;
+            }
+        }
+        Node::Gate { k, children } => {
+            let n = children.len();
+            match GateKind::of(*k, n) {
+                GateKind::And => {
+                    let first = *next_col;
+                    *next_col += n - 1;
+                    let mut rest = F::zero();
+                    for col in first..first + n - 1 {
+                        rest = rest + column(col)?;
+                    }
+                    for (j, c) in children.iter().enumerate() {
+                        let s = if j == 0 {
+                            share - rest
+                        } else {
+                            column(first + j - 1)?
+                        };
+                        tree_shares(c, s, randomness, next_col, out)?;
+                    }
+                }
+                GateKind::Or => {
+                    for c in children {
+                        tree_shares(c, share, randomness, next_col, out)?;
+                    }
+                }
+                GateKind::Threshold => {
+                    let first = *next_col;
+                    *next_col += k - 1;
+                    let coeffs = randomness.get(first - 1..first + k - 2).ok_or_else(|| {
+                        PolicyError::new(
+                            ErrorKind::Argument,
+                            "one random field element per LSSS column",
+                            "too few",
+                        )
+                    })?;
+                    for (i, c) in children.iter().enumerate() {
+                        // share + Σ_{j=1}^{k-1} x^j r_j, by Horner.
+                        let x = F::from_u64(i as u64 + 1);
+                        let poly = coeffs.iter().rev().fold(F::zero(), |acc, &r| (acc + r) * x);
+                        tree_shares(c, share + poly, randomness, next_col, out)?;
+                    }
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+fn width_below(node: &Node) -> usize {
+    match node {
+        Node::Leaf { .. } => 0,
+        Node::Gate { k, children } => {
+            let own = match GateKind::of(*k, children.len()) {
+                GateKind::And => children.len() - 1,
+                GateKind::Or => 0,
+                GateKind::Threshold => k - 1,
+            };
+            children.iter().map(width_below).sum::<usize>() + own
+        }
+    }
+}
+
+impl AccessTree {
+    /// The number of columns of this tree's LSSS matrix ([`Lsss::width`]),
+    /// without building it.
+    pub fn share_width(&self) -> usize {
+        1 + width_below(self.root())
+    }
+
+    /// The shares `λ_i` of [`Lsss::shares`] (one per leaf, in leaf order),
+    /// computed on the tree in time linear in [`AccessTree::work`] and memory
+    /// linear in the leaves; `randomness` holds `share_width() - 1` elements.
+    pub fn shares<F: ShareField>(
+        &self,
+        secret: F,
+        randomness: &[F],
+    ) -> Result<Vec<F>, PolicyError> {
+        let width = self.share_width();
+        if randomness.len() + 1 != width {
+            return Err(PolicyError::new(
+                ErrorKind::Argument,
+                format!("{} random field elements", width - 1),
+                format!("{}", randomness.len()),
+            ));
+        }
+        let mut out = vec![F::zero(); self.leaves().len()];
+        let mut next_col = 1;
+        tree_shares(self.root(), secret, randomness, &mut next_col, &mut out)?;
+        Ok(out)
+    }
+
+    /// Reconstruction coefficients `ω_i` for the leaves of `sel`, with
+    /// `Σ ω_i λ_i = secret` (see [`Lsss::reconstruction`]), computed on the
+    /// tree: memory linear in the selection, time linear in the tree plus
+    /// O(k²) field operations per threshold gate of k used children.
+    pub fn reconstruction<F: ShareField>(
+        &self,
+        sel: &Selection,
+    ) -> Result<Vec<(usize, F)>, PolicyError> {
+        recon(self.root(), sel)?.ok_or_else(|| {
+            PolicyError::new(
+                ErrorKind::Argument,
+                "a selection satisfying the access tree",
+                "an insufficient selection",
+            )
+        })
+    }
+}
+
 /// Reconstruction coefficients of the subtree for the selected leaves, or
 /// `None` if the selection does not satisfy the subtree.
 fn recon<F: ShareField>(
@@ -276,13 +410,7 @@ impl<F: ShareField> Lsss<F> {
                 "a different tree",
             ));
         }
-        recon(tree.root(), sel)?.ok_or_else(|| {
-            PolicyError::new(
-                ErrorKind::Argument,
-                "a selection satisfying the access tree",
-                "an insufficient selection",
-            )
-        })
+        tree.reconstruction(sel)
     }
 
     /// Generic solver: finds `ω` with `Σ_{i∈rows} ω_i M_i = (1, 0, ..., 0)`

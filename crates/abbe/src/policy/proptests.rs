@@ -124,6 +124,23 @@ fn brute_min(tree: &AccessTree, attrs: &AttributeSet) -> Option<u32> {
 
 /// Checks satisfaction, the cheapest selection and LSSS reconstruction.
 fn check_tree(tree: &AccessTree, attrs: &AttributeSet, seed: u64) -> Result<(), TestCaseError> {
+    // The tree computes what the matrix would: width, work (= non-zero
+    // entries) and the shares, without building it.
+    let lsss: Lsss<Fp> = Lsss::from_tree(tree);
+    prop_assert_eq!(tree.share_width(), lsss.width());
+    let nonzeros: usize = lsss.rows().iter().map(Vec::len).sum();
+    prop_assert_eq!(tree.work(), nonzeros as u64);
+    let mut rng = ChaCha20Rng::seed_from_u64(seed);
+    let secret = Fp::new(rng.next_u64());
+    let rand: Vec<Fp> = (1..lsss.width()).map(|_| Fp::new(rng.next_u64())).collect();
+    let lambda = lsss
+        .shares(secret, &rand)
+        .map_err(|e| TestCaseError::fail(e.to_string()))?;
+    prop_assert_eq!(
+        tree.shares(secret, &rand)
+            .map_err(|e| TestCaseError::fail(e.to_string()))?,
+        lambda.clone()
+    );
     let sel = tree.cheapest_satisfying(attrs);
     prop_assert_eq!(tree.is_satisfied(attrs), sel.is_some());
     if tree.leaves().len() <= 12 {
@@ -135,13 +152,6 @@ fn check_tree(tree: &AccessTree, attrs: &AttributeSet, seed: u64) -> Result<(), 
     for a in sel.attributes(tree) {
         prop_assert!(attrs.contains(a));
     }
-    let lsss: Lsss<Fp> = Lsss::from_tree(tree);
-    let mut rng = ChaCha20Rng::seed_from_u64(seed);
-    let secret = Fp::new(rng.next_u64());
-    let rand: Vec<Fp> = (1..lsss.width()).map(|_| Fp::new(rng.next_u64())).collect();
-    let lambda = lsss
-        .shares(secret, &rand)
-        .map_err(|e| TestCaseError::fail(e.to_string()))?;
     let omega = lsss
         .reconstruction(tree, &sel)
         .map_err(|e| TestCaseError::fail(e.to_string()))?;

@@ -3,7 +3,7 @@
 use super::ast::{validate_compare, validate_name, Policy};
 use super::attrs::AttributeSet;
 use super::error::{ErrorKind, PolicyError};
-use super::limits::{MAX_DEPTH, MAX_LEAVES};
+use super::limits::{max_policy_work, MAX_DEPTH, MAX_LEAVES};
 use super::numeric;
 
 /// A node of an [`AccessTree`].
@@ -164,14 +164,28 @@ impl Builder {
 impl Policy {
     /// Expands the policy into an [`AccessTree`] (numeric comparisons become
     /// marker gates, see [`super::numeric`]).  Validates names, gates, depth
-    /// and the leaf limit, so it also accepts non-canonical policies.
+    /// and the leaf limit, so it also accepts non-canonical policies; and
+    /// the work budget ([`super::limits::max_policy_work`]): a tree whose
+    /// [`AccessTree::work`] exceeds it is refused before any scheme sees it.
     pub fn to_tree(&self) -> Result<AccessTree, PolicyError> {
         let mut b = Builder { leaves: Vec::new() };
         let root = b.convert(self, 0, false)?;
-        Ok(AccessTree {
+        let tree = AccessTree {
             root,
             leaves: b.leaves,
-        })
+        };
+        let (work, budget) = (tree.work(), max_policy_work());
+        if work > budget {
+            return Err(PolicyError::new(
+                ErrorKind::Limit,
+                format!(
+                    "a policy within the work budget of {budget} (non-zero entries of its LSSS matrix; \
+                     a k-of-n gate costs n·(k−1); --max-policy-work raises the budget)"
+                ),
+                format!("a policy of work {work}"),
+            ));
+        }
+        Ok(tree)
     }
 }
 
@@ -220,6 +234,31 @@ fn cheapest(node: &Node, leaves: &[String], set: &AttributeSet) -> Option<Vec<us
     }
 }
 
+/// Non-zero entries of the LSSS rows below `node`, whose parent row has
+/// `parent` of them (the construction of [`super::Lsss::from_tree`]).
+fn work(node: &Node, parent: u64) -> u64 {
+    match node {
+        Node::Leaf { .. } => parent,
+        Node::Gate { k, children } => {
+            let n = children.len() as u64;
+            let extra = match GateKind::of(*k, children.len()) {
+                GateKind::And => n.saturating_sub(1),
+                GateKind::Or => 0,
+                GateKind::Threshold => *k as u64 - 1,
+            };
+            children.iter().enumerate().fold(0u64, |acc, (j, c)| {
+                let row = match GateKind::of(*k, children.len()) {
+                    // AND: the first child carries the parent row and the
+                    // new columns, the others one new column each.
+                    GateKind::And if j > 0 => 1,
+                    _ => parent.saturating_add(extra),
+                };
+                acc.saturating_add(work(c, row))
+            })
+        }
+    }
+}
+
 fn count_gates(node: &Node) -> usize {
     match node {
         Node::Leaf { .. } => 0,
@@ -259,6 +298,14 @@ impl AccessTree {
     /// Attribute of leaf `index`.
     pub fn leaf(&self, index: usize) -> Option<&str> {
         self.leaves.get(index).map(String::as_str)
+    }
+
+    /// The work this policy costs a scheme: the number of non-zero entries
+    /// of its LSSS matrix, computed on the tree in linear time (the matrix
+    /// itself is never built for it). See
+    /// [`super::limits::DEFAULT_MAX_POLICY_WORK`].
+    pub fn work(&self) -> u64 {
+        work(&self.root, 1)
     }
 
     /// Number of gates (internal nodes).
