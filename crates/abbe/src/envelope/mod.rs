@@ -18,14 +18,21 @@
 //! carries the digest of the header it replaced, so the final decryption
 //! authenticates the payload against the original header.
 //!
-//! **Signed files** (flag [`FLAG_SIGNED`], AES4SeC's integrity and
-//! authentication, detabe §III): the plaintext stream is followed, *inside
-//! the encryption*, by a signature block PK ‖ σ ([`crate::signature`]), so
-//! only authorised readers learn who signed. σ signs
+//! **Signed files** (flags [`FLAG_SIGNED`] | [`FLAG_SIGNER_FIRST`],
+//! AES4SeC's integrity and authentication, detabe §III): *inside the
+//! encryption*, so only authorised readers learn who signed, the stream is
+//! a lead block PK ‖ σ₀, the plaintext, and a signature block PK ‖ σ
+//! ([`crate::signature`]). σ₀ signs `"abbe/v2/signed-file-lead" ‖ scheme ‖
+//! curve ‖ AEAD ‖ flags ‖ SHA-256(KEM header) ‖ salt`: decryption checks it,
+//! and the expected signer, before releasing any plaintext, so a file from
+//! anyone else leaves nothing behind even on a stream. σ signs
 //! `"abbe/v2/signed-file" ‖ scheme ‖ curve ‖ AEAD ‖ SHA-256(KEM header) ‖
 //! u64 plaintext length ‖ H(plaintext)`, H = BLAKE3-256 up to the 128-bit
 //! level and SHA-512 above, computed while the plaintext streams (constant
-//! memory) on a thread of its own.
+//! memory) on a thread of its own; it is checked after the last chunk (it
+//! catches another reader re-encrypting under the payload key, which σ₀
+//! cannot). Files with [`FLAG_SIGNED`] alone (the first signed layout: no
+//! lead block) are still read; their signer is known only at the end.
 //! Decryption always verifies a signature that is present; [`open_with`]
 //! can also require one from a given key.
 //!
@@ -46,14 +53,27 @@ pub use stream::{Aead, PayloadKey, StreamError, CHUNK_SIZE};
 use zeroize::{Zeroize, Zeroizing};
 
 /// Upper bound on a KEM header inside an envelope (16 MiB: a policy of the
-/// maximum 4096 leaves is below 1 MiB on every curve).
+/// maximum 4096 leaves takes 0.6 MB on BLS12-381 and 2.7 MB on BLS48-581;
+/// an ElGamal broadcast header to more than ~500 000 recipients is above it).
 pub const MAX_HEADER_BYTES: usize = 16 << 20;
 
 /// Flag bit: the plaintext is followed by a signature block.
 pub const FLAG_SIGNED: u8 = 0x01;
 
+/// Flag bit (with [`FLAG_SIGNED`]): the encrypted stream starts with a lead
+/// block PK ‖ σ₀, σ₀ over the head, so the signer is known and checked
+/// before the first plaintext byte ([`open_with`]). Written by this build
+/// on every signed file; files with [`FLAG_SIGNED`] alone (the first signed
+/// layout) are still read.
+pub const FLAG_SIGNER_FIRST: u8 = 0x02;
+
+const KNOWN_FLAGS: u8 = FLAG_SIGNED | FLAG_SIGNER_FIRST;
+
 /// Domain separation of the signed message.
 const SIGNED_FILE_DOMAIN: &[u8] = b"abbe/v2/signed-file";
+
+/// Domain separation of the lead signature σ₀.
+const SIGNED_LEAD_DOMAIN: &[u8] = b"abbe/v2/signed-file-lead";
 
 /// Envelope errors.
 #[derive(Debug, thiserror::Error)]
@@ -101,6 +121,29 @@ pub struct Head {
 impl Head {
     pub fn is_signed(&self) -> bool {
         self.flags & FLAG_SIGNED != 0
+    }
+
+    /// Whether a signed file names and proves its signer before its
+    /// plaintext ([`FLAG_SIGNER_FIRST`]). A signed file without it reveals
+    /// its signer only after the last byte: written to a stream, its
+    /// plaintext leaves before the signer is known.
+    pub fn signer_known_first(&self) -> bool {
+        self.is_signed() && self.flags & FLAG_SIGNER_FIRST != 0
+    }
+
+    /// What the lead signature σ₀ covers: everything in the head that
+    /// decides how the payload decrypts, so σ₀ is of this file only.
+    fn lead_message(&self) -> Vec<u8> {
+        let mut m = SIGNED_LEAD_DOMAIN.to_vec();
+        m.extend_from_slice(&[
+            self.preamble.scheme as u8,
+            self.preamble.curve as u8,
+            self.aead as u8,
+            self.flags,
+        ]);
+        m.extend_from_slice(&self.header_digest);
+        m.extend_from_slice(&self.salt);
+        m
     }
 
     /// The payload key for `session`.
@@ -194,8 +237,16 @@ pub fn read_head<R: Read>(input: &mut R) -> Result<Head, EnvelopeError> {
         }
         .into());
     }
-    let mut header = vec![0u8; len];
-    read_exact_or(input, &mut header, "KEM header")?;
+    // Read, not preallocated: a 12-byte input claiming a 16 MiB header
+    // costs what it holds.
+    let mut header = Vec::new();
+    input
+        .take(len as u64)
+        .read_to_end(&mut header)
+        .map_err(EnvelopeError::Io)?;
+    if header.len() != len {
+        return Err(WireError::Truncated("KEM header").into());
+    }
     let header_digest = if preamble.kind == ObjectKind::TransformedCiphertext {
         let mut d = [0u8; 32];
         read_exact_or(input, &mut d, "header digest")?;
@@ -214,10 +265,10 @@ pub fn read_head<R: Read>(input: &mut R) -> Result<Head, EnvelopeError> {
             what: "AEAD id",
             detail: format!("unknown AEAD {}", suite[0]),
         })?;
-        if suite[1] & !FLAG_SIGNED != 0 {
+        if suite[1] & !KNOWN_FLAGS != 0 || suite[1] == FLAG_SIGNER_FIRST {
             return Err(WireError::Invalid {
                 what: "file flags",
-                detail: format!("unknown flag bits {:#04x}", suite[1] & !FLAG_SIGNED),
+                detail: format!("unknown flag bits {:#04x}", suite[1]),
             }
             .into());
         }
@@ -302,7 +353,7 @@ pub fn seal_with<R: Read, W: Write, G: RngCore + CryptoRng>(
         salt,
         aead: options.aead.unwrap_or_else(|| Aead::for_curve(hp.curve)),
         flags: if options.signer.is_some() {
-            FLAG_SIGNED
+            FLAG_SIGNED | FLAG_SIGNER_FIRST
         } else {
             0
         },
@@ -316,6 +367,7 @@ pub fn seal_with<R: Read, W: Write, G: RngCore + CryptoRng>(
                 inner: input,
                 hash: Some(BackgroundHash::new(PlaintextHash::new(&head))),
                 signer,
+                lead: Some((signer.sign_block(&head.lead_message()), 0)),
                 block: None,
                 pos: 0,
                 len: 0,
@@ -386,24 +438,47 @@ pub fn open_with<R: Read, W: Write>(
     }
     let curve = head.preamble.curve;
     let block_len = signature::block_len(curve).ok_or(SignatureError::NoPairing("P-256"))?;
+    let lead = head.signer_known_first().then(|| Lead {
+        block: Zeroizing::new(Vec::with_capacity(block_len)),
+        message: head.lead_message(),
+        curve,
+        expected: expected.clone(),
+        verified: false,
+        failure: None,
+    });
     let mut writer = VerifyingWriter {
         inner: &mut output,
         hash: BackgroundHash::new(PlaintextHash::new(head)),
         hold: Zeroizing::new(Vec::with_capacity(block_len)),
         block_len,
+        lead,
     };
-    stream::decrypt(&key, &head.header_digest, input, &mut writer)?;
+    let decrypted = stream::decrypt(&key, &head.header_digest, input, &mut writer);
     let VerifyingWriter {
-        hold: block, hash, ..
+        hold: block,
+        hash,
+        mut lead,
+        ..
     } = writer;
-    if block.len() != block_len {
+    // A refused lead block stops the stream with an I/O error; say why.
+    if let Some(e) = lead.as_mut().and_then(|l| l.failure.take()) {
+        return Err(e);
+    }
+    decrypted?;
+    if lead.as_ref().is_some_and(|l| !l.verified) || block.len() != block_len {
         return Err(WireError::Truncated("signature block").into());
     }
     let hash = hash.finish()?;
     let len = hash.len;
     let msg = hash.message();
     signature::verify_block(curve, &block, &msg)?;
-    let pk = block[..signature::public_key_len(curve).unwrap_or(0)].to_vec();
+    let pk_len = signature::public_key_len(curve).unwrap_or(0);
+    let pk = block[..pk_len].to_vec();
+    if let Some(l) = &lead {
+        if l.block[..pk_len] != pk[..] {
+            return Err(SignatureError::Invalid.into());
+        }
+    }
     let signer = Signer {
         curve,
         fingerprint: signature::fingerprint(curve, &pk),
@@ -422,6 +497,34 @@ pub fn open_with<R: Read, W: Write>(
         len,
         signer: Some(signer),
     })
+}
+
+/// The lead block PK ‖ σ₀ of a signer-first file, checked before any
+/// plaintext is released.
+struct Lead {
+    block: Zeroizing<Vec<u8>>,
+    message: Vec<u8>,
+    curve: CurveId,
+    expected: Option<(CurveId, Vec<u8>)>,
+    verified: bool,
+    failure: Option<EnvelopeError>,
+}
+
+impl Lead {
+    /// σ₀ must verify under the block's PK, and PK be the expected signer.
+    fn check(&self) -> Result<(), EnvelopeError> {
+        signature::verify_block(self.curve, &self.block, &self.message)?;
+        let pk = &self.block[..signature::public_key_len(self.curve).unwrap_or(0)];
+        match &self.expected {
+            Some((curve, want)) if *curve != self.curve || want[..] != *pk => {
+                Err(EnvelopeError::WrongSigner {
+                    found: signature::fingerprint(self.curve, pk),
+                    expected: signature::fingerprint(*curve, want),
+                })
+            }
+            _ => Ok(()),
+        }
+    }
 }
 
 /// H(plaintext) with the length, and the message a signature covers.
@@ -590,11 +693,14 @@ fn hasher_failed() -> io::Error {
     io::Error::other("the hashing thread stopped unexpectedly")
 }
 
-/// The plaintext, then the signature block once the plaintext has ended.
+/// The lead block, the plaintext, then the signature block once the
+/// plaintext has ended.
 struct SigningReader<'a, R> {
     inner: R,
     hash: Option<BackgroundHash>,
     signer: &'a AnySigningKey,
+    /// PK ‖ σ₀ and how much of it was read.
+    lead: Option<(Vec<u8>, usize)>,
     block: Option<Vec<u8>>,
     pos: usize,
     /// Plaintext bytes read.
@@ -603,6 +709,18 @@ struct SigningReader<'a, R> {
 
 impl<R: Read> Read for SigningReader<'_, R> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        if buf.is_empty() {
+            return Ok(0);
+        }
+        if let Some((lead, pos)) = &mut self.lead {
+            let n = (lead.len() - *pos).min(buf.len());
+            buf[..n].copy_from_slice(&lead[*pos..*pos + n]);
+            *pos += n;
+            if *pos == lead.len() {
+                self.lead = None;
+            }
+            return Ok(n);
+        }
         if self.block.is_none() {
             let n = self.inner.read(buf)?;
             if n > 0 || buf.is_empty() {
@@ -624,13 +742,16 @@ impl<R: Read> Read for SigningReader<'_, R> {
 }
 
 /// Passes the plaintext through, holding back the last `block_len` bytes
-/// (the signature block) and hashing what it releases.
+/// (the signature block) and hashing what it releases; in a signer-first
+/// file it first takes the lead block and releases nothing until it
+/// verified.
 struct VerifyingWriter<'a, W: Write> {
     inner: &'a mut W,
     hash: BackgroundHash,
     /// Plaintext until more arrives: wiped when dropped.
     hold: Zeroizing<Vec<u8>>,
     block_len: usize,
+    lead: Option<Lead>,
 }
 
 impl<W: Write> VerifyingWriter<'_, W> {
@@ -638,10 +759,29 @@ impl<W: Write> VerifyingWriter<'_, W> {
         self.hash.update(data)?;
         self.inner.write_all(data)
     }
+
+    /// Takes the lead block's bytes from the front of `buf`; returns the rest.
+    fn take_lead<'b>(&mut self, buf: &'b [u8]) -> io::Result<&'b [u8]> {
+        let Some(lead) = self.lead.as_mut().filter(|l| !l.verified) else {
+            return Ok(buf);
+        };
+        let n = (self.block_len - lead.block.len()).min(buf.len());
+        lead.block.extend_from_slice(&buf[..n]);
+        if lead.block.len() == self.block_len {
+            if let Err(e) = lead.check() {
+                let why = e.to_string();
+                lead.failure = Some(e);
+                return Err(io::Error::other(why));
+            }
+            lead.verified = true;
+        }
+        Ok(&buf[n..])
+    }
 }
 
 impl<W: Write> Write for VerifyingWriter<'_, W> {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+    fn write(&mut self, all: &[u8]) -> io::Result<usize> {
+        let buf = self.take_lead(all)?;
         let t = self.block_len;
         if buf.len() >= t {
             // Everything held and all of `buf` but its last t bytes are
@@ -661,7 +801,7 @@ impl<W: Write> Write for VerifyingWriter<'_, W> {
                 self.release(&out)?;
             }
         }
-        Ok(buf.len())
+        Ok(all.len())
     }
 
     fn flush(&mut self) -> io::Result<()> {
@@ -819,7 +959,11 @@ mod tests {
         };
         seal_with(&header, &session, &mut rng, &b"hello"[..], &mut file, &opts).unwrap();
         let flags_at = 8 + 4 + header.len() + 16 + 1;
-        assert_eq!(file[flags_at], FLAG_SIGNED);
+        assert_eq!(file[flags_at], FLAG_SIGNED | FLAG_SIGNER_FIRST);
+        // The lead-block flag alone is not a layout.
+        let mut lead_only = file.clone();
+        lead_only[flags_at] = FLAG_SIGNER_FIRST;
+        assert!(read_head(&mut &lead_only[..]).is_err());
         let mut unsigned = file.clone();
         unsigned[flags_at] = 0;
         assert!(open_file(&unsigned, &key, None).is_err());
@@ -855,19 +999,7 @@ mod tests {
         // The payload is "data" ‖ block signed over other data.
         let mut bogus = b"data".to_vec();
         bogus.extend_from_slice(&owner.sign_block(b"something else"));
-        let hp = Preamble::parse(&header).unwrap();
-        let head = Head {
-            preamble: Preamble {
-                kind: ObjectKind::Ciphertext,
-                ..hp
-            },
-            version: FILE_FORMAT_VERSION,
-            header: header.clone(),
-            header_digest: header_digest(&header),
-            salt: [1; 16],
-            aead: Aead::Aes256Gcm,
-            flags: FLAG_SIGNED,
-        };
+        let head = test_head(&header, FLAG_SIGNED);
         let mut file = Vec::new();
         write_head(&head, &mut file).unwrap();
         stream::encrypt(
@@ -892,6 +1024,107 @@ mod tests {
         )
         .unwrap();
         assert!(open_file(&short, &key, None).is_err());
+    }
+
+    /// The head of a version-2 file with AES-256-GCM, a fixed salt and
+    /// `flags`.
+    fn test_head(header: &[u8], flags: u8) -> Head {
+        let hp = Preamble::parse(header).unwrap();
+        Head {
+            preamble: Preamble {
+                kind: ObjectKind::Ciphertext,
+                ..hp
+            },
+            version: FILE_FORMAT_VERSION,
+            header: header.to_vec(),
+            header_digest: header_digest(header),
+            salt: [9; 16],
+            aead: Aead::Aes256Gcm,
+            flags,
+        }
+    }
+
+    /// A file and the head it was sealed with, whose stream is `stream`
+    /// (lead block, plaintext and trailing block as an attacker lays them).
+    fn crafted(header: &[u8], session: &SessionKey, flags: u8, stream_bytes: &[u8]) -> Vec<u8> {
+        let head = test_head(header, flags);
+        let mut file = Vec::new();
+        write_head(&head, &mut file).unwrap();
+        stream::encrypt(
+            &head.payload_key(session),
+            &head.header_digest,
+            stream_bytes,
+            &mut file,
+        )
+        .unwrap();
+        file
+    }
+
+    /// With an expected signer, a file signed by anyone else — or claiming
+    /// the expected signer without its signature — releases not one byte:
+    /// the lead block is checked before the plaintext.
+    #[test]
+    fn a_foreign_signer_releases_nothing() {
+        let mut rng = rand_chacha::ChaCha20Rng::seed_from_u64(11);
+        let (header, session, key) = encapsulated(12);
+        let owner = crate::signature::Bls::<Bls12>::keygen(&mut rng);
+        let owner = AnySigningKey::from_bytes(&owner.to_bytes()).unwrap();
+        let attacker = crate::signature::Bls::<Bls12>::keygen(&mut rng);
+        let attacker = AnySigningKey::from_bytes(&attacker.to_bytes()).unwrap();
+        let content = vec![b'A'; 3 * CHUNK_SIZE + 5];
+        let opened = |file: &[u8]| {
+            let mut cur = file;
+            let head = read_head(&mut cur).unwrap();
+            let k =
+                W::decapsulate(&key, &Header::<Bls12>::from_bytes(&head.header).unwrap()).unwrap();
+            let mut out = Vec::new();
+            let r = open_with(&head, &k, cur, &mut out, Some(&owner.verifying_key()));
+            (r, out)
+        };
+        // Signed, honestly, by the attacker.
+        let mut file = Vec::new();
+        let opts = SealOptions {
+            aead: None,
+            signer: Some(&attacker),
+        };
+        seal_with(&header, &session, &mut rng, &content[..], &mut file, &opts).unwrap();
+        let (r, out) = opened(&file);
+        assert!(matches!(r, Err(EnvelopeError::WrongSigner { .. })), "{r:?}");
+        assert!(out.is_empty(), "{} bytes released", out.len());
+        // The owner's PK in the lead block, with a signature over something
+        // else (the attacker cannot sign this head as the owner).
+        let flags = FLAG_SIGNED | FLAG_SIGNER_FIRST;
+        let mut forged = owner.sign_block(b"another file's head");
+        forged.extend_from_slice(&content);
+        forged.extend_from_slice(&attacker.sign_block(b"whatever"));
+        let (r, out) = opened(&crafted(&header, &session, flags, &forged));
+        assert!(
+            matches!(r, Err(EnvelopeError::Signature(SignatureError::Invalid))),
+            "{r:?}"
+        );
+        assert!(out.is_empty(), "{} bytes released", out.len());
+        // A valid lead by the owner but a trailing block by someone else
+        // (another reader re-encrypting under the payload key): refused at
+        // the end.
+        let head = test_head(&header, flags);
+        let mut mixed = owner.sign_block(&head.lead_message());
+        mixed.extend_from_slice(b"replaced content");
+        mixed.extend_from_slice(&attacker.sign_block(b"replaced content"));
+        let (r, _) = opened(&crafted(&header, &session, flags, &mixed));
+        assert!(r.is_err());
+        // The first signed layout (no lead block) is still read.
+        let mut legacy = content.clone();
+        let mut hash = PlaintextHash::new(&Head {
+            flags: FLAG_SIGNED,
+            ..head.clone()
+        });
+        hash.update(&content);
+        legacy.extend_from_slice(&owner.sign_block(&hash.message()));
+        let file = crafted(&header, &session, FLAG_SIGNED, &legacy);
+        let (r, out) = opened(&file);
+        assert!(r.is_ok(), "{r:?}");
+        assert_eq!(out, content);
+        assert!(!read_head(&mut &file[..]).unwrap().signer_known_first());
     }
 
     #[test]
