@@ -218,17 +218,94 @@ fn transform_decoded<K: BlindedKem>(
     })
 }
 
+/// What the final decryption of a transformation must check besides the
+/// RCCA equation.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Expect {
+    /// The [`header_id`] of the ciphertext the user asked about: the
+    /// transformation must be of that header (`--expect-header`; with
+    /// `--proxy` the id of the header sent).
+    pub header_id: Option<[u8; 32]>,
+    /// Accept CPA transformations (kind 7), which nothing checks: a proxy
+    /// could have chosen their content (`--allow-cpa`).
+    pub allow_cpa: bool,
+}
+
+const HEADER_ID_DOMAIN: &[u8] = b"abbe/v1/rcca-header-id";
+
+/// The id of an RCCA header that its transformation keeps: SHA-256 over a
+/// domain tag, scheme, curve and the header's C = R·e(g,g)^{αs}, which the
+/// transformed header (kind 13) carries unchanged. A transformation whose C
+/// is the original's decrypts to the original's R or fails the RCCA check,
+/// so checking this id binds a transformed file to the ciphertext it claims
+/// to be (the carried header digest alone is only the proxy's word). Takes
+/// an RCCA header (kind 12) or RCCA transformed header (kind 13); `abbe
+/// inspect` prints it for both.
+pub fn header_id(object: &[u8]) -> Result<[u8; 32], OutsourceError> {
+    use sha2::{Digest, Sha256};
+    let pre = Preamble::parse(object)?;
+    if !matches!(
+        pre.kind,
+        ObjectKind::RccaHeader | ObjectKind::RccaTransformed
+    ) {
+        return Err(OutsourceError::Kind(format!(
+            "only RCCA (outsourceable, checked) ciphertexts have a header id, not a {}",
+            pre.kind.describe()
+        )));
+    }
+    let gt_bytes = outsourcing!(pre, K => Ok(<<<K as BlindedKem>::Curve as crate::curve::Curve>::Gt as crate::curve::Target>::BYTES))?;
+    let c = object
+        .get(crate::wire::PREAMBLE_LEN..crate::wire::PREAMBLE_LEN + gt_bytes)
+        .ok_or(WireError::Truncated("C"))?;
+    Ok(Sha256::new()
+        .chain_update(HEADER_ID_DOMAIN)
+        .chain_update([pre.scheme as u8, pre.curve as u8])
+        .chain_update(c)
+        .finalize()
+        .into())
+}
+
 /// The final step of outsourced decryption: a retrieval key (kind 14, or
 /// kind 5 for CPA) and a transformed header (kind 13 or 7) → the session
-/// key. RCCA transformations from a lying proxy are rejected.
+/// key. RCCA transformations from a lying proxy are rejected; a
+/// transformation of another header than `expect.header_id` is refused; an
+/// RCCA retrieval key refuses CPA transformations unless `expect.allow_cpa`.
 pub fn decrypt_transformed_bytes(
     rk: &[u8],
     transformed: &[u8],
+    expect: &Expect,
 ) -> Result<SessionKey, OutsourceError> {
     let kpre = Preamble::parse(rk)?;
     let tpre = Preamble::parse(transformed)?;
     same_setup(&kpre, &tpre, "retrieval key")?;
-    outsourcing!(kpre, K => decrypt_transformed::<K>(rk, kpre.kind, transformed, tpre.kind))
+    match (tpre.kind, expect.header_id) {
+        (ObjectKind::RccaTransformed, Some(id)) if header_id(transformed)? != id => {
+            return Err(OutsourceError::Kind(
+                "the transformed ciphertext is not of the expected header (its header id differs): \
+                 the proxy returned a transformation of another ciphertext"
+                    .into(),
+            ))
+        }
+        (ObjectKind::TransformedHeader, Some(_)) => {
+            return Err(OutsourceError::Kind(
+                "a CPA transformation cannot be checked against an expected header; \
+                 only RCCA ciphertexts (encrypt --mode rcca) can"
+                    .into(),
+            ))
+        }
+        _ => {}
+    }
+    outsourcing!(kpre, K => decrypt_transformed::<K>(rk, kpre.kind, transformed, tpre.kind, expect.allow_cpa))
+}
+
+/// Refusal of a CPA object where the user did not ask for CPA: nothing
+/// checks a CPA ciphertext or transformation, so whoever can encrypt (or a
+/// proxy) chooses what it decrypts to.
+pub fn cpa_refused(what: &str) -> String {
+    format!(
+        "refused: this is a {what}, which is only CPA-secure and unchecked (anyone with the public key, \
+         or the proxy, could have chosen its content); pass --allow-cpa if you made it with --mode cpa on purpose"
+    )
 }
 
 fn decrypt_transformed<K: BlindedKem>(
@@ -236,6 +313,7 @@ fn decrypt_transformed<K: BlindedKem>(
     rk_kind: ObjectKind,
     transformed: &[u8],
     kind: ObjectKind,
+    allow_cpa: bool,
 ) -> Result<SessionKey, OutsourceError> {
     match (rk_kind, kind) {
         (ObjectKind::RccaRetrievalKey, ObjectKind::RccaTransformed) => {
@@ -244,10 +322,14 @@ fn decrypt_transformed<K: BlindedKem>(
                 &RccaTransformed::<K>::from_bytes(transformed)?,
             )?)
         }
+        (ObjectKind::RccaRetrievalKey, ObjectKind::TransformedHeader) if !allow_cpa => Err(
+            OutsourceError::Kind(cpa_refused("CPA transformation (kind 7)")),
+        ),
         (ObjectKind::RccaRetrievalKey, ObjectKind::TransformedHeader) => Ok(K::decrypt_transformed(
             RccaRetrievalKey::<K>::from_bytes(rk)?.inner(),
             &K::Transformed::from_bytes(transformed)?,
         )?),
+        // A bare retrieval key (kind 5) is made for GHW11's CPA scheme.
         (ObjectKind::RetrievalKey, ObjectKind::TransformedHeader) => Ok(K::decrypt_transformed(
             &K::RetrievalKey::from_bytes(rk)?,
             &K::Transformed::from_bytes(transformed)?,
@@ -273,6 +355,11 @@ mod tests {
     use crate::policy::{AttributeSet, Policy};
     use rand_chacha::rand_core::SeedableRng;
 
+    const CPA: Expect = Expect {
+        header_id: None,
+        allow_cpa: true,
+    };
+
     #[test]
     fn cpa_and_rcca_round_trip_and_refusals() {
         type W = Waters11<Bls12>;
@@ -287,22 +374,47 @@ mod tests {
         let (k1, h1) = W::encapsulate(&pk, &policy, &mut rng).unwrap();
         let t1 = transform_bytes(&tk, &h1.to_bytes()).unwrap();
         assert_eq!(
-            decrypt_transformed_bytes(&rk, &t1).unwrap().as_bytes(),
+            decrypt_transformed_bytes(&rk, &t1, &CPA)
+                .unwrap()
+                .as_bytes(),
             k1.as_bytes()
         );
+        // The RCCA retrieval key refuses an (unchecked) CPA transformation
+        // unless asked to accept one.
+        let e = decrypt_transformed_bytes(&rk, &t1, &Expect::default()).unwrap_err();
+        assert!(e.to_string().contains("--allow-cpa"), "{e}");
 
         let (k2, h2) = Rcca::<W>::encapsulate(&pk, &policy, &mut rng).unwrap();
         let t2 = transform_bytes(&tk, &h2.to_bytes()).unwrap();
         assert_eq!(
-            decrypt_transformed_bytes(&rk, &t2).unwrap().as_bytes(),
+            decrypt_transformed_bytes(&rk, &t2, &Expect::default())
+                .unwrap()
+                .as_bytes(),
             k2.as_bytes()
         );
+        // The header id survives the transformation and binds it: the
+        // transformation of another RCCA header is refused.
+        let id2 = header_id(&h2.to_bytes()).unwrap();
+        assert_eq!(header_id(&t2).unwrap(), id2);
+        let expect2 = Expect {
+            header_id: Some(id2),
+            allow_cpa: false,
+        };
+        assert!(decrypt_transformed_bytes(&rk, &t2, &expect2).is_ok());
+        let (_, other) = Rcca::<W>::encapsulate(&pk, &policy, &mut rng).unwrap();
+        let t_other = transform_bytes(&tk, &other.to_bytes()).unwrap();
+        assert!(decrypt_transformed_bytes(&rk, &t_other, &Expect::default()).is_ok());
+        let e = decrypt_transformed_bytes(&rk, &t_other, &expect2).unwrap_err();
+        assert!(e.to_string().contains("header id"), "{e}");
+        assert!(decrypt_transformed_bytes(&rk, &t1, &expect2).is_err());
+        assert!(header_id(&h1.to_bytes()).is_err());
+        assert!(header_id(b"ABBE\x01\x0d\x01\x01").is_err());
 
         // A lying proxy (the CPA transformation swapped in) is caught.
         let mut lie = t2.clone();
         let n = lie.len();
         lie[n - 1] ^= 1;
-        assert!(decrypt_transformed_bytes(&rk, &lie).is_err());
+        assert!(decrypt_transformed_bytes(&rk, &lie, &Expect::default()).is_err());
 
         // CCA headers and garbage are refused with a message, never a panic.
         let (_, h3) = Cca::<W>::encapsulate(&pk, &policy, &mut rng).unwrap();
@@ -324,12 +436,14 @@ mod tests {
         for _ in 0..2 {
             let t = prepared.transform(&h1.to_bytes()).unwrap();
             assert_eq!(
-                decrypt_transformed_bytes(&rk, &t).unwrap().as_bytes(),
+                decrypt_transformed_bytes(&rk, &t, &CPA).unwrap().as_bytes(),
                 k1.as_bytes()
             );
             let t = prepared.transform(&h2.to_bytes()).unwrap();
             assert_eq!(
-                decrypt_transformed_bytes(&rk, &t).unwrap().as_bytes(),
+                decrypt_transformed_bytes(&rk, &t, &Expect::default())
+                    .unwrap()
+                    .as_bytes(),
                 k2.as_bytes()
             );
         }
