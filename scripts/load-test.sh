@@ -27,7 +27,9 @@ attrs=$(seq -s ', ' -f 'a%g' 1 100)
 "$ABBE" transform-key --key "$WORK/u.key" --tk "$WORK/u.tk" --rk "$WORK/u.rk"
 TOKEN=$("$ABBE" proxy token create --store "sqlite:$WORK/p.db" --tenant load 2>/dev/null)
 head -c 1024 /dev/urandom > "$WORK/payload"
-"$ABBE" proxy serve --listen "127.0.0.1:$PORT" --store "sqlite:$WORK/p.db" 2>"$WORK/server.log" &
+# One tenant drives the load: its quotas are lifted (they are for sharing).
+"$ABBE" proxy serve --listen "127.0.0.1:$PORT" --store "sqlite:$WORK/p.db" \
+    --tenant-concurrency 0 --tenant-rate 0 2>"$WORK/server.log" &
 SERVER=$!
 for _ in $(seq 1 100); do curl -sf "$URL/healthz" >/dev/null 2>&1 && break; sleep 0.05; done
 echo "$TOKEN" > "$WORK/token"

@@ -172,7 +172,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let pc = ProxyClient::new(&proxy.url(), Some(token.clone()));
         let t0 = Instant::now();
         let t = pc.transform(&id, &head.header)?;
-        let s3 = abbe::outsource::decrypt_transformed_bytes(&rk, &t)?;
+        // The answer must be the transformation of this very header.
+        let expect = abbe::outsource::Expect {
+            header_id: Some(abbe::outsource::header_id(&head.header)?),
+            allow_cpa: false,
+        };
+        let s3 = abbe::outsource::decrypt_transformed_bytes(&rk, &t, &expect)?;
         let mut out = Vec::new();
         envelope::open(&head, &s3, payload, &mut out)?;
         let t_proxy = t0.elapsed();
@@ -185,7 +190,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let tf = pw.transform_url(&id, &format!("{web}/ehr/{name}"))?;
         let mut c4 = &tf[..];
         let h4 = envelope::read_head(&mut c4)?;
-        let s4 = abbe::outsource::decrypt_transformed_bytes(&rk, &h4.header)?;
+        let s4 = abbe::outsource::decrypt_transformed_bytes(&rk, &h4.header, &expect)?;
         let mut out = Vec::new();
         envelope::open(&h4, &s4, c4, &mut out)?;
         let t_pw = t0.elapsed();

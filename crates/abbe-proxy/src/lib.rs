@@ -8,6 +8,7 @@
 //! * [`cache`] — decoded TKs kept in memory (LRU, bounded).
 //! * [`fetch`] — the SSRF-guarded GET of `transform-url`.
 //! * [`metrics`] — Prometheus text metrics.
+//! * [`quota`] — per-tenant concurrency and rate limits (429).
 //! * [`client`] — a blocking client for the CLI and examples.
 //!
 //! The transform itself is `abbe::outsource::PreparedTransformKey`, shared
@@ -17,6 +18,7 @@ pub mod cache;
 pub mod client;
 pub mod fetch;
 pub mod metrics;
+pub mod quota;
 pub mod server;
 pub mod store;
 

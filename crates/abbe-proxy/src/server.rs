@@ -58,6 +58,7 @@
 use crate::cache::TkCache;
 use crate::fetch::{FetchError, FetchPolicy, Fetcher};
 use crate::metrics::Metrics;
+use crate::quota::{QuotaConfig, Quotas, Refused, Slot};
 use crate::store::{Store, StoreError};
 use abbe::envelope;
 use abbe::outsource::{OutsourceError, PreparedTransformKey};
@@ -76,7 +77,7 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio::net::TcpListener;
-use tokio::sync::Semaphore;
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 /// Service limits and options.
 #[derive(Clone, Debug)]
@@ -100,20 +101,24 @@ pub struct Config {
     /// Estimated memory the decoded-key cache may use, bytes (see
     /// [`crate::cache`]).
     pub tk_cache_memory: usize,
+    /// Per-tenant concurrency and rate limits ([`crate::quota`]).
+    pub quota: QuotaConfig,
 }
 
 impl Default for Config {
     fn default() -> Self {
+        let workers = std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(1);
         Config {
             max_body: 64 << 20,
             request_timeout: Duration::from_secs(60),
             stream_idle_timeout: Duration::from_secs(60),
             fetch: FetchPolicy::default(),
-            workers: std::thread::available_parallelism()
-                .map(|n| n.get())
-                .unwrap_or(1),
+            workers,
             tk_cache_entries: 256,
             tk_cache_memory: 512 << 20,
+            quota: QuotaConfig::for_workers(workers),
         }
     }
 }
@@ -126,6 +131,7 @@ pub struct AppState {
     sem: Arc<Semaphore>,
     cache: Arc<TkCache>,
     fetcher: Arc<Fetcher>,
+    quotas: Arc<Quotas>,
     pub metrics: Arc<Metrics>,
 }
 
@@ -134,12 +140,14 @@ impl AppState {
         let workers = cfg.workers.max(1);
         let cache = Arc::new(TkCache::new(cfg.tk_cache_entries, cfg.tk_cache_memory));
         let fetcher = Arc::new(Fetcher::new(cfg.fetch.clone()));
+        let quotas = Quotas::new(cfg.quota);
         AppState {
             store,
             cfg: Arc::new(cfg),
             sem: Arc::new(Semaphore::new(workers)),
             cache,
             fetcher,
+            quotas,
             metrics: Arc::new(Metrics::default()),
         }
     }
@@ -150,6 +158,8 @@ impl AppState {
 pub struct ApiError {
     pub status: StatusCode,
     pub message: String,
+    /// Answered as `Retry-After` (429, 503).
+    pub retry_after: Option<Duration>,
 }
 
 impl ApiError {
@@ -157,6 +167,7 @@ impl ApiError {
         ApiError {
             status,
             message: message.into(),
+            retry_after: None,
         }
     }
     fn bad(message: impl Into<String>) -> Self {
@@ -172,11 +183,26 @@ impl ApiError {
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
-        (
+        let mut resp = (
             self.status,
             Json(serde_json::json!({ "error": self.message })),
         )
-            .into_response()
+            .into_response();
+        if let Some(after) = self.retry_after {
+            resp.headers_mut()
+                .insert(header::RETRY_AFTER, HeaderValue::from(after.as_secs()));
+        }
+        resp
+    }
+}
+
+/// A tenant over its quota: 429 with `Retry-After`.
+impl From<Refused> for ApiError {
+    fn from(r: Refused) -> Self {
+        ApiError {
+            retry_after: Some(r.retry_after),
+            ..ApiError::new(StatusCode::TOO_MANY_REQUESTS, r.why)
+        }
     }
 }
 
@@ -203,18 +229,27 @@ impl From<OutsourceError> for ApiError {
     }
 }
 
+/// A failed `transform-url` fetch: the details (resolved addresses, the
+/// reason for an SSRF refusal, OS and TLS errors) go to the server log,
+/// the client gets [`FetchError::client_message`], which has none of them.
 impl From<FetchError> for ApiError {
     fn from(e: FetchError) -> Self {
         let status = match &e {
             FetchError::BadUrl(_) => StatusCode::BAD_REQUEST,
             FetchError::Denied { .. } => StatusCode::FORBIDDEN,
-            FetchError::Resolve(_) | FetchError::Upstream(_) | FetchError::Tls { .. } => {
-                StatusCode::BAD_GATEWAY
-            }
+            FetchError::Resolve { .. }
+            | FetchError::Upstream(_)
+            | FetchError::Status { .. }
+            | FetchError::Tls { .. } => StatusCode::BAD_GATEWAY,
             FetchError::Timeout(_) => StatusCode::GATEWAY_TIMEOUT,
             FetchError::TooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
         };
-        ApiError::new(status, e.to_string())
+        // A bad URL is the client's own input, answered in full; it is not
+        // logged (a presigned URL carries its credentials).
+        if !matches!(e, FetchError::BadUrl(_)) {
+            eprintln!("abbe-proxy: transform-url: {e}");
+        }
+        ApiError::new(status, e.client_message())
     }
 }
 
@@ -374,17 +409,28 @@ async fn read_body(headers: &HeaderMap, body: Body, limit: usize) -> ApiResult<B
     })
 }
 
-/// Runs `f` on the blocking pool under a worker permit.
-async fn blocking<T: Send + 'static>(
-    st: &AppState,
-    f: impl FnOnce() -> T + Send + 'static,
-) -> ApiResult<T> {
-    let permit = st
-        .sem
+/// A worker permit: taken before a request's body is buffered and held
+/// through its pairing work, so at most `workers` requests hold a body in
+/// memory at once, whatever the number of connections.
+async fn worker(st: &AppState) -> ApiResult<OwnedSemaphorePermit> {
+    st.sem
         .clone()
         .acquire_owned()
         .await
-        .map_err(|_| ApiError::new(StatusCode::SERVICE_UNAVAILABLE, "shutting down"))?;
+        .map_err(|_| ApiError::new(StatusCode::SERVICE_UNAVAILABLE, "shutting down"))
+}
+
+/// Admits a request of `tenant` (its quota), then waits for a worker.
+async fn admit(st: &AppState, tenant: &str) -> ApiResult<(Slot, OwnedSemaphorePermit)> {
+    let slot = st.quotas.admit(tenant)?;
+    Ok((slot, worker(st).await?))
+}
+
+/// Runs `f` on the blocking pool under the worker permit `permit`.
+async fn blocking<T: Send + 'static>(
+    permit: OwnedSemaphorePermit,
+    f: impl FnOnce() -> T + Send + 'static,
+) -> ApiResult<T> {
     tokio::task::spawn_blocking(move || {
         let _permit = permit;
         f()
@@ -399,9 +445,10 @@ async fn register(
     body: Body,
 ) -> ApiResult<Response> {
     let tenant = tenant(&st, &headers).await?;
+    let (_slot, permit) = admit(&st, &tenant).await?;
     let tk = read_body(&headers, body, st.cfg.max_body.min(16 << 20)).await?;
     let tk2 = tk.clone();
-    let key = blocking(&st, move || PreparedTransformKey::decode(&tk2)).await??;
+    let key = blocking(permit, move || PreparedTransformKey::decode(&tk2)).await??;
     let pre = *key.preamble();
     let (scheme, curve) = (pre.scheme.name(), pre.curve.name());
     let id = st.store.put_tk(&tenant, scheme, curve, &tk).await?;
@@ -477,7 +524,8 @@ async fn load_tk(st: &AppState, tenant: &str, id: &str) -> ApiResult<Arc<Prepare
         .ok_or_else(ApiError::not_found)?;
     st.metrics.tk_cache(false);
     let len = tk.len();
-    let key = Arc::new(blocking(st, move || PreparedTransformKey::decode(&tk)).await??);
+    let permit = worker(st).await?;
+    let key = Arc::new(blocking(permit, move || PreparedTransformKey::decode(&tk)).await??);
     st.cache.insert(tenant, id, key.clone(), len);
     Ok(key)
 }
@@ -489,18 +537,23 @@ async fn transform(
     body: Body,
 ) -> ApiResult<Response> {
     let tenant = tenant(&st, &headers).await?;
+    let slot = st.quotas.admit(&tenant)?;
+    // The key first: loading it may take a worker of its own.
     let tk = load_tk(&st, &tenant, &id).await?;
     let limit = st.cfg.max_body;
     let declared = declared_len(&headers, limit)?;
+    let permit = worker(&st).await?;
     match read_pushed(&st, &tk, body, limit).await? {
-        Pushed::Whole(input) => run_transform(&st, tk, input).await,
+        Pushed::Whole(input) => run_transform(&st, permit, tk, input).await,
         Pushed::File {
             head,
             head_len,
             rest,
             body,
         } => {
-            let new_head = run_head_transform(&st, tk, head).await?;
+            let new_head = run_head_transform(&st, permit, tk, head).await?;
+            // The pass-through holds a chunk at a time and no worker.
+            drop(slot);
             // With a declared length the answer's is known: hyper holds the
             // request body to it, so the pass-through yields exactly that.
             let len = declared
@@ -537,6 +590,7 @@ async fn transform_url(
     body: Body,
 ) -> ApiResult<Response> {
     let tenant = tenant(&st, &headers).await?;
+    let _slot = st.quotas.admit(&tenant)?;
     check_id(&id)?;
     // 404 before fetching anything; the key itself is loaded (and its
     // existence checked again) once the fetch is done, so a TK deleted
@@ -547,9 +601,11 @@ async fn transform_url(
     let raw = read_body(&headers, body, 64 << 10).await?;
     let req: UrlRequest = serde_json::from_slice(&raw)
         .map_err(|e| ApiError::bad(format!("expected JSON {{\"url\": \"https://...\"}}: {e}")))?;
-    let input = st.fetcher.fetch(&req.url).await?;
     let tk = load_tk(&st, &tenant, &id).await?;
-    run_transform(&st, tk, input).await
+    // The fetched body (up to the fetch cap) is buffered under a worker.
+    let permit = worker(&st).await?;
+    let input = st.fetcher.fetch(&req.url).await?;
+    run_transform(&st, permit, tk, input).await
 }
 
 /// A pushed body after its head phase.
@@ -810,12 +866,13 @@ fn transform_head(tk: &PreparedTransformKey, head: &envelope::Head) -> Result<Ve
 /// metrics as for any transformation).
 async fn run_head_transform(
     st: &AppState,
+    permit: OwnedSemaphorePermit,
     tk: Arc<PreparedTransformKey>,
     head: envelope::Head,
 ) -> ApiResult<Vec<u8>> {
     let (scheme, curve) = (tk.preamble().scheme.name(), tk.preamble().curve.name());
     let metrics = st.metrics.clone();
-    blocking(st, move || {
+    blocking(permit, move || {
         metrics.in_flight(1);
         let t0 = Instant::now();
         let r = transform_head(&tk, &head);
@@ -864,12 +921,13 @@ fn transform_input(tk: &PreparedTransformKey, input: &Bytes) -> Result<Output, A
 /// transform-url).
 async fn run_transform(
     st: &AppState,
+    permit: OwnedSemaphorePermit,
     tk: Arc<PreparedTransformKey>,
     input: Bytes,
 ) -> ApiResult<Response> {
     let (scheme, curve) = (tk.preamble().scheme.name(), tk.preamble().curve.name());
     let metrics = st.metrics.clone();
-    let out = blocking(st, move || {
+    let out = blocking(permit, move || {
         metrics.in_flight(1);
         let t0 = Instant::now();
         let r = transform_input(&tk, &input);

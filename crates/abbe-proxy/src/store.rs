@@ -31,6 +31,8 @@ pub enum StoreError {
     BadUrl(String),
     #[error("database error: {0}")]
     Db(#[from] sqlx::Error),
+    #[error("cannot create the store: {0}")]
+    Io(String),
 }
 
 /// Metadata of a stored transformation key.
@@ -109,6 +111,29 @@ fn token_hash(token: &str) -> Vec<u8> {
     Sha256::digest(token.as_bytes()).to_vec()
 }
 
+/// Creates the SQLite file (if missing) readable by its owner only: it
+/// holds transformation keys and token hashes. SQLite gives its -wal and
+/// -shm files the database file's mode. An existing file is narrowed to
+/// 0600 too.
+fn create_private(path: &str) -> Result<(), StoreError> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+        let io = |e: std::io::Error| StoreError::Io(format!("{path}: {e}"));
+        let f = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .mode(0o600)
+            .open(path)
+            .map_err(io)?;
+        f.set_permissions(std::fs::Permissions::from_mode(0o600))
+            .map_err(io)?;
+    }
+    #[cfg(not(unix))]
+    let _ = path;
+    Ok(())
+}
+
 impl Store {
     /// Opens (creating if needed) the store named by `url`:
     /// `sqlite:PATH` (or a bare path) or `postgres://...`.
@@ -129,11 +154,15 @@ impl Store {
                 None if !url.contains("://") && !url.is_empty() => url,
                 _ => return Err(StoreError::BadUrl(url.to_owned())),
             };
+            create_private(path)?;
             let opts = SqliteConnectOptions::from_str("sqlite:")?
                 .filename(path)
                 .create_if_missing(true)
                 .journal_mode(SqliteJournalMode::Wal)
                 .synchronous(SqliteSynchronous::Full)
+                // Deleted TKs are overwritten with zeros, not left in free
+                // pages (with WAL, delete_tk also checkpoints).
+                .pragma("secure_delete", "ON")
                 .busy_timeout(Duration::from_secs(10));
             let pool = SqlitePoolOptions::new()
                 .max_connections(4)
@@ -368,6 +397,14 @@ impl Store {
             .execute(p)
             .await?
             .rows_affected());
+        if let Store::Sqlite(p) = self {
+            // secure_delete zeroes the row in the page the WAL now holds;
+            // the checkpoint writes that page into the database and
+            // truncates the WAL, whose older frames still had the key.
+            sqlx::query("PRAGMA wal_checkpoint(TRUNCATE)")
+                .execute(p)
+                .await?;
+        }
         Ok(n > 0)
     }
 
@@ -380,5 +417,60 @@ impl Store {
     /// Closes the pool (after a graceful shutdown).
     pub async fn close(&self) {
         on_pool!(self, p => p.close().await)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn bytes_of(dir: &std::path::Path) -> Vec<u8> {
+        let mut all = Vec::new();
+        for e in std::fs::read_dir(dir).unwrap() {
+            all.extend(std::fs::read(e.unwrap().path()).unwrap());
+        }
+        all
+    }
+
+    /// The SQLite store is private to its owner, and a deleted TK is gone
+    /// from every file of it (database, WAL), not left in free pages.
+    #[tokio::test]
+    async fn sqlite_store_is_private_and_forgets_deleted_keys() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("proxy.db");
+        let store = Store::open(path.to_str().unwrap()).await.unwrap();
+        let secret: Vec<u8> = (0..4096u32)
+            .map(|i| (i.wrapping_mul(2_654_435_761) >> 11) as u8)
+            .collect();
+        let keep = store
+            .put_tk("t", "waters11", "bn254", &[7; 64])
+            .await
+            .unwrap();
+        let id = store
+            .put_tk("t", "waters11", "bn254", &secret)
+            .await
+            .unwrap();
+        let token = store.create_token("t").await.unwrap();
+        for e in std::fs::read_dir(dir.path()).unwrap() {
+            let e = e.unwrap();
+            let mode = e.metadata().unwrap().permissions().mode() & 0o777;
+            assert_eq!(mode, 0o600, "{:?}", e.file_name());
+        }
+        let on_disk = bytes_of(dir.path());
+        assert!(on_disk.windows(64).any(|w| w == &secret[..64]));
+        assert!(store.delete_tk("t", &id).await.unwrap());
+        let on_disk = bytes_of(dir.path());
+        assert!(
+            !on_disk.windows(64).any(|w| w == &secret[..64]),
+            "the deleted TK is still in the store's files"
+        );
+        // What was not deleted is still there.
+        assert_eq!(store.get_tk("t", &keep).await.unwrap(), Some(vec![7; 64]));
+        assert_eq!(
+            store.tenant_for_token(&token).await.unwrap().as_deref(),
+            Some("t")
+        );
+        store.close().await;
     }
 }
