@@ -43,6 +43,12 @@ fn describe(path: &Path, o: &mut String) -> Result<()> {
     let _ = writeln!(o, "file:           {}", path.display());
     let _ = writeln!(o, "kind:           {}", p.kind.describe());
     let _ = writeln!(o, "scheme:         {}", p.scheme.name());
+    if p.scheme == abbe::wire::SchemeId::Yct14 {
+        let _ = writeln!(
+            o,
+            "WARNING:        yct14 is BROKEN (published attacks recover keys and plaintexts): benchmarking only, never protect data with it; every other command refuses it without --insecure-benchmark-only"
+        );
+    }
     let _ = writeln!(o, "curve:          {}", curve_label(p.curve));
     let _ = writeln!(o, "level:          {}", p.curve.level());
     let _ = writeln!(o, "format version: {}", pre[4]);
@@ -86,9 +92,20 @@ fn describe(path: &Path, o: &mut String) -> Result<()> {
                 }
             );
             match hp.kind {
+                _ if hp.scheme == abbe::wire::SchemeId::Yct14 => yct14_fields(),
                 ObjectKind::RccaHeader => {
-                    outsourcing_scheme!(hp, K => ops::describe_rcca::<K>(&head.header))?
+                    let mut fields =
+                        outsourcing_scheme!(hp, K => ops::describe_rcca::<K>(&head.header))?;
+                    fields.push(header_id_field(&head.header)?);
+                    fields
                 }
+                ObjectKind::RccaTransformed => vec![
+                    header_id_field(&head.header)?,
+                    (
+                        "note".into(),
+                        "finish it with `abbe decrypt --key <retrieval key> --expect-header <the original's header id>`".into(),
+                    ),
+                ],
                 ObjectKind::Header | ObjectKind::CcaHeader => {
                     any_scheme!(hp, K => ops::describe::<K>(&head.header))?
                 }
@@ -137,6 +154,8 @@ fn describe(path: &Path, o: &mut String) -> Result<()> {
                         "the kind of key inside shows only once decrypted (commands that use it ask for the passphrase)".into(),
                     ),
                 ]
+            } else if p.scheme == abbe::wire::SchemeId::Yct14 {
+                yct14_fields()
             } else {
                 any_scheme!(p, K => ops::describe::<K>(&bytes))?
             }
@@ -146,4 +165,26 @@ fn describe(path: &Path, o: &mut String) -> Result<()> {
         let _ = writeln!(o, "{:<16}{v}", format!("{k}:"));
     }
     Ok(())
+}
+
+/// The header id of an RCCA header or transformed header: what `abbe
+/// decrypt --expect-header` checks.
+fn header_id_field(header: &[u8]) -> Result<(String, String)> {
+    let id = abbe::outsource::header_id(header)?;
+    Ok((
+        "header id".into(),
+        format!(
+            "{} (`abbe decrypt --expect-header` checks that a transformed file is of this ciphertext)",
+            abbe::wire::hex(&id)
+        ),
+    ))
+}
+
+/// What `inspect` says of a YCT14 object beyond its preamble: nothing that
+/// would need the broken scheme's code.
+fn yct14_fields() -> Vec<(String, String)> {
+    vec![(
+        "note".into(),
+        "not decoded further: yct14 objects are used only with --insecure-benchmark-only".into(),
+    )]
 }

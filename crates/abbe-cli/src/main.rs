@@ -36,6 +36,37 @@ static ALLOCATOR: &peakmem_alloc::PeakMemAlloc<std::alloc::System> =
 struct Cli {
     #[command(subcommand)]
     command: Command,
+    /// Allow the BROKEN yct14 scheme (published attacks) on this command:
+    /// only to reproduce published benchmarks, and only in a build with the
+    /// `insecure-benchmark-only` feature.
+    #[arg(long, global = true)]
+    insecure_benchmark_only: bool,
+    /// The policy work budget: the most non-zero entries a policy's LSSS
+    /// matrix may have (a k-of-n gate costs n·(k−1)), enforced on policies
+    /// you give and on every ciphertext and key read, before any group
+    /// operation. Raise it only for big threshold policies you trust.
+    #[arg(long, global = true, value_name = "UNITS", default_value_t = abbe::policy::limits::DEFAULT_MAX_POLICY_WORK)]
+    max_policy_work: u64,
+}
+
+/// Whether this run may touch YCT14 objects (`--insecure-benchmark-only`).
+static INSECURE_ALLOWED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Why YCT14 is refused, when it is: every dispatch of a YCT14 object goes
+/// through here ([`any_scheme`], the small-universe setup), so no command
+/// can reach the broken scheme by accident.
+pub(crate) fn yct14_refusal() -> Option<CliError> {
+    const WHY: &str = "yct14 is BROKEN (published attacks recover keys and plaintexts): it exists only to reproduce perazzo's benchmarks";
+    if !cfg!(feature = "insecure-benchmark-only") {
+        return Some(CliError::Other(format!(
+            "{WHY}, and this build of abbe does not include it (build abbe-cli with --features insecure-benchmark-only; `abbe lab` measures it either way)"
+        )));
+    }
+    (!INSECURE_ALLOWED.load(std::sync::atomic::Ordering::Relaxed)).then(|| {
+        CliError::Other(format!(
+            "{WHY}; pass --insecure-benchmark-only if that is what you are doing"
+        ))
+    })
 }
 
 #[derive(Subcommand)]
@@ -51,9 +82,6 @@ enum Command {
         /// e.g. "doctor, nurse, cardiology".
         #[arg(long)]
         universe: Option<String>,
-        /// Allow a scheme that is known to be insecure (benchmarking only).
-        #[arg(long)]
-        insecure_benchmark_only: bool,
         /// Number of users N, for broadcast schemes (bgw05, bgw05-sqrt, gw09,
         /// waters09, elgamal-p256; default 1024).
         #[arg(long)]
@@ -196,6 +224,16 @@ enum Command {
         /// refused. (A signature that is present is always checked.)
         #[arg(long, value_name = "PUBLIC KEY")]
         verify_with: Option<PathBuf>,
+        /// Accept a CPA ciphertext or CPA transformation (`encrypt --mode
+        /// cpa`): nothing checks those, so whoever made it chose its content.
+        #[arg(long)]
+        allow_cpa: bool,
+        /// Decrypt a transformed file only if it is a transformation of the
+        /// ciphertext whose header id `abbe inspect` printed (RCCA files):
+        /// a proxy that hands back whole transformed files could otherwise
+        /// substitute any ciphertext it can create.
+        #[arg(long, value_name = "HEADER ID")]
+        expect_header: Option<String>,
         #[arg(short = 'o', long)]
         output: Option<PathBuf>,
         input: Option<PathBuf>,
@@ -399,10 +437,22 @@ macro_rules! any_scheme {
             S::Gpsw06Small => {
                 $crate::on_curve!(pre.curve, C => { type $K = Gpsw06Small<C>; $body })
             }
-            S::Yct14 => $crate::on_classic_curve!(pre.scheme, pre.curve, C => {
-                type $K = yct14::InsecureYct14<C>;
-                $body
-            }),
+            #[cfg(feature = "insecure-benchmark-only")]
+            S::Yct14 => {
+                if let Some(e) = $crate::yct14_refusal() {
+                    return Err(e.into());
+                }
+                $crate::on_classic_curve!(pre.scheme, pre.curve, C => {
+                    type $K = yct14::InsecureYct14<C>;
+                    $body
+                })
+            }
+            #[cfg(not(feature = "insecure-benchmark-only"))]
+            S::Yct14 => {
+                return Err($crate::yct14_refusal()
+                    .unwrap_or_else(|| CliError::Other("yct14 is not in this build".into()))
+                    .into())
+            }
             S::Bgw05 => $crate::on_classic_curve!(pre.scheme, pre.curve, C => {
                 type $K = abbe::bcast::Bgw05<C>;
                 $body
@@ -457,7 +507,7 @@ pub(crate) use outsourcing_scheme;
 /// Setup of a small-universe scheme (gpsw06-small, yct14) with the given
 /// universe.
 fn small_universe_setup(pre: Preamble, universe: &[String]) -> Result<(Vec<u8>, Vec<u8>)> {
-    use abbe::abe::{yct14::InsecureYct14, Gpsw06Small};
+    use abbe::abe::Gpsw06Small;
     use abbe::wire::Encoded;
     fn pair<P: Encoded, M: Encoded>(
         r: std::result::Result<(P, M), KemError>,
@@ -469,9 +519,15 @@ fn small_universe_setup(pre: Preamble, universe: &[String]) -> Result<(Vec<u8>, 
         SchemeId::Gpsw06Small => on_curve!(pre.curve, C => pair(
             Gpsw06Small::<C>::setup_with_universe(universe, &mut OsRng),
         )),
-        SchemeId::Yct14 => on_classic_curve!(pre.scheme, pre.curve, C => pair(
-            InsecureYct14::<C>::setup_with_universe(universe, &mut OsRng),
-        )),
+        #[cfg(feature = "insecure-benchmark-only")]
+        SchemeId::Yct14 => {
+            if let Some(e) = yct14_refusal() {
+                return Err(e);
+            }
+            on_classic_curve!(pre.scheme, pre.curve, C => pair(
+                abbe::abe::yct14::InsecureYct14::<C>::setup_with_universe(universe, &mut OsRng),
+            ))
+        }
         _ => Err(CliError::Other(format!(
             "--universe applies only to small-universe schemes (gpsw06-small, yct14), not {}",
             pre.scheme.name()
@@ -493,6 +549,11 @@ fn main() -> ExitCode {
             };
         }
     };
+    INSECURE_ALLOWED.store(
+        cli.insecure_benchmark_only,
+        std::sync::atomic::Ordering::Relaxed,
+    );
+    abbe::policy::limits::set_max_policy_work(cli.max_policy_work);
     match run(cli.command) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
@@ -563,7 +624,6 @@ fn run(cmd: Command) -> Result<()> {
         Command::Setup {
             scheme,
             universe,
-            insecure_benchmark_only,
             users,
             level,
             curve,
@@ -588,10 +648,10 @@ fn run(cmd: Command) -> Result<()> {
                     curve.name()
                 )));
             }
-            if scheme == SchemeId::Yct14 && !insecure_benchmark_only {
-                return Err(CliError::Other(
-                    "yct14 is BROKEN (published attacks recover keys/plaintexts; see docs): it exists only to reproduce perazzo's benchmarks; pass --insecure-benchmark-only if that is what you are doing".into(),
-                ));
+            if scheme == SchemeId::Yct14 {
+                if let Some(e) = yct14_refusal() {
+                    return Err(e);
+                }
             }
             let pre = Preamble::new(ObjectKind::PublicKey, scheme, curve);
             std::fs::create_dir_all(&out)
@@ -765,20 +825,34 @@ fn run(cmd: Command) -> Result<()> {
             proxy_ca,
             token_file,
             verify_with,
+            allow_cpa,
+            expect_header,
             output,
             input,
         } => {
             let client = proxy::client(&url, token_file.as_deref(), proxy_ca.as_deref())?;
             let verify_with = verify_with.as_deref().map(read_verifying_key).transpose()?;
-            proxy::decrypt(&key, &client, &id, verify_with.as_deref(), output, input)
+            let expect = expected(expect_header.as_deref(), allow_cpa)?;
+            proxy::decrypt(
+                &key,
+                &client,
+                &id,
+                verify_with.as_deref(),
+                &expect,
+                output,
+                input,
+            )
         }
         Command::Decrypt {
             key,
             verify_with,
+            allow_cpa,
+            expect_header,
             output,
             input,
             ..
         } => {
+            let expect = expected(expect_header.as_deref(), allow_cpa)?;
             let verify_with = verify_with.as_deref().map(read_verifying_key).transpose()?;
             let (kpre, kbytes) = read_object(
                 &key,
@@ -793,16 +867,24 @@ fn run(cmd: Command) -> Result<()> {
             let head = envelope::read_head(&mut reader)?;
             let hpre = Preamble::parse(&head.header)?;
             check_same_setup(&kpre, &hpre, "key")?;
+            if let (ObjectKind::Ciphertext, Some(id)) = (head.preamble.kind, expect.header_id) {
+                if abbe::outsource::header_id(&head.header)? != id {
+                    return Err(CliError::Invalid(
+                        "this ciphertext's header id is not the one given with --expect-header"
+                            .into(),
+                    ));
+                }
+            }
             let session = match (head.preamble.kind, kpre.kind) {
                 (ObjectKind::Ciphertext, ObjectKind::CcaUserKey | ObjectKind::UserKey) => {
                     if hpre.kind == ObjectKind::RccaHeader {
                         outsourcing_scheme!(kpre, K => ops::decrypt_rcca::<K>(&kbytes, &head.header))?
                     } else {
-                        any_scheme!(kpre, K => ops::decrypt::<K>(&kbytes, &head.header))?
+                        any_scheme!(kpre, K => ops::decrypt::<K>(&kbytes, &head.header, allow_cpa))?
                     }
                 }
                 (ObjectKind::TransformedCiphertext, ObjectKind::RccaRetrievalKey) => {
-                    abbe::outsource::decrypt_transformed_bytes(&kbytes, &head.header)?
+                    abbe::outsource::decrypt_transformed_bytes(&kbytes, &head.header, &expect)?
                 }
                 (ObjectKind::TransformedCiphertext, _) => {
                     return Err(CliError::Invalid(
@@ -879,6 +961,13 @@ pub(crate) fn open_payload(
     verify_with: Option<&[u8]>,
     output: Option<&PathBuf>,
 ) -> Result<()> {
+    if verify_with.is_some() && output.is_none() && head.is_signed() && !head.signer_known_first() {
+        // Its signer is known only after the last byte, and a stream cannot
+        // take back what it already wrote.
+        return Err(CliError::Invalid(
+            "this file has the first signed layout, whose signer is known only at its end: with --verify-with, decrypt it to a file (-o), which is written only once the signer is verified".into(),
+        ));
+    }
     let mut signer = None;
     io::with_output(output, io::Secrecy::Secret, |w| {
         signer = envelope::open_with(head, session, reader, w, verify_with)?.signer;
@@ -893,6 +982,34 @@ pub(crate) fn open_payload(
         eprintln!("abbe: signed by {} ({how})", s.fingerprint);
     }
     Ok(())
+}
+
+/// The checks of a final outsourced decryption: `--expect-header` (64 hex
+/// digits, as `abbe inspect` prints them) and `--allow-cpa`.
+fn expected(header_id: Option<&str>, allow_cpa: bool) -> Result<abbe::outsource::Expect> {
+    let header_id = header_id
+        .map(|h| {
+            let h = h.trim();
+            let bytes: Option<Vec<u8>> = (h.len() == 64 && h.is_ascii())
+                .then(|| {
+                    (0..32)
+                        .map(|i| u8::from_str_radix(&h[2 * i..2 * i + 2], 16).ok())
+                        .collect()
+                })
+                .flatten();
+            bytes
+                .and_then(|b| <[u8; 32]>::try_from(b).ok())
+                .ok_or_else(|| {
+                    CliError::Other(format!(
+                        "--expect-header takes the 64 hex digits of a header id (`abbe inspect` prints it), not '{h}'"
+                    ))
+                })
+        })
+        .transpose()?;
+    Ok(abbe::outsource::Expect {
+        header_id,
+        allow_cpa,
+    })
 }
 
 /// Refuses to overwrite existing key files unless `force`.

@@ -126,9 +126,14 @@ fn user_key<K: Kem>(key: &[u8]) -> Result<CcaKey<K>> {
 }
 
 /// Decapsulates a CCA (10) or CPA (6) header; RCCA headers need
-/// [`decrypt_rcca`].
-pub fn decrypt<K: Kem>(key: &[u8], header: &[u8]) -> Result<SessionKey> {
+/// [`decrypt_rcca`]. A key bundle (made for CCA) decrypts a CPA header only
+/// with `allow_cpa`: otherwise anyone could downgrade its holder to the
+/// malleable KEM.
+pub fn decrypt<K: Kem>(key: &[u8], header: &[u8], allow_cpa: bool) -> Result<SessionKey> {
     match (kind_of(key)?, kind_of(header)?) {
+        (ObjectKind::CcaUserKey, ObjectKind::Header) if !allow_cpa => Err(CliError::Invalid(
+            abbe::outsource::cpa_refused("CPA ciphertext (encrypted with --mode cpa)"),
+        )),
         (ObjectKind::CcaUserKey, ObjectKind::CcaHeader) => Ok(Cca::<K>::decapsulate(
             &user_key::<K>(key)?,
             &CcaHeader::<K>::from_bytes(header)?,

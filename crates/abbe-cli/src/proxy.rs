@@ -53,6 +53,15 @@ pub enum ProxyCommand {
         /// Estimated memory the decoded keys may take, MiB (a key counts 256x its encoded size).
         #[arg(long, default_value_t = 512)]
         tk_cache_mb: usize,
+        /// Requests of one tenant in progress at once; more are answered 429 with Retry-After (default: the workers; 0: no limit).
+        #[arg(long)]
+        tenant_concurrency: Option<usize>,
+        /// Requests one tenant may start per second, sustained; more are answered 429 with Retry-After (0: no limit).
+        #[arg(long, default_value_t = 20.0)]
+        tenant_rate: f64,
+        /// Requests one tenant may start at once after a pause.
+        #[arg(long, default_value_t = 40.0)]
+        tenant_burst: f64,
     },
     /// Manage tenants' bearer tokens.
     #[command(subcommand)]
@@ -193,12 +202,16 @@ pub fn run(cmd: ProxyCommand) -> Result<()> {
             workers,
             tk_cache,
             tk_cache_mb,
+            tenant_concurrency,
+            tenant_rate,
+            tenant_burst,
         } => {
             let d = Config::default();
             let extra_roots = match fetch_ca {
                 Some(f) => abbe_proxy::fetch::load_ca_pem(&f).map_err(CliError::Other)?,
                 None => Vec::new(),
             };
+            let workers = workers.unwrap_or(d.workers).max(1);
             let cfg = Config {
                 max_body,
                 request_timeout: Duration::from_secs(request_timeout.max(1)),
@@ -210,9 +223,14 @@ pub fn run(cmd: ProxyCommand) -> Result<()> {
                     max_bytes: fetch_max,
                     extra_roots,
                 },
-                workers: workers.unwrap_or(d.workers).max(1),
+                workers,
                 tk_cache_entries: tk_cache,
                 tk_cache_memory: tk_cache_mb.saturating_mul(1 << 20),
+                quota: abbe_proxy::quota::QuotaConfig {
+                    concurrency: tenant_concurrency.unwrap_or(workers),
+                    rate: tenant_rate.max(0.0),
+                    burst: tenant_burst.max(1.0),
+                },
             };
             abbe_proxy::server::run_blocking(&listen, &store, cfg).map_err(CliError::Other)
         }
@@ -290,6 +308,7 @@ pub fn decrypt(
     client: &ProxyClient,
     id: &str,
     verify_with: Option<&[u8]>,
+    expect: &abbe::outsource::Expect,
     output: Option<PathBuf>,
     input: Option<PathBuf>,
 ) -> Result<()> {
@@ -312,23 +331,45 @@ pub fn decrypt(
     }
     let hpre = Preamble::parse(&head.header)?;
     crate::check_same_setup(&kpre, &hpre, "retrieval key")?;
-    abbe::outsource::header_mode(&head.header)?;
+    // What the answer must be: the transformation of the header sent, in
+    // its mode. An RCCA answer must carry the sent header's C (its header
+    // id), so a proxy cannot answer with the transformation of a ciphertext
+    // it made itself; a CPA one cannot be checked and needs --allow-cpa.
+    let (wanted, expect) = match abbe::outsource::header_mode(&head.header)? {
+        abbe::outsource::Mode::Rcca => {
+            let id = abbe::outsource::header_id(&head.header)?;
+            if expect.header_id.is_some_and(|e| e != id) {
+                return Err(CliError::Invalid(
+                    "this ciphertext's header id is not the one given with --expect-header".into(),
+                ));
+            }
+            let expect = abbe::outsource::Expect {
+                header_id: Some(id),
+                ..*expect
+            };
+            (ObjectKind::RccaTransformed, expect)
+        }
+        abbe::outsource::Mode::Cpa if !expect.allow_cpa => {
+            return Err(CliError::Invalid(abbe::outsource::cpa_refused(
+                "CPA ciphertext (encrypted with --mode cpa)",
+            )))
+        }
+        abbe::outsource::Mode::Cpa => (ObjectKind::TransformedHeader, *expect),
+    };
     let transformed = client.transform(id, &head.header)?;
     let tpre = Preamble::parse(&transformed).map_err(|e| {
         CliError::Invalid(format!(
             "the proxy's answer is not a transformed header: {e}"
         ))
     })?;
-    if !matches!(
-        tpre.kind,
-        ObjectKind::TransformedHeader | ObjectKind::RccaTransformed
-    ) {
+    if tpre.kind != wanted {
         return Err(CliError::Invalid(format!(
-            "the proxy answered a {}, not a transformed header",
-            tpre.kind.describe()
+            "the proxy answered a {}, not the {} of the header sent",
+            tpre.kind.describe(),
+            wanted.describe()
         )));
     }
-    let session = abbe::outsource::decrypt_transformed_bytes(&rk, &transformed)?;
+    let session = abbe::outsource::decrypt_transformed_bytes(&rk, &transformed, &expect)?;
     crate::open_payload(&head, &session, reader, verify_with, output.as_ref())
 }
 

@@ -1447,7 +1447,17 @@ fn modes_and_outsourcing() {
     let t = env.path("cpa.t");
     assert_ok(&run(&["transform", "--tk", p(&tk), "-o", p(&t), p(&cpa)]));
     let out = env.path("cpa.out");
-    assert_ok(&run(&["decrypt", "--key", p(&rk), "-o", p(&out), p(&t)]));
+    // CPA files and transformations are unchecked: only with --allow-cpa.
+    expect_failure(&["decrypt", "--key", p(&rk), "-o", p(&out), p(&t)], &out, 3);
+    assert_ok(&run(&[
+        "decrypt",
+        "--allow-cpa",
+        "--key",
+        p(&rk),
+        "-o",
+        p(&out),
+        p(&t),
+    ]));
     assert_eq!(fs::read(&out).unwrap(), b"cpa payload");
     // and the user key decrypts every mode directly
     for (name, mode) in [("m1", "cca"), ("m2", "rcca"), ("m3", "cpa")] {
@@ -1455,6 +1465,7 @@ fn modes_and_outsourcing() {
         let out = env.path(&format!("{name}.out"));
         assert_ok(&run(&[
             "decrypt",
+            "--allow-cpa",
             "--key",
             p(&env.key("alice")),
             "-o",
@@ -1647,56 +1658,6 @@ fn every_scheme_end_to_end() {
             }
         }
     }
-}
-
-/// YCT14 is broken: the CLI refuses it without the explicit flag, and says why.
-#[test]
-fn yct14_needs_the_insecure_flag() {
-    let dir = tempfile::tempdir().unwrap();
-    let out = dir.path().join("k");
-    let r = run(&["setup", "--scheme", "yct14", "--out", p(&out)]);
-    assert_eq!(r.code, Some(1));
-    assert!(
-        r.stderr.contains("BROKEN") && r.stderr.contains("--insecure-benchmark-only"),
-        "{}",
-        r.stderr
-    );
-    assert!(!out.join("master.key").exists());
-    assert_ok(&run(&[
-        "setup",
-        "--scheme",
-        "yct14",
-        "--insecure-benchmark-only",
-        "--universe",
-        "a, b, c",
-        "--out",
-        p(&out),
-    ]));
-    let key = dir.path().join("y.key");
-    assert_ok(&run(&[
-        "keygen",
-        "--master",
-        p(&out.join("master.key")),
-        "--policy",
-        "a and b",
-        "-o",
-        p(&key),
-    ]));
-    fs::write(dir.path().join("m"), b"bench").unwrap();
-    let ct = dir.path().join("m.abbe");
-    assert_ok(&run(&[
-        "encrypt",
-        "--public",
-        p(&out.join("public.key")),
-        "--attrs",
-        "a, b",
-        "-o",
-        p(&ct),
-        p(&dir.path().join("m")),
-    ]));
-    let o = dir.path().join("m.out");
-    assert_ok(&run(&["decrypt", "--key", p(&key), "-o", p(&o), p(&ct)]));
-    assert_eq!(fs::read(o).unwrap(), b"bench");
 }
 
 /// Broadcast encryption through the CLI: setup for N users, keys for user

@@ -160,23 +160,30 @@ fn decrypt_through_the_proxy() {
                 "rec",
             ],
         );
-        ok(
-            dir,
-            &[
-                "decrypt",
-                "--key",
-                "alice.rk",
-                "--proxy",
-                &url,
-                "--tk-id",
-                id,
-                "--token-file",
-                "alice.token",
-                "-o",
-                "rec.out",
-                "rec.abbe",
-            ],
-        );
+        let _ = std::fs::remove_file(dir.join("rec.out"));
+        let mut args = vec![
+            "decrypt",
+            "--key",
+            "alice.rk",
+            "--proxy",
+            &url,
+            "--tk-id",
+            id,
+            "--token-file",
+            "alice.token",
+            "-o",
+            "rec.out",
+            "rec.abbe",
+        ];
+        if mode == "cpa" {
+            // Unchecked: refused unless asked for, and nothing is written.
+            let out = abbe(dir, &args);
+            assert_eq!(out.status.code(), Some(3));
+            assert!(String::from_utf8_lossy(&out.stderr).contains("--allow-cpa"));
+            assert!(!dir.join("rec.out").exists());
+            args.insert(1, "--allow-cpa");
+        }
+        ok(dir, &args);
         assert_eq!(std::fs::read(dir.join("rec.out")).unwrap(), data);
     }
     // Bob cannot use Alice's TK (exit 1, 404).

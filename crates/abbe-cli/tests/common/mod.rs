@@ -147,6 +147,8 @@ impl T {
             .pop()
             .and_then(|l| l.trim().parse::<u64>().ok())
             .expect("/usr/bin/time reports the peak RSS");
+        // time's own line about a failed command is not abbe's output.
+        lines.retain(|l| !l.starts_with("Command exited with non-zero status"));
         let run = Run {
             code: out.status.code(),
             stdout: out.stdout,

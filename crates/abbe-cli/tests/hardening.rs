@@ -1,0 +1,689 @@
+//! Hostile inputs through the real binary: policies whose work is far above
+//! their size, objects offered in a mode they were not made for, the broken
+//! YCT14 without its flag, and broadcast keys of any size.
+//!
+//! `cargo test --release -p abbe-cli --test hardening -- --nocapture`
+//! prints the peak RSS and time of each hostile decryption beside an honest
+//! one of the same byte size.
+
+mod common;
+use common::*;
+
+use abbe::abe::cca::CcaHeader;
+use abbe::abe::{Bsw07, Cca, FameCp, FameKp, Gpsw06, Gpsw06Small, Waters11};
+use abbe::curve::Bn254;
+use abbe::envelope;
+use abbe::kem::Kem;
+use abbe::policy::{AttributeSet, Policy};
+use abbe::wire::Encoded;
+use rand_core::OsRng;
+use std::fs;
+use std::time::Instant;
+
+/// Peak RSS allowed for refusing or decrypting a hostile file.
+const MAX_RSS_KIB: u64 = 64 * 1024;
+
+/// `doctor or 4094 of (x0, …, x4094)`: 4096 leaves, the most a policy may
+/// have; a ~420 KB Waters11 header whose LSSS matrix has 16.8 million
+/// non-zero entries.
+fn hostile_policy() -> String {
+    let xs: Vec<String> = (0..4095).map(|i| format!("x{i}")).collect();
+    format!("doctor or 4094 of ({})", xs.join(", "))
+}
+
+/// `doctor or x0 or … or x4094`: the honest policy of the same leaves.
+fn flat_or() -> String {
+    let mut p = String::from("doctor");
+    for i in 0..4095 {
+        p.push_str(&format!(" or x{i}"));
+    }
+    p
+}
+
+/// Rewrites an object that ends in `u32 count ‖ rows` (an ABE header, or a
+/// KP-ABE key) made for `small` ("doctor or x0", 2 rows), so that it
+/// carries `policy` and `leaves` copies of its last row: what an attacker
+/// sends without doing the work an honest encryptor would. `row` is the
+/// encoded size of one row.
+fn forge(obj: &[u8], small: &str, policy: &str, leaves: usize, row: usize) -> Vec<u8> {
+    let mut needle = (small.len() as u32).to_be_bytes().to_vec();
+    needle.extend_from_slice(small.as_bytes());
+    let at = obj
+        .windows(needle.len())
+        .position(|w| w == needle)
+        .expect("the policy text is in the object");
+    let rows_at = obj.len() - 2 * row;
+    let mut out = obj[..at].to_vec();
+    out.extend_from_slice(&(policy.len() as u32).to_be_bytes());
+    out.extend_from_slice(policy.as_bytes());
+    out.extend_from_slice(&obj[at + needle.len()..rows_at - 4]);
+    out.extend_from_slice(&(leaves as u32).to_be_bytes());
+    for _ in 0..leaves {
+        out.extend_from_slice(&obj[obj.len() - row..]);
+    }
+    out
+}
+
+/// The encoded size of one row: the objects made for `a` (2 rows) and `b`
+/// (3 rows) differ by one row and by their policy texts.
+fn row_size(a: &[u8], b: &[u8], pa: &str, pb: &str) -> usize {
+    b.len() - a.len() - (pb.len() - pa.len())
+}
+
+/// Writes a CCA file around `inner` (the scheme's header bytes), as `abbe
+/// encrypt` would; its payload key is of no use to anyone.
+fn write_file<K: Kem>(t: &T, name: &str, honest: &CcaHeader<K>, inner: &[u8]) {
+    let honest = honest.to_bytes();
+    let old_len = u32::from_be_bytes(honest[8..12].try_into().unwrap()) as usize;
+    let mut header = honest[..8].to_vec();
+    header.extend_from_slice(&(inner.len() as u32).to_be_bytes());
+    header.extend_from_slice(inner);
+    header.extend_from_slice(&honest[12 + old_len..]);
+    let mut out = Vec::new();
+    let session = abbe::kem::SessionKey::from_bytes([7; 32]);
+    envelope::seal(&header, &session, &mut OsRng, &b"payload"[..], &mut out).unwrap();
+    fs::write(t.path(name), out).unwrap();
+}
+
+const SMALL: &str = "doctor or x0";
+const SMALL3: &str = "doctor or x0 or x1";
+
+/// A CP-ABE scheme: a key for {doctor} and a forged hostile header.
+fn cp_case<K>(t: &T, scheme: &str)
+where
+    K: Kem<KeySide = AttributeSet, CiphertextSide = Policy>,
+{
+    let (pk, mk) = K::setup(&mut OsRng);
+    let key = Cca::<K>::keygen(
+        &pk,
+        &mk,
+        &AttributeSet::parse("doctor").unwrap(),
+        &mut OsRng,
+    )
+    .unwrap();
+    fs::write(t.path(&format!("{scheme}.key")), key.to_bytes()).unwrap();
+    let (_, h2) = Cca::<K>::encapsulate(&pk, &Policy::parse(SMALL).unwrap(), &mut OsRng).unwrap();
+    let (_, h3) = Cca::<K>::encapsulate(&pk, &Policy::parse(SMALL3).unwrap(), &mut OsRng).unwrap();
+    let (a, b) = (h2.inner.to_bytes(), h3.inner.to_bytes());
+    let row = row_size(&a, &b, SMALL, SMALL3);
+    let forged = forge(&a, SMALL, &hostile_policy(), 4096, row);
+    write_file(t, &format!("{scheme}.hostile"), &h2, &forged);
+}
+
+/// A KP-ABE scheme: a forged hostile key bundle (the policy is in the key)
+/// and an honest file for {doctor}.
+fn kp_case<K>(t: &T, scheme: &str, pk: K::PublicKey, mk: K::MasterKey)
+where
+    K: Kem<KeySide = Policy, CiphertextSide = AttributeSet>,
+{
+    let k2 = Cca::<K>::keygen(&pk, &mk, &Policy::parse(SMALL).unwrap(), &mut OsRng).unwrap();
+    let k3 = Cca::<K>::keygen(&pk, &mk, &Policy::parse(SMALL3).unwrap(), &mut OsRng).unwrap();
+    let (a, b) = (k2.key.to_bytes(), k3.key.to_bytes());
+    let row = row_size(&a, &b, SMALL, SMALL3);
+    let forged = forge(&a, SMALL, &hostile_policy(), 4096, row);
+    let pk_bytes = pk.to_bytes();
+    let mut bundle = k2.to_bytes()[..8].to_vec();
+    bundle.extend_from_slice(&(forged.len() as u32).to_be_bytes());
+    bundle.extend_from_slice(&forged);
+    bundle.extend_from_slice(&(pk_bytes.len() as u32).to_be_bytes());
+    bundle.extend_from_slice(&pk_bytes);
+    fs::write(t.path(&format!("{scheme}.key")), bundle).unwrap();
+    let (session, h) =
+        Cca::<K>::encapsulate(&pk, &AttributeSet::parse("doctor").unwrap(), &mut OsRng).unwrap();
+    let mut out = Vec::new();
+    envelope::seal(&h.to_bytes(), &session, &mut OsRng, &b"x"[..], &mut out).unwrap();
+    fs::write(t.path(&format!("{scheme}.hostile")), out).unwrap();
+}
+
+/// Every ABE scheme refuses a policy beyond the work budget — in the
+/// header (CP) or in the key (KP) — before any group operation: exit 3, a
+/// message naming the budget, no output, and bounded memory.
+#[test]
+fn hostile_thresholds_are_refused_by_the_work_budget() {
+    // The attacker's side (this process) is not bound by the budget.
+    abbe::policy::limits::set_max_policy_work(u64::MAX);
+    let t = T::new();
+    cp_case::<Waters11<Bn254>>(&t, "waters11");
+    cp_case::<Bsw07<Bn254>>(&t, "bsw07");
+    cp_case::<FameCp<Bn254>>(&t, "fame-cp");
+    let (pk, mk) = Gpsw06::<Bn254>::setup(&mut OsRng);
+    kp_case::<Gpsw06<Bn254>>(&t, "gpsw06", pk, mk);
+    let (pk, mk) = FameKp::<Bn254>::setup(&mut OsRng);
+    kp_case::<FameKp<Bn254>>(&t, "fame-kp", pk, mk);
+    let mut universe: Vec<String> = (0..4095).map(|i| format!("x{i}")).collect();
+    universe.push("doctor".into());
+    let (pk, mk) = Gpsw06Small::<Bn254>::setup_with_universe(&universe, &mut OsRng).unwrap();
+    kp_case::<Gpsw06Small<Bn254>>(&t, "gpsw06-small", pk, mk);
+
+    for scheme in [
+        "waters11",
+        "bsw07",
+        "fame-cp",
+        "gpsw06",
+        "gpsw06-small",
+        "fame-kp",
+    ] {
+        let (key, file) = (format!("{scheme}.key"), format!("{scheme}.hostile"));
+        let started = Instant::now();
+        let (r, kib) = t.run_measured(&["decrypt", "--key", &key, "-o", "out", &file]);
+        eprintln!(
+            "{scheme}: hostile {} bytes refused in {:?}, peak RSS {kib} KiB",
+            fs::metadata(t.path(&file)).unwrap().len(),
+            started.elapsed()
+        );
+        assert_fails(&r, 3);
+        assert!(
+            r.stderr.contains("work budget of 32768") && r.stderr.contains("16764931"),
+            "{scheme}: {}",
+            r.stderr
+        );
+        assert!(kib < MAX_RSS_KIB, "{scheme}: peak RSS {kib} KiB");
+        assert_no_output(&t, "out");
+    }
+    // Encrypting to such a policy is refused too, before any work.
+    t.ok(
+        None,
+        &[
+            "setup", "--scheme", "waters11", "--level", "100", "--out", "w",
+        ],
+    );
+    let policy = hostile_policy();
+    let r = t.run_with(
+        None,
+        &[
+            "encrypt",
+            "--public",
+            "w/public.key",
+            "--policy",
+            &policy,
+            "-o",
+            "c",
+        ],
+        Some(b"x".to_vec()),
+    );
+    assert_fails(&r, 3);
+    assert!(r.stderr.contains("--max-policy-work"), "{}", r.stderr);
+    assert_no_output(&t, "c");
+}
+
+/// Below the budget, or with it raised, the same hostile shape costs what
+/// an honest flat OR of the same size costs: decryption works on the tree
+/// (no n·k matrix), so memory stays flat.
+#[test]
+fn a_big_threshold_decrypts_in_bounded_memory_when_the_budget_allows_it() {
+    let t = T::new();
+    t.ok(
+        None,
+        &[
+            "setup", "--scheme", "waters11", "--level", "100", "--out", "w",
+        ],
+    );
+    t.ok(
+        None,
+        &[
+            "keygen",
+            "--master",
+            "w/master.key",
+            "--attrs",
+            "doctor",
+            "-o",
+            "doctor.key",
+        ],
+    );
+    let budget = "20000000";
+    for (name, policy) in [("or", flat_or()), ("threshold", hostile_policy())] {
+        let started = Instant::now();
+        let r = t.run_with(
+            None,
+            &[
+                "--max-policy-work",
+                budget,
+                "encrypt",
+                "--public",
+                "w/public.key",
+                "--policy",
+                &policy,
+                "-o",
+                name,
+            ],
+            Some(data(1000)),
+        );
+        assert_eq!(r.code, Some(0), "{}", r.stderr);
+        let encrypt = started.elapsed();
+        let started = Instant::now();
+        let args = [
+            "--max-policy-work",
+            budget,
+            "decrypt",
+            "--key",
+            "doctor.key",
+            "-o",
+            &format!("{name}.out"),
+            name,
+        ];
+        let (r, kib) = t.run_measured(&args);
+        assert_eq!(r.code, Some(0), "{}", r.stderr);
+        eprintln!(
+            "waters11 {name}: {} bytes, encrypt {encrypt:?}, CCA decrypt {:?}, peak RSS {kib} KiB",
+            fs::metadata(t.path(name)).unwrap().len(),
+            started.elapsed()
+        );
+        assert_eq!(t.read(&format!("{name}.out")), data(1000));
+        assert!(kib < MAX_RSS_KIB, "{name}: peak RSS {kib} KiB");
+    }
+}
+
+/// A key is accepted only in the mode it was made for: a CCA key bundle
+/// refuses CPA (malleable) files and an RCCA retrieval key refuses CPA
+/// transformations, unless `--allow-cpa`; a transformed file must be of the
+/// ciphertext the user names with `--expect-header`.
+#[test]
+fn modes_cannot_be_swapped() {
+    let t = T::new();
+    t.ok(
+        None,
+        &[
+            "setup", "--scheme", "waters11", "--level", "100", "--out", "w",
+        ],
+    );
+    t.ok(
+        None,
+        &[
+            "keygen",
+            "--master",
+            "w/master.key",
+            "--attrs",
+            "doctor",
+            "-o",
+            "alice.key",
+        ],
+    );
+    t.ok(
+        None,
+        &[
+            "transform-key",
+            "--key",
+            "alice.key",
+            "--tk",
+            "alice.tk",
+            "--rk",
+            "alice.rk",
+        ],
+    );
+    fs::write(t.path("msg"), b"what the owner wrote").unwrap();
+    fs::write(t.path("evil"), b"what an attacker chose").unwrap();
+    let enc = |mode: &str, input: &str, out: &str| {
+        t.ok(
+            None,
+            &[
+                "encrypt",
+                "--public",
+                "w/public.key",
+                "--policy",
+                "doctor",
+                "--mode",
+                mode,
+                "-o",
+                out,
+                input,
+            ],
+        );
+    };
+    // The attacker encrypts in CPA mode: the victim's decryptor refuses it.
+    enc("cpa", "evil", "evil.cpa");
+    let e = t.fails(
+        None,
+        &["decrypt", "--key", "alice.key", "-o", "out", "evil.cpa"],
+        3,
+    );
+    assert!(e.contains("--allow-cpa"), "{e}");
+    assert_no_output(&t, "out");
+    t.ok(
+        None,
+        &[
+            "decrypt",
+            "--allow-cpa",
+            "--key",
+            "alice.key",
+            "-o",
+            "out",
+            "evil.cpa",
+        ],
+    );
+    assert_eq!(t.read("out"), b"what an attacker chose");
+    fs::remove_file(t.path("out")).unwrap();
+    // ... and its CPA transformation: the retrieval key refuses it.
+    t.ok(
+        None,
+        &["transform", "--tk", "alice.tk", "-o", "evil.t", "evil.cpa"],
+    );
+    let e = t.fails(
+        None,
+        &["decrypt", "--key", "alice.rk", "-o", "out", "evil.t"],
+        3,
+    );
+    assert!(e.contains("--allow-cpa"), "{e}");
+    assert_no_output(&t, "out");
+
+    // RCCA: a proxy handing back whole transformed files can substitute a
+    // ciphertext it made; --expect-header (the id inspect prints) refuses it.
+    enc("rcca", "msg", "msg.rcca");
+    enc("rcca", "evil", "evil.rcca");
+    t.ok(
+        None,
+        &["transform", "--tk", "alice.tk", "-o", "msg.t", "msg.rcca"],
+    );
+    t.ok(
+        None,
+        &[
+            "transform",
+            "--tk",
+            "alice.tk",
+            "-o",
+            "evil.t2",
+            "evil.rcca",
+        ],
+    );
+    let id_of = |file: &str| {
+        let text = String::from_utf8(t.ok(None, &["inspect", file])).unwrap();
+        text.lines()
+            .find_map(|l| l.strip_prefix("header id:"))
+            .map(|l| l.trim().split(' ').next().unwrap().to_string())
+            .unwrap_or_else(|| panic!("no header id in {text}"))
+    };
+    let id = id_of("msg.rcca");
+    assert_eq!(id.len(), 64);
+    assert_eq!(id_of("msg.t"), id, "the transformation keeps the header id");
+    assert_ne!(id_of("evil.t2"), id);
+    let e = t.fails(
+        None,
+        &[
+            "decrypt",
+            "--key",
+            "alice.rk",
+            "--expect-header",
+            &id,
+            "-o",
+            "out",
+            "evil.t2",
+        ],
+        3,
+    );
+    assert!(e.contains("header id"), "{e}");
+    assert_no_output(&t, "out");
+    t.ok(
+        None,
+        &[
+            "decrypt",
+            "--key",
+            "alice.rk",
+            "--expect-header",
+            &id,
+            "-o",
+            "out",
+            "msg.t",
+        ],
+    );
+    assert_eq!(t.read("out"), b"what the owner wrote");
+    fs::remove_file(t.path("out")).unwrap();
+    // The id also checks the original file, and a malformed id is a usage error.
+    let e = t.fails(
+        None,
+        &[
+            "decrypt",
+            "--key",
+            "alice.key",
+            "--expect-header",
+            &id,
+            "-o",
+            "out",
+            "evil.rcca",
+        ],
+        3,
+    );
+    assert!(e.contains("--expect-header"), "{e}");
+    t.fails(
+        None,
+        &[
+            "decrypt",
+            "--key",
+            "alice.rk",
+            "--expect-header",
+            "12ab",
+            "-o",
+            "out",
+            "msg.t",
+        ],
+        1,
+    );
+    assert_no_output(&t, "out");
+}
+
+/// YCT14 is broken: no command touches a YCT14 object without
+/// `--insecure-benchmark-only`, and the default build offers it on none;
+/// `inspect` describes it with a warning.
+#[test]
+fn yct14_is_refused_everywhere_without_the_flag() {
+    use abbe::abe::yct14::InsecureYct14;
+    type Y = InsecureYct14<Bn254>;
+    let t = T::new();
+    let universe: Vec<String> = ["a", "b", "c"].iter().map(|s| s.to_string()).collect();
+    let (pk, mk) = Y::setup_with_universe(&universe, &mut OsRng).unwrap();
+    fs::write(t.path("y.pub"), pk.to_bytes()).unwrap();
+    fs::write(t.path("y.master"), mk.to_bytes()).unwrap();
+    let key = Cca::<Y>::keygen(&pk, &mk, &Policy::parse("a and b").unwrap(), &mut OsRng).unwrap();
+    fs::write(t.path("y.key"), key.to_bytes()).unwrap();
+    let (session, h) =
+        Cca::<Y>::encapsulate(&pk, &AttributeSet::parse("a, b").unwrap(), &mut OsRng).unwrap();
+    let mut file = Vec::new();
+    envelope::seal(
+        &h.to_bytes(),
+        &session,
+        &mut OsRng,
+        &b"bench"[..],
+        &mut file,
+    )
+    .unwrap();
+    fs::write(t.path("y.abbe"), file).unwrap();
+    fs::write(t.path("m"), b"bench").unwrap();
+
+    let commands: [&[&str]; 4] = [
+        &[
+            "setup",
+            "--scheme",
+            "yct14",
+            "--level",
+            "100",
+            "--universe",
+            "a, b",
+            "--out",
+            "k",
+        ],
+        &[
+            "keygen", "--master", "y.master", "--policy", "a", "-o", "new.key",
+        ],
+        &[
+            "encrypt", "--public", "y.pub", "--attrs", "a, b", "-o", "c", "m",
+        ],
+        &["decrypt", "--key", "y.key", "-o", "out", "y.abbe"],
+    ];
+    for args in commands {
+        let e = t.fails(None, args, 1);
+        assert!(e.contains("BROKEN"), "{args:?}: {e}");
+        if cfg!(feature = "insecure-benchmark-only") {
+            assert!(e.contains("--insecure-benchmark-only"), "{e}");
+        } else {
+            assert!(e.contains("does not include it"), "{e}");
+        }
+    }
+    for out in ["k/public.key", "new.key", "c", "out"] {
+        assert_no_output(&t, out);
+    }
+    let text = String::from_utf8(t.ok(None, &["inspect", "y.abbe"])).unwrap();
+    assert!(
+        text.contains("WARNING") && text.contains("BROKEN"),
+        "{text}"
+    );
+    if cfg!(feature = "insecure-benchmark-only") {
+        for args in commands {
+            let mut with = vec!["--insecure-benchmark-only"];
+            with.extend_from_slice(args);
+            t.ok(None, &with);
+        }
+        assert_eq!(t.read("out"), b"bench");
+    }
+}
+
+/// Broadcast keys of every scheme work through the CLI at N = 100 000
+/// (they were refused above ~32 000 users: the key inside a bundle was read
+/// with a 1 MiB cap).
+#[test]
+fn broadcast_keys_of_any_size_work() {
+    let t = T::new();
+    fs::write(t.path("m"), b"to many").unwrap();
+    for scheme in ["bgw05", "bgw05-sqrt", "gw09", "waters09", "elgamal-p256"] {
+        let dir = format!("{scheme}-keys");
+        let mut setup = vec![
+            "setup", "--scheme", scheme, "--users", "100000", "--out", &dir,
+        ];
+        if scheme != "elgamal-p256" {
+            setup.extend(["--level", "100"]);
+        }
+        t.ok(None, &setup);
+        let (pk, mk) = (format!("{dir}/public.key"), format!("{dir}/master.key"));
+        let (inside, outside) = (format!("{scheme}.in"), format!("{scheme}.out"));
+        for (user, key) in [("77777", &inside), ("5", &outside)] {
+            t.ok(
+                None,
+                &[
+                    "keygen", "--master", &mk, "--public", &pk, "--user", user, "-o", key,
+                ],
+            );
+        }
+        let ct = format!("{scheme}.abbe");
+        t.ok(
+            None,
+            &[
+                "encrypt",
+                "--public",
+                &pk,
+                "--to",
+                "10-20,77777,99990-100000",
+                "-o",
+                &ct,
+                "m",
+            ],
+        );
+        let plain = format!("{scheme}.plain");
+        t.ok(None, &["decrypt", "--key", &inside, "-o", &plain, &ct]);
+        assert_eq!(t.read(&plain), b"to many", "{scheme}");
+        t.fails(None, &["decrypt", "--key", &outside, "-o", "no", &ct], 2);
+        assert_no_output(&t, "no");
+        eprintln!(
+            "{scheme} at N = 100000: user key {} bytes",
+            fs::metadata(t.path(&inside)).unwrap().len()
+        );
+    }
+}
+
+/// `--verify-with` releases nothing from a foreign signer, even to stdout:
+/// the signer is checked before the first plaintext byte. A file of the
+/// first signed layout (signer known only at its end) is refused on stdout
+/// and decrypted to a file only once verified.
+#[test]
+fn verify_with_releases_nothing_from_a_foreign_signer() {
+    let t = T::new();
+    t.ok(
+        None,
+        &[
+            "setup", "--scheme", "waters11", "--level", "100", "--out", "w",
+        ],
+    );
+    t.ok(
+        None,
+        &[
+            "keygen",
+            "--master",
+            "w/master.key",
+            "--attrs",
+            "doctor",
+            "-o",
+            "alice.key",
+        ],
+    );
+    for who in ["owner", "attacker"] {
+        t.ok(
+            None,
+            &[
+                "signer-keygen",
+                "--level",
+                "100",
+                "-o",
+                &format!("{who}.sig.key"),
+            ],
+        );
+    }
+    fs::write(t.path("evil"), vec![b'E'; 300_000]).unwrap();
+    t.ok(
+        None,
+        &[
+            "encrypt",
+            "--public",
+            "w/public.key",
+            "--policy",
+            "doctor",
+            "--sign-with",
+            "attacker.sig.key",
+            "-o",
+            "evil.abbe",
+            "evil",
+        ],
+    );
+    // To stdout: exit 3 and not one byte (assert_fails checks stdout).
+    let r = t.run(
+        None,
+        &[
+            "decrypt",
+            "--key",
+            "alice.key",
+            "--verify-with",
+            "owner.sig.pub",
+            "evil.abbe",
+        ],
+    );
+    assert_fails(&r, 3);
+    assert!(r.stderr.contains("another key"), "{}", r.stderr);
+
+    // The first signed layout, from the test vectors: readable to a file,
+    // refused on stdout.
+    let vector = fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../tests/vectors/waters11-bn254.txt"
+    ))
+    .unwrap();
+    let field = |name: &str| -> Vec<u8> {
+        let hex = vector
+            .lines()
+            .find_map(|l| l.strip_prefix(&format!("{name} = ")))
+            .unwrap();
+        (0..hex.len())
+            .step_by(2)
+            .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).unwrap())
+            .collect()
+    };
+    fs::write(t.path("v.key"), field("user-key")).unwrap();
+    fs::write(t.path("v.pub"), field("verifying-key")).unwrap();
+    fs::write(t.path("legacy.abbe"), field("legacy-signed-cca-file")).unwrap();
+    let args = [
+        "decrypt",
+        "--key",
+        "v.key",
+        "--verify-with",
+        "v.pub",
+        "legacy.abbe",
+    ];
+    let e = t.fails(None, &args, 3);
+    assert!(e.contains("-o"), "{e}");
+    t.ok(None, &[&args[..], &["-o", "legacy.out"]].concat());
+    assert_eq!(t.read("legacy.out"), field("plaintext"));
+}
