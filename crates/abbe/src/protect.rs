@@ -58,14 +58,16 @@ impl ScryptParams {
     };
     /// Below this a passphrase is barely slowed down: refused both ways.
     pub const MIN_LOG_N: u8 = 10;
-    /// Above this (4 GiB at r = 8) a file could exhaust memory: refused.
-    pub const MAX_LOG_N: u8 = 22;
+    /// Above this (1 GiB at r = 8) a file could exhaust memory: refused.
+    pub const MAX_LOG_N: u8 = 20;
     pub const MAX_R: u8 = 32;
     pub const MAX_P: u8 = 16;
-    /// Largest scrypt memory, 128·r·N bytes: the default's 256 MiB × 16.
-    pub const MAX_MEMORY: u64 = 4 << 30;
-    /// Largest scrypt work, p·r·N block mixes: log2 N = 22, r = 8, p = 1.
-    pub const MAX_WORK: u64 = 8 << 22;
+    /// Largest scrypt memory, 128·r·N bytes: the default's 256 MiB × 4. A
+    /// protected key is untrusted input until its tag verifies, which
+    /// takes the whole scrypt: it may not ask for more.
+    pub const MAX_MEMORY: u64 = 1 << 30;
+    /// Largest scrypt work, p·r·N block mixes: log2 N = 20, r = 8, p = 1.
+    pub const MAX_WORK: u64 = 8 << 20;
 
     /// Checks the bounds; nothing is computed before this passes.
     pub fn check(&self) -> Result<(), ProtectError> {
@@ -79,7 +81,7 @@ impl ScryptParams {
             return refuse("log2 N below 10 gives no real protection");
         }
         if self.log_n > Self::MAX_LOG_N {
-            return refuse("log2 N above 22 would take too much memory and time");
+            return refuse("log2 N above 20 would take too much memory and time");
         }
         if self.r == 0 || self.r > Self::MAX_R {
             return refuse("r must be 1 to 32");
@@ -89,10 +91,10 @@ impl ScryptParams {
         }
         let n = 1u64 << self.log_n;
         if 128 * u64::from(self.r) * n > Self::MAX_MEMORY {
-            return refuse("128·r·N is above 4 GiB of memory");
+            return refuse("128·r·N is above 1 GiB of memory");
         }
         if u64::from(self.p) * u64::from(self.r) * n > Self::MAX_WORK {
-            return refuse("p·r·N is above the work of log2 N = 22, r = 8, p = 1");
+            return refuse("p·r·N is above the work of log2 N = 20, r = 8, p = 1");
         }
         // scrypt's own conditions (N < 2^(16·r), p·r < 2^30) hold within
         // these bounds; the crate checks them again.
@@ -377,17 +379,18 @@ mod tests {
         let ok = |log_n, r, p| ScryptParams { log_n, r, p }.check().is_ok();
         assert!(ok(10, 8, 1));
         assert!(ok(18, 8, 1));
-        assert!(ok(22, 8, 1));
-        assert!(ok(20, 32, 1));
+        assert!(ok(20, 8, 1));
+        assert!(ok(18, 32, 1));
         assert!(!ok(9, 8, 1));
-        assert!(!ok(23, 8, 1));
+        assert!(!ok(21, 8, 1));
+        assert!(!ok(22, 8, 1));
         assert!(!ok(255, 8, 1));
         assert!(!ok(18, 0, 1));
         assert!(!ok(18, 33, 1));
         assert!(!ok(18, 8, 0));
         assert!(!ok(18, 8, 17));
-        assert!(!ok(22, 9, 1), "memory above 4 GiB");
-        assert!(!ok(21, 8, 3), "work above the bound");
+        assert!(!ok(20, 9, 1), "memory above 1 GiB");
+        assert!(!ok(19, 8, 3), "work above the bound");
         // A file asking for absurd work is refused before any scrypt: a
         // forged header with log2 N = 255 must fail at once.
         let mut obj = fast(&inner(ObjectKind::MasterKey), b"pw");

@@ -594,8 +594,15 @@ impl Target for Gt {
 }
 
 /// A G2 point with its line coefficients precomputed.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct G2Lines(pub <ArkBn254 as Pairing>::G2Prepared);
+
+/// The lines of a key element are as secret as the element: not printed.
+impl core::fmt::Debug for G2Lines {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(f, "G2Lines({} lines)", self.0.ell_coeffs.len())
+    }
+}
 
 /// The lines of a key element are as secret as the element.
 impl Drop for G2Lines {
