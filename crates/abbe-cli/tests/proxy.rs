@@ -529,3 +529,210 @@ fn pushed_file_streams_in_constant_memory() {
         );
     }
 }
+
+/// A raw HTTP/1.1 POST to the proxy; returns the status line, the headers
+/// and the body.
+fn post(url: &str, path: &str, token: &str, body: &[u8]) -> (u16, String, String) {
+    use std::io::{Read, Write};
+    let addr = url.trim_start_matches("http://").trim_end_matches('/');
+    let mut s = std::net::TcpStream::connect(addr).unwrap();
+    let head = format!(
+        "POST {path} HTTP/1.1\r\nHost: {addr}\r\nAuthorization: Bearer {token}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+        body.len()
+    );
+    s.write_all(head.as_bytes()).unwrap();
+    // The server may answer (and close) before the whole body is sent.
+    let _ = s.write_all(body);
+    let mut answer = Vec::new();
+    let _ = s.read_to_end(&mut answer);
+    let text = String::from_utf8_lossy(&answer).into_owned();
+    let (headers, body) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
+    let status = headers
+        .split_whitespace()
+        .nth(1)
+        .and_then(|c| c.parse().ok())
+        .unwrap_or(0);
+    (status, headers.to_string(), body.to_string())
+}
+
+/// VmRSS and VmHWM of a process, KiB.
+fn rss_kib(pid: u32) -> (u64, u64) {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    let field = |name: &str| {
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix(name))
+            .and_then(|v| v.split_whitespace().next())
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(0)
+    };
+    (field("VmRSS:"), field("VmHWM:"))
+}
+
+/// Hostile input at the proxy: a header over the policy work budget is
+/// refused before any pairing; a burst of 16 MiB bodies from many tenants
+/// buffers at most `workers` of them at once and the memory comes back; a
+/// tenant over its quota gets 429 with Retry-After.
+#[test]
+fn hostile_bursts_are_bounded() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    ok(
+        dir,
+        &[
+            "setup", "--scheme", "waters11", "--level", "100", "--out", "keys",
+        ],
+    );
+    ok(
+        dir,
+        &[
+            "keygen",
+            "--master",
+            "keys/master.key",
+            "--attrs",
+            "doctor",
+            "-o",
+            "a.key",
+        ],
+    );
+    ok(
+        dir,
+        &[
+            "transform-key",
+            "--key",
+            "a.key",
+            "--tk",
+            "a.tk",
+            "--rk",
+            "a.rk",
+        ],
+    );
+    let tokens: Vec<String> = (0..8)
+        .map(|i| {
+            let t = ok(
+                dir,
+                &[
+                    "proxy",
+                    "token",
+                    "create",
+                    "--store",
+                    "sqlite:proxy.db",
+                    "--tenant",
+                    &format!("t{i}"),
+                ],
+            );
+            t.trim().to_string()
+        })
+        .collect();
+    let (server, url) = serve_with(
+        dir,
+        &[
+            "--workers",
+            "2",
+            "--tenant-rate",
+            "5",
+            "--tenant-burst",
+            "3",
+        ],
+    );
+    let pid = server.0.id();
+    // Every tenant registers the key: each request below reaches its body.
+    let paths: Vec<String> = tokens
+        .iter()
+        .enumerate()
+        .map(|(i, t)| {
+            let file = format!("t{i}.token");
+            std::fs::write(dir.join(&file), t).unwrap();
+            let id = ok(
+                dir,
+                &[
+                    "proxy",
+                    "register",
+                    "--tk",
+                    "a.tk",
+                    "--proxy",
+                    &url,
+                    "--token-file",
+                    &file,
+                ],
+            );
+            format!("/v1/tks/{}/transform", id.trim())
+        })
+        .collect();
+    let path = &paths[0];
+
+    // The hostile threshold, encrypted by someone with a raised budget.
+    let xs: Vec<String> = (0..4095).map(|i| format!("x{i}")).collect();
+    let policy = format!("doctor or 4094 of ({})", xs.join(", "));
+    std::fs::write(dir.join("m"), b"m").unwrap();
+    ok(
+        dir,
+        &[
+            "--max-policy-work",
+            "20000000",
+            "encrypt",
+            "--mode",
+            "rcca",
+            "--public",
+            "keys/public.key",
+            "--policy",
+            &policy,
+            "-o",
+            "hostile.abbe",
+            "m",
+        ],
+    );
+    let hostile = std::fs::read(dir.join("hostile.abbe")).unwrap();
+    let (status, _, body) = post(&url, path, &tokens[0], &hostile);
+    assert_eq!(status, 400, "{body}");
+    assert!(body.contains("work budget"), "{body}");
+
+    // A burst: 16 bodies of 15 MiB (a KEM header preamble, then junk),
+    // two per tenant, all at once.
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    let (idle, _) = rss_kib(pid);
+    let mut junk = vec![0u8; 15 << 20];
+    junk[..8].copy_from_slice(&[b'A', b'B', b'B', b'E', 1, 6, 1, 2]);
+    let junk = std::sync::Arc::new(junk);
+    let answers: Vec<u16> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..16)
+            .map(|i| {
+                let (url, path, token, junk) = (&url, &paths[i % 8], &tokens[i % 8], junk.clone());
+                s.spawn(move || post(url, path, token, &junk).0)
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    let (_, peak) = rss_kib(pid);
+    // Every answer is a refusal: 400 (not a header) or 429 (the rate);
+    // none is a crash.
+    assert!(
+        answers.iter().all(|s| [400, 429].contains(s)),
+        "{answers:?}"
+    );
+    assert!(answers.contains(&400), "{answers:?}");
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    let (after, _) = rss_kib(pid);
+    eprintln!("proxy RSS: idle {idle} KiB, peak {peak} KiB during the burst, {after} KiB after");
+    assert!(
+        after <= 2 * idle,
+        "RSS after the burst {after} KiB, idle {idle} KiB"
+    );
+    // Two workers hold at most two bodies (and their copies) at once.
+    assert!(peak < idle + 80 * 1024, "peak {peak} KiB, idle {idle} KiB");
+
+    // One tenant over its rate: 429 with Retry-After.
+    let mut seen = None;
+    for _ in 0..10 {
+        let (status, headers, _) = post(&url, path, &tokens[0], b"ABBE");
+        if status == 429 {
+            seen = Some(headers);
+            break;
+        }
+    }
+    let headers = seen.expect("a tenant over its rate gets 429");
+    assert!(
+        headers.to_ascii_lowercase().contains("retry-after:"),
+        "{headers}"
+    );
+}
