@@ -107,13 +107,13 @@ impl<C: Curve> Bls<C> {
         };
         SigningKey {
             x,
-            pk: C::G2::generator() * x,
+            pk: C::G2::generator().mul_secret(&x),
         }
     }
 
     /// CoreSign: σ = H(m)^x.
     pub fn sign(sk: &SigningKey<C>, msg: &[u8]) -> C::G1 {
-        C::G1::hash_to_curve(msg, &dst(C::ID)) * sk.x
+        C::G1::hash_to_curve(msg, &dst(C::ID)).mul_secret(&sk.x)
     }
 
     /// CoreVerify: e(σ, g2) = e(H(m), PK), one multi-pairing.
@@ -155,7 +155,7 @@ impl<C: Curve> SigningKey<C> {
         let pk: C::G2 = r.point("signature public key")?;
         r.finish()?;
         let key = SigningKey { x, pk };
-        if x.is_zero() || C::G2::generator() * x != pk {
+        if x.is_zero() || C::G2::generator().mul_secret(&x) != pk {
             return Err(WireError::Invalid {
                 what: "signing key",
                 detail: "its public key does not match its secret".into(),

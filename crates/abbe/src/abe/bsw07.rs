@@ -76,6 +76,12 @@
 //! Sizes on BLS12-381: ciphertext 48 + 144·N bytes (+ policy text), key
 //! 96 + 144·|S| bytes (+ attribute names).
 //!
+//! ## Side channels
+//! Secret scalars (β, α, r, r_j, the shares q_x(0)) go through fixed-base
+//! tables and [`Group::mul_secret`] (constant time on every curve); the
+//! variable-time ones take public scalars only: the Lagrange coefficients
+//! of decryption.
+//!
 //! ## Operation counts (flat AND of N attributes; the key holds exactly them)
 //! * Setup: 1 pairing, 1 GT exponentiation, 1 G1 and 1 G2 exponentiation,
 //!   1 scalar inversion.
@@ -233,8 +239,8 @@ impl<C: Curve> MasterKey<C> {
         let mut beta_inv = self.beta.invert().unwrap_or_else(C::Scalar::zero);
         let e_gg = C::pairing(&C::G1::generator(), &C::G2::generator());
         let pk = PublicKey {
-            h: C::G1::generator() * self.beta,
-            f: C::G2::generator() * beta_inv,
+            h: C::G1::generator().mul_secret(&self.beta),
+            f: C::G2::generator().mul_secret(&beta_inv),
             e_gg_alpha: e_gg.pow(&self.alpha),
             tables: OnceLock::new(),
             id: OnceLock::new(),
@@ -801,7 +807,7 @@ impl<C: Curve> Kem for Bsw07<C> {
         wipe(&mut r, C::Scalar::zero());
         let elements = par_map::<C, _, _>(&rjs, |(x, rj)| {
             (
-                g_r + attr_hash::<C>(x) * *rj,
+                g_r + attr_hash::<C>(x).mul_secret(rj),
                 C::G2::mul_fixed(&tables.g2, rj),
             )
         });
@@ -834,7 +840,10 @@ impl<C: Curve> Kem for Bsw07<C> {
         let inputs: Vec<(&String, C::Scalar)> =
             tree.leaves().iter().zip(shares.iter().copied()).collect();
         let rows = par_map::<C, _, _>(&inputs, |(attr, q)| {
-            (C::G2::mul_fixed(&tables.g2, q), attr_hash::<C>(attr) * *q)
+            (
+                C::G2::mul_fixed(&tables.g2, q),
+                attr_hash::<C>(attr).mul_secret(q),
+            )
         });
         drop(inputs);
         for q in shares.iter_mut() {

@@ -79,6 +79,12 @@
 //! Sizes on BLS12-381: header 3·96 + 3·48·n_1 bytes (+ policy text), key
 //! 3·96 + 3·48·(|S| + 1) bytes (+ attribute list).
 //!
+//! ## Side channels
+//! Secret scalars (a, b, d, r, σ, s_1, s_2) go through fixed-base tables,
+//! [`Group::mul_secret`] and [`Group::msm_secret`] (constant time on every
+//! curve); the variable-time linear combinations take public scalars only:
+//! the LSSS entries M_ij and the decryption coefficients γ_i.
+//!
 //! ## Operation counts (n_1 rows, n_2 columns, |S| key attributes)
 //! * Setup: 1 pairing, 2 GT exponentiations, 2 G2 exponentiations.
 //! * KeyGen: 6(|S|+1) hashes to G1 (cached), 2(|S|+1) three-term G1 MSMs,
@@ -445,8 +451,8 @@ impl<C: Curve, V: Variant> FameMasterKey<C, V> {
         let e_gh = C::pairing(&C::G1::generator(), &C::G2::generator());
         let h = C::G2::generator();
         FamePublicKey::new(
-            h * self.a[0],
-            h * self.a[1],
+            h.mul_secret(&self.a[0]),
+            h.mul_secret(&self.a[1]),
             e_gh.pow(&(self.d[0] * self.a[0] + self.d[2])),
             e_gh.pow(&(self.d[1] * self.a[1] + self.d[2])),
         )
@@ -745,8 +751,8 @@ pub(crate) fn key_triple<C: Curve>(
     g: &FixedBaseTable<C::G1>,
 ) -> [C::G1; 3] {
     [
-        C::G1::msm(&hashes[0], &k_over_a[0]) + C::G1::mul_fixed(g, &e[0]),
-        C::G1::msm(&hashes[1], &k_over_a[1]) + C::G1::mul_fixed(g, &e[1]),
+        C::G1::msm_secret(&hashes[0], &k_over_a[0]) + C::G1::mul_fixed(g, &e[0]),
+        C::G1::msm_secret(&hashes[1], &k_over_a[1]) + C::G1::mul_fixed(g, &e[1]),
         C::G1::mul_fixed(g, &e[2]),
     ]
 }
@@ -891,7 +897,7 @@ impl<C: Curve> Kem for FameCp<C> {
                     let pts = pts.ok_or_else(|| KemError::Invalid("column out of range".into()))?;
                     *b = ah[lt(l, t)] + lincomb(&pts, &coeffs);
                 }
-                *o = C::G1::msm(&bases, &[s1, s2]);
+                *o = C::G1::msm_secret(&bases, &[s1, s2]);
             }
             Ok(out)
         });

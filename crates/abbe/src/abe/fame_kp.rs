@@ -49,6 +49,11 @@
 //! Sizes on BLS12-381: header 3·96 + 3·48·|S| bytes (+ attribute list), key
 //! 3·96 + 3·48·n_1 bytes (+ policy text).
 //!
+//! ## Side channels
+//! As in [`super::fame_cp`]: secret scalars through fixed-base tables,
+//! [`Group::mul_secret`] and [`Group::msm_secret`]; public ones (M_ij, γ_i)
+//! through the variable-time linear combinations.
+//!
 //! ## Operation counts (n_1 rows, n_2 columns, |S| ciphertext attributes)
 //! * KeyGen: 6·(distinct attributes + n_2 − 1) hashes to G1 (cached),
 //!   2·n_1 three-term G1 MSMs, the row combinations (G1 additions for ±1
@@ -333,8 +338,8 @@ impl<C: Curve> Kem for FameKp<C> {
             }
             let hb = by_t(&bases);
             let triple = [
-                C::G1::msm(&hb[0], &koa[0]) + C::G1::mul_fixed(&tb.g, &e[0]),
-                C::G1::msm(&hb[1], &koa[1]) + C::G1::mul_fixed(&tb.g, &e[1]),
+                C::G1::msm_secret(&hb[0], &koa[0]) + C::G1::mul_fixed(&tb.g, &e[0]),
+                C::G1::msm_secret(&hb[1], &koa[1]) + C::G1::mul_fixed(&tb.g, &e[1]),
                 C::G1::mul_fixed(&tb.g, &e[2]),
             ];
             wipe_scalars(&mut e);
@@ -376,9 +381,9 @@ impl<C: Curve> Kem for FameKp<C> {
             let h = attr_hashes::<C, Kp>(y);
             let s = [s1, s2];
             [
-                C::G1::msm(&[h[lt(1, 1)], h[lt(1, 2)]], &s),
-                C::G1::msm(&[h[lt(2, 1)], h[lt(2, 2)]], &s),
-                C::G1::msm(&[h[lt(3, 1)], h[lt(3, 2)]], &s),
+                C::G1::msm_secret(&[h[lt(1, 1)], h[lt(1, 2)]], &s),
+                C::G1::msm_secret(&[h[lt(2, 1)], h[lt(2, 2)]], &s),
+                C::G1::msm_secret(&[h[lt(3, 1)], h[lt(3, 2)]], &s),
             ]
         });
         let cty = names

@@ -60,6 +60,12 @@
 //! (48 + 96)·ℓ bytes (+ policy text), transformed header one GT element
 //! (288 bytes, compressed cyclotomic encoding).
 //!
+//! ## Side channels
+//! Secret scalars (the master secret, the shares λ_i, r_i, s, 1/z) go
+//! through fixed-base tables and [`Group::mul_secret`] (constant time on
+//! every curve); the variable-time multi-scalar multiplication of
+//! decryption takes the public reconstruction coefficients only.
+//!
 //! ## Operation counts (flat AND key policy of N attributes, ℓ = N rows)
 //! The paper counts 2N pairings for a decryption (N for e(D_i, C') and N
 //! for e(R_i, C_ρ(i))) plus N GT exponentiations by ω_i. Ours:
@@ -601,7 +607,7 @@ impl<C: Curve> Kem for Gpsw06<C> {
             .map(|(attr, lambda)| (attr, *lambda, C::Scalar::random(rng)))
             .collect();
         let rows = par_map::<C, _, _>(&inputs, |(attr, lambda, r)| {
-            let d = C::G1::mul_fixed(&tables.g1, lambda) + attr_hash::<C>(attr) * *r;
+            let d = C::G1::mul_fixed(&tables.g1, lambda) + attr_hash::<C>(attr).mul_secret(r);
             let rr = C::G2::mul_fixed(&tables.g2, r);
             (d, rr)
         });
@@ -667,7 +673,7 @@ fn encapsulate_with_s<C: Curve>(
     }
     let tables = pk.tables();
     let names: Vec<&str> = attrs.iter().collect();
-    let points = par_map::<C, _, _>(&names, |x| attr_hash::<C>(x) * *s);
+    let points = par_map::<C, _, _>(&names, |x| attr_hash::<C>(x).mul_secret(s));
     let cx = names
         .iter()
         .zip(points)
@@ -723,7 +729,9 @@ impl<C: Curve> Outsourcing for Gpsw06<C> {
             }
         };
         let e = &key.0;
-        let rows = par_map::<C, _, _>(&e.rows, |row| (row.d * z_inv, row.r * z_inv));
+        let rows = par_map::<C, _, _>(&e.rows, |row| {
+            (row.d.mul_secret(&z_inv), row.r.mul_secret(&z_inv))
+        });
         wipe(&mut z_inv, C::Scalar::zero());
         let tk = KeyElements::new(e.setup_id, e.policy.clone(), e.tree.clone(), rows);
         (

@@ -50,6 +50,11 @@
 //! Sizes on BLS12-381: public key 288 + (52 + name)·|U| bytes, ciphertext
 //! 48·|γ| bytes (+ attribute list), key 96·ℓ bytes (+ policy text).
 //!
+//! ## Side channels
+//! Secret scalars go through fixed-base tables only (constant time); the
+//! variable-time multiplications of decryption take the public
+//! reconstruction coefficients.
+//!
 //! ## Operation counts (flat AND key policy of N attributes, ℓ = N rows)
 //! The paper counts N pairings and N GT exponentiations (by the Lagrange
 //! coefficients) per decryption. Ours:

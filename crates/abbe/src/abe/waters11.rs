@@ -54,6 +54,12 @@
 //! Sizes on BLS12-381: ciphertext 48 + 144·ℓ bytes (+ policy text), key
 //! 96 + 48 + 96·|S| bytes, transformed header one GT element (288 bytes).
 //!
+//! ## Side channels
+//! Secret scalars (α, a, t, s, the shares λ_i, r_i, 1/z) are used only in
+//! fixed-base tables and [`Group::mul_secret`], both constant time on every
+//! curve; variable-time multiplications take public scalars only: the
+//! reconstruction coefficients ω_i in decryption.
+//!
 //! ## Operation counts (flat AND of N attributes, ℓ = N rows)
 //! * Setup: 1 pairing, 1 GT exponentiation, 1 G2 exponentiation.
 //! * KeyGen: N hashes to G2, N G2 exponentiations, 1 fixed-base G2 and
@@ -194,7 +200,7 @@ impl<C: Curve> MasterKey<C> {
         let e_gg = C::pairing(&C::G1::generator(), &C::G2::generator());
         PublicKey {
             e_gg_alpha: e_gg.pow(&self.alpha),
-            g2_a: C::G2::generator() * self.a,
+            g2_a: C::G2::generator().mul_secret(&self.a),
             tables: OnceLock::new(),
             id: OnceLock::new(),
         }
@@ -568,7 +574,7 @@ fn encapsulate_with_s<C: Curve, R: RngCore + CryptoRng>(
         .map(|(attr, lambda)| (attr, *lambda, C::Scalar::random(rng)))
         .collect();
     let rows = par_map::<C, _, _>(&inputs, |(attr, lambda, r)| {
-        let c = C::G2::mul_fixed(&tables.g2_a, lambda) - attr_hash::<C>(attr) * *r;
+        let c = C::G2::mul_fixed(&tables.g2_a, lambda) - attr_hash::<C>(attr).mul_secret(r);
         let d = C::G1::mul_fixed(&tables.g1, r);
         (c, d)
     });
@@ -648,7 +654,7 @@ impl<C: Curve> Kem for Waters11<C> {
         wipe(&mut exp, C::Scalar::zero());
         let l = C::G1::mul_fixed(&tables.g1, &t);
         let names: Vec<&str> = attrs.iter().collect();
-        let points = par_map::<C, _, _>(&names, |x| attr_hash::<C>(x) * t);
+        let points = par_map::<C, _, _>(&names, |x| attr_hash::<C>(x).mul_secret(&t));
         let kx = names
             .iter()
             .zip(points)
@@ -718,11 +724,11 @@ impl<C: Curve> Outsourcing for Waters11<C> {
         let tk = KeyElements {
             setup_id: e.setup_id,
             set: e.set.clone(),
-            k: e.k * z_inv,
-            l: e.l * z_inv,
+            k: e.k.mul_secret(&z_inv),
+            l: e.l.mul_secret(&z_inv),
             kx: {
                 let items: Vec<(&String, &C::G2)> = e.kx.iter().map(|(n, (p, _))| (n, p)).collect();
-                let pts = par_map::<C, _, _>(&items, |(_, p)| **p * z_inv);
+                let pts = par_map::<C, _, _>(&items, |(_, p)| p.mul_secret(&z_inv));
                 items
                     .iter()
                     .zip(pts)

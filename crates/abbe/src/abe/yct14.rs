@@ -624,7 +624,7 @@ impl<C: Curve> Kem for InsecureYct14<C> {
             items.push((attr, *p));
         }
         let mut k = nonzero::<C, R>(rng);
-        let points = par_map::<C, _, _>(&items, |(_, p)| *p * k);
+        let points = par_map::<C, _, _>(&items, |(_, p)| p.mul_secret(&k));
         let mut ky = C::G1::mul_fixed(&pk.tables().y, &k);
         wipe(&mut k, C::Scalar::zero());
         let key = session_key::<C>(&ky);

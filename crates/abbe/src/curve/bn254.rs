@@ -277,6 +277,91 @@ where
     Affine::new_unchecked(x, y)
 }
 
+/// `p·k` in constant time: no branch and no table index depends on `k`
+/// (arkworks' own `Mul` is double-and-add over the bits of `k`).
+///
+/// Regular signed window (Joye–Tunstall, CHES 2009): k is made odd (k, or
+/// k + 1 with P subtracted at the end by a constant-time select), then
+/// recoded into 63 odd digits d_i ∈ {±1, ±3, …, ±15} of base 16 and an odd
+/// top digit; from the top, every window is four doublings and the
+/// addition of ±(2j+1)·P, the entry taken by a scan of all eight and
+/// negated by a masked select. Accumulator and entry coincide only with
+/// negligible probability, so arkworks' exceptional-case branches are
+/// never taken for secret-dependent reasons. (arkworks' field arithmetic
+/// keeps a data-dependent final subtraction; no backend change here.)
+fn mul_ct<P>(p: &Projective<P>, k: &Fr) -> Projective<P>
+where
+    P: ark_ec::short_weierstrass::SWCurveConfig,
+    P::BaseField: MaskedLimbs,
+{
+    const DIGITS: usize = 63;
+    let mut limbs = k.into_bigint().0;
+    // k < r < 2^254: adding 1 cannot carry out of the top limb.
+    let even = 1 - (limbs[0] & 1);
+    let mut carry = even;
+    for l in limbs.iter_mut() {
+        let (v, c) = l.overflowing_add(carry);
+        *l = v;
+        carry = u64::from(c);
+    }
+    // d_i = (k mod 32) − 16, then k ← (k − d_i)/16 = (k >> 4) | 1.
+    let mut digits = [0i8; DIGITS + 1];
+    for d in digits.iter_mut().take(DIGITS) {
+        *d = (limbs[0] & 31) as i8 - 16;
+        for i in 0..4 {
+            let next = limbs.get(i + 1).copied().unwrap_or(0);
+            limbs[i] = (limbs[i] >> 4) | (next << 60);
+        }
+        limbs[0] |= 1;
+    }
+    digits[DIGITS] = limbs[0] as i8;
+
+    let two = ark_ff::AdditiveGroup::double(p);
+    let mut table = [*p; 8];
+    for j in 1..8 {
+        table[j] = table[j - 1] + two;
+    }
+    let pick = |d: i8| -> Projective<P> {
+        let mag = d.unsigned_abs() as usize;
+        let (mut x, mut y, mut z) = (
+            P::BaseField::zeroed(),
+            P::BaseField::zeroed(),
+            P::BaseField::zeroed(),
+        );
+        for (j, e) in table.iter().enumerate() {
+            let m = mask(2 * j + 1 == mag);
+            x.or_masked(&e.x, m);
+            y.or_masked(&e.y, m);
+            z.or_masked(&e.z, m);
+        }
+        let neg_y = -y;
+        let (mut y2, mn, mp) = (P::BaseField::zeroed(), mask(d < 0), mask(d >= 0));
+        y2.or_masked(&y, mp);
+        y2.or_masked(&neg_y, mn);
+        Projective::new_unchecked(x, y2, z)
+    };
+    let mut acc = pick(digits[DIGITS]);
+    for &d in digits[..DIGITS].iter().rev() {
+        for _ in 0..4 {
+            acc = ark_ff::AdditiveGroup::double(&acc);
+        }
+        acc += pick(d);
+    }
+    let fixed = acc - p;
+    let (m_even, m_odd) = (mask(even == 1), mask(even == 0));
+    let (mut x, mut y, mut z) = (
+        P::BaseField::zeroed(),
+        P::BaseField::zeroed(),
+        P::BaseField::zeroed(),
+    );
+    for (src, m) in [(&acc, m_odd), (&fixed, m_even)] {
+        x.or_masked(&src.x, m);
+        y.or_masked(&src.y, m);
+        z.or_masked(&src.z, m);
+    }
+    Projective::new_unchecked(x, y, z)
+}
+
 /// Montgomery's trick with one constant-time inversion.
 fn ct_batch_invert<F: Field + CtInvert>(v: &mut [F], prefix: &mut Vec<F>) {
     prefix.clear();
@@ -377,6 +462,9 @@ macro_rules! impl_group {
             }
             fn double(&self) -> Self {
                 ark_ff::AdditiveGroup::double(self)
+            }
+            fn mul_secret(&self, s: &Fr) -> Self {
+                mul_ct(self, s)
             }
             fn msm(points: &[Self], scalars: &[Fr]) -> Self {
                 let n = points.len().min(scalars.len());

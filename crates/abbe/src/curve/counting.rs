@@ -185,6 +185,24 @@ impl<G: Group> Group for CountedPoint<G> {
         let inner: Vec<G> = points.iter().map(|p| p.0).collect();
         CountedPoint(G::msm(&inner, scalars))
     }
+    /// Counted as the exponentiation it is.
+    fn mul_secret(&self, s: &Self::Scalar) -> Self {
+        bump(|c| match G::KIND {
+            GroupKind::G1 => c.g1_exp += 1,
+            GroupKind::G2 => c.g2_exp += 1,
+        });
+        CountedPoint(self.0.mul_secret(s))
+    }
+    /// Counted as the multi-scalar multiplication it replaces.
+    fn msm_secret(points: &[Self], scalars: &[Self::Scalar]) -> Self {
+        let n = points.len() as u64;
+        bump(|c| match G::KIND {
+            GroupKind::G1 => c.g1_msm_terms += n,
+            GroupKind::G2 => c.g2_msm_terms += n,
+        });
+        let inner: Vec<G> = points.iter().map(|p| p.0).collect();
+        CountedPoint(G::msm_secret(&inner, scalars))
+    }
     fn sum(points: &[Self]) -> Self {
         let n = points.len().saturating_sub(1) as u64;
         bump(|c| match G::KIND {

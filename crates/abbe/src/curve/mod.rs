@@ -252,8 +252,26 @@ pub trait Group:
     fn generator() -> Self;
     fn is_identity(&self) -> bool;
     fn double(&self) -> Self;
-    /// Multi-scalar multiplication Σ s_i·P_i (Pippenger/Straus in the backend).
+    /// Multi-scalar multiplication Σ s_i·P_i (Pippenger/Straus in the
+    /// backend): variable time, for public scalars only.
     fn msm(points: &[Self], scalars: &[Self::Scalar]) -> Self;
+    /// `self · s` in constant time (no branch or memory access depends on
+    /// `s`): for every secret scalar — master secrets, key and encryption
+    /// randomness, 1/z, signing keys. The default is the backend's `Mul`,
+    /// which is constant time on BLS12-381 (blst's windowed
+    /// multiplication) and on BLS24/BLS48 (our window in `miracl.rs`);
+    /// BN254 overrides it (arkworks' `Mul` is double-and-add).
+    fn mul_secret(&self, s: &Self::Scalar) -> Self {
+        *self * *s
+    }
+    /// Σ s_i·P_i with secret s_i, in constant time: one [`Group::mul_secret`]
+    /// per term (the backends' `msm` is variable time).
+    fn msm_secret(points: &[Self], scalars: &[Self::Scalar]) -> Self {
+        points
+            .iter()
+            .zip(scalars)
+            .fold(Self::identity(), |acc, (p, s)| acc + p.mul_secret(s))
+    }
     /// Sum of points (an MSM whose scalars are all one, without the scalars).
     fn sum(points: &[Self]) -> Self {
         let mut acc = Self::identity();
@@ -392,4 +410,49 @@ pub fn wipe<T: Copy>(slot: &mut T, zero: T) {
     *slot = zero;
     core::hint::black_box(&*slot);
     core::sync::atomic::compiler_fence(core::sync::atomic::Ordering::SeqCst);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand_chacha::rand_core::SeedableRng;
+
+    /// `mul_secret` and `msm_secret` agree with the backend's `Mul` and
+    /// `msm` on both groups: edge scalars (0, ±1, the window borders, even
+    /// and odd) and random ones, and the identity point.
+    fn secret_multiplication<G: Group>(rng: &mut rand_chacha::ChaCha20Rng) {
+        let base = G::generator() * G::Scalar::random(rng);
+        let mut cases: Vec<G::Scalar> = [0u64, 1, 2, 3, 15, 16, 17, 31, 32, 33, 255, 256, 1 << 40]
+            .iter()
+            .map(|v| G::Scalar::from_u64(*v))
+            .collect();
+        cases.push(-G::Scalar::one());
+        cases.push(-G::Scalar::from_u64(2));
+        cases.extend((0..12).map(|_| G::Scalar::random(rng)));
+        for s in &cases {
+            assert_eq!(base.mul_secret(s), base * *s, "{s:?}");
+            assert!(G::identity().mul_secret(s).is_identity());
+        }
+        let points: Vec<G> = (0..4)
+            .map(|_| G::generator() * G::Scalar::random(rng))
+            .collect();
+        assert_eq!(
+            G::msm_secret(&points, &cases[..4]),
+            G::msm(&points, &cases[..4])
+        );
+    }
+
+    fn curve<C: Curve>(seed: u64) {
+        let mut rng = rand_chacha::ChaCha20Rng::seed_from_u64(seed);
+        secret_multiplication::<C::G1>(&mut rng);
+        secret_multiplication::<C::G2>(&mut rng);
+    }
+
+    #[test]
+    fn secret_multiplication_on_every_curve() {
+        curve::<Bn254>(1);
+        curve::<Bls12>(2);
+        curve::<Bls24>(3);
+        curve::<Bls48>(4);
+    }
 }
