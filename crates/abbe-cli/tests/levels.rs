@@ -118,7 +118,9 @@ fn every_level_round_trips_1kb_and_100mb_signed_and_unsigned() {
                     aead_of(level),
                     "AEAD at level {level}"
                 );
-                assert_eq!(file[aead_offset(&file) + 1], u8::from(sign), "signed flag");
+                // Signed files: signed | signer first (FORMAT.md).
+                let flags = if sign { 0x03 } else { 0 };
+                assert_eq!(file[aead_offset(&file) + 1], flags, "signed flags");
                 let pubkey = format!("s{level}.pub");
                 let verify = sign.then_some(pubkey.as_str());
                 let (r, dec_kib) = t.run_measured(&strs(&decrypt_args(level, &ct, &out, verify)));
