@@ -135,6 +135,28 @@ where
     fs::write(t.path(&format!("{scheme}.hostile")), out).unwrap();
 }
 
+/// A level-100 Waters11 setup in `w/` and a key for {doctor} in `key`.
+fn waters11_doctor(t: &T, key: &str) {
+    t.ok(
+        None,
+        &[
+            "setup", "--scheme", "waters11", "--level", "100", "--out", "w",
+        ],
+    );
+    t.ok(
+        None,
+        &[
+            "keygen",
+            "--master",
+            "w/master.key",
+            "--attrs",
+            "doctor",
+            "-o",
+            key,
+        ],
+    );
+}
+
 /// Every ABE scheme refuses a policy beyond the work budget — in the
 /// header (CP) or in the key (KP) — before any group operation: exit 3, a
 /// message naming the budget, no output, and bounded memory.
@@ -212,24 +234,7 @@ fn hostile_thresholds_are_refused_by_the_work_budget() {
 #[test]
 fn a_big_threshold_decrypts_in_bounded_memory_when_the_budget_allows_it() {
     let t = T::new();
-    t.ok(
-        None,
-        &[
-            "setup", "--scheme", "waters11", "--level", "100", "--out", "w",
-        ],
-    );
-    t.ok(
-        None,
-        &[
-            "keygen",
-            "--master",
-            "w/master.key",
-            "--attrs",
-            "doctor",
-            "-o",
-            "doctor.key",
-        ],
-    );
+    waters11_doctor(&t, "doctor.key");
     let budget = "20000000";
     for (name, policy) in [("or", flat_or()), ("threshold", hostile_policy())] {
         let started = Instant::now();
@@ -280,24 +285,7 @@ fn a_big_threshold_decrypts_in_bounded_memory_when_the_budget_allows_it() {
 #[test]
 fn modes_cannot_be_swapped() {
     let t = T::new();
-    t.ok(
-        None,
-        &[
-            "setup", "--scheme", "waters11", "--level", "100", "--out", "w",
-        ],
-    );
-    t.ok(
-        None,
-        &[
-            "keygen",
-            "--master",
-            "w/master.key",
-            "--attrs",
-            "doctor",
-            "-o",
-            "alice.key",
-        ],
-    );
+    waters11_doctor(&t, "alice.key");
     t.ok(
         None,
         &[
@@ -593,24 +581,7 @@ fn broadcast_keys_of_any_size_work() {
 #[test]
 fn verify_with_releases_nothing_from_a_foreign_signer() {
     let t = T::new();
-    t.ok(
-        None,
-        &[
-            "setup", "--scheme", "waters11", "--level", "100", "--out", "w",
-        ],
-    );
-    t.ok(
-        None,
-        &[
-            "keygen",
-            "--master",
-            "w/master.key",
-            "--attrs",
-            "doctor",
-            "-o",
-            "alice.key",
-        ],
-    );
+    waters11_doctor(&t, "alice.key");
     for who in ["owner", "attacker"] {
         t.ok(
             None,
