@@ -1,0 +1,157 @@
+#!/usr/bin/env bash
+# Runs every cargo-fuzz target of fuzz/ for SECONDS each (default 60):
+#
+#   scripts/fuzz.sh [SECONDS]
+#
+# Installs cargo-fuzz (nightly) when missing, seeds the corpora from
+# tests/vectors (fuzz/corpus/<target>/, not committed), builds the targets
+# once (release, AddressSanitizer), then fuzzes them one after the other and
+# prints, per target, the executions and whether it crashed (the input is
+# in fuzz/artifacts/<target>/, the log in fuzz/target/logs/<target>.log).
+# Exits non-zero when a target crashed. Reproduce a crash with
+#   cargo +nightly fuzz run <target> fuzz/artifacts/<target>/crash-...
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+secs=${1:-60}
+if ! [[ $secs =~ ^[1-9][0-9]*$ ]]; then
+    echo "usage: scripts/fuzz.sh [SECONDS per target, default 60]" >&2
+    exit 2
+fi
+targets=(objects files armor protected policy proxy_head points)
+
+if ! cargo +nightly fuzz --version >/dev/null 2>&1; then
+    echo "installing cargo-fuzz"
+    cargo +nightly install cargo-fuzz --locked
+fi
+
+# Seeds. Every `name = hex` line of tests/vectors is an object; the objects
+# nested in it (length-prefixed "ABBE..." inside files, CCA headers and
+# keys) are seeds too. objects: a family selector byte (see
+# fuzz_targets/objects.rs: index in SchemeId::ALL << 3 | curve id) and the
+# object; on BLS24-479 and BLS48-581 (curve ids 4, 5) only Waters11's
+# objects up to 1 KiB: their points take up to seconds each to decode
+# under the instrumentation, and the decoders are generic over the curve,
+# so these few reach the curves' own code;
+# files: the files; proxy_head: files and KEM headers; armor: the
+# objects armored, and raw; protected: the secret keys; policy: policies
+# and attribute lists. points takes structured input, no seeds.
+for t in "${targets[@]}"; do mkdir -p "fuzz/corpus/$t" "fuzz/artifacts/$t"; done
+perl -MMIME::Base64 - tests/vectors fuzz/corpus <<'PERL'
+use strict;
+use warnings;
+my ($vectors, $corpus) = @ARGV;
+# SchemeId::ALL order.
+my %index = (1 => 0, 2 => 1, 3 => 2, 4 => 3, 5 => 4, 6 => 5, 7 => 6,
+             16 => 7, 17 => 8, 18 => 9, 19 => 10, 20 => 11, 32 => 12);
+# armor::label, by object kind.
+my @label = (undef, 'PUBLIC KEY', 'MASTER KEY', 'SCHEME USER KEY',
+    'TRANSFORMATION KEY', 'CPA RETRIEVAL KEY', 'KEM HEADER',
+    'TRANSFORMED KEM HEADER', 'ENCRYPTED FILE', 'TRANSFORMED FILE',
+    'CCA KEM HEADER', 'USER KEY', 'RCCA KEM HEADER',
+    'RCCA TRANSFORMED KEM HEADER', 'RETRIEVAL KEY', 'SIGNING KEY',
+    'VERIFYING KEY', 'PROTECTED KEY');
+my %secret = map { $_ => 1 } (2, 3, 4, 5, 11, 14, 15);
+my %seeds;
+
+sub put {
+    my ($target, $name, $bytes) = @_;
+    open my $f, '>:raw', "$corpus/$target/seed-$name" or die "$corpus/$target: $!";
+    print $f $bytes;
+    close $f;
+    $seeds{$target}++;
+}
+
+# The object and every length-prefixed object inside it.
+sub objects {
+    my ($b) = @_;
+    my @out = ($b);
+    for (my $i = 4; ($i = index($b, 'ABBE', $i)) >= 0; $i++) {
+        next if $i < 12;
+        my $len = unpack 'N', substr($b, $i - 4, 4);
+        push @out, substr($b, $i, $len) if $len >= 8 && $i + $len <= length $b;
+    }
+    @out;
+}
+
+sub armored {
+    my ($obj, $kind) = @_;
+    my $text = encode_base64($obj, '');
+    $text =~ s/(.{1,64})/$1\n/g;
+    "-----BEGIN ABBE $label[$kind]-----\n$text-----END ABBE $label[$kind]-----\n";
+}
+
+for my $path (sort glob "$vectors/*.txt") {
+    (my $vec = $path) =~ s{^.*/|\.txt$}{}g;
+    open my $f, '<', $path or die "$path: $!";
+    while (<$f>) {
+        next unless /^([a-z0-9-]+) = ([0-9a-f]+)\s*$/ && $1 ne 'plaintext';
+        my ($name, $blob) = ($1, pack 'H*', $2);
+        my $n = 0;
+        for my $obj (objects($blob)) {
+            my $id = $n++ ? "$vec-$name-$n" : "$vec-$name";
+            my ($kind, $scheme, $curve) = map { ord substr($obj, $_, 1) } 5 .. 7;
+            if ($kind == 8 || $kind == 9) {
+                put('files', $id, $obj);
+            } elsif (exists $index{$scheme} && ($curve < 4 || $scheme == 1 && length $obj <= 1024)) {
+                put('objects', $id, chr(($index{$scheme} << 3) | $curve) . $obj);
+            }
+            put('proxy_head', $id, $obj) if $kind >= 6 && $kind <= 13 && $kind != 11;
+            put('protected', $id, $obj) if $secret{$kind};
+            if ($kind >= 1 && $kind <= 17 && length $obj <= 16384) {
+                put('armor', "$id.asc", armored($obj, $kind));
+                put('armor', $id, $obj) if $n == 1;
+            }
+        }
+    }
+}
+
+my @policies = (
+    '(doctor and cardiology) or 2 of (nurse, ward25, age >= 30)',
+    'A B 2of2 C 1of2',
+    '((A,B,2),(C,D,1),2)',
+    '(a and b) or 2 of (c, d, n >= 5)',
+    'a and (b or c)',
+    'level < 5#4 && (x || "head of ward")',
+    ' ( A , "b c" , E , 2 ) ',
+    "  A\tB 2-of-2\nC 1-OF-2 ",
+    'A B C 2of3',
+    'doctor, cardiology, age = 42',
+    '"head of ward", x, x, "a\"b"',
+);
+my $i = 0;
+put('policy', $i++, $_) for @policies;
+printf "seeds: %s\n", join ', ', map { "$_ $seeds{$_}" } sort keys %seeds;
+PERL
+
+echo "building the fuzz targets (nightly, release, AddressSanitizer)"
+cargo +nightly fuzz build
+
+mkdir -p fuzz/target/logs
+crashed=()
+printf '%-12s %14s  %s\n' target executions result
+for t in "${targets[@]}"; do
+    log="fuzz/target/logs/$t.log"
+    before=$(ls "fuzz/artifacts/$t")
+    rc=0
+    cargo +nightly fuzz run "$t" -- \
+        -max_total_time="$secs" -rss_limit_mb=2048 -max_len=1048576 \
+        -print_final_stats=1 >"$log" 2>&1 || rc=$?
+    execs=$(sed -n 's/^stat::number_of_executed_units: *\([0-9]*\).*/\1/p' "$log" | tail -n 1)
+    new=$(comm -13 <(printf '%s\n' "$before" | sort) <(ls "fuzz/artifacts/$t" | sort) |
+        grep -E '^(crash|leak|timeout|oom)-' || true)
+    if [[ $rc -ne 0 || -n $new ]]; then
+        crashed+=("$t")
+        result="CRASH (exit $rc)"
+        for a in $new; do result+=" fuzz/artifacts/$t/$a"; done
+        [[ -n $new ]] || result+=", see $log"
+    else
+        result=ok
+    fi
+    printf '%-12s %14s  %s\n' "$t" "${execs:-?}" "$result"
+done
+
+if [[ ${#crashed[@]} -gt 0 ]]; then
+    echo "crashed: ${crashed[*]}" >&2
+    exit 1
+fi
