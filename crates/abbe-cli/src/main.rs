@@ -867,13 +867,8 @@ fn run(cmd: Command) -> Result<()> {
             let head = envelope::read_head(&mut reader)?;
             let hpre = Preamble::parse(&head.header)?;
             check_same_setup(&kpre, &hpre, "key")?;
-            if let (ObjectKind::Ciphertext, Some(id)) = (head.preamble.kind, expect.header_id) {
-                if abbe::outsource::header_id(&head.header)? != id {
-                    return Err(CliError::Invalid(
-                        "this ciphertext's header id is not the one given with --expect-header"
-                            .into(),
-                    ));
-                }
+            if head.preamble.kind == ObjectKind::Ciphertext {
+                check_expected_header(&head.header, &expect)?;
             }
             let session = match (head.preamble.kind, kpre.kind) {
                 (ObjectKind::Ciphertext, ObjectKind::CcaUserKey | ObjectKind::UserKey) => {
@@ -1010,6 +1005,21 @@ fn expected(header_id: Option<&str>, allow_cpa: bool) -> Result<abbe::outsource:
         header_id,
         allow_cpa,
     })
+}
+
+/// Refuses an original ciphertext's KEM header whose header id is not the
+/// one given with `--expect-header` (if one was).
+pub(crate) fn check_expected_header(header: &[u8], expect: &abbe::outsource::Expect) -> Result<()> {
+    let Some(want) = expect.header_id else {
+        return Ok(());
+    };
+    let id = abbe::outsource::header_id(header)?;
+    if id != want {
+        return Err(CliError::Invalid(
+            "this ciphertext's header id is not the one given with --expect-header".into(),
+        ));
+    }
+    Ok(())
 }
 
 /// Refuses to overwrite existing key files unless `force`.

@@ -338,12 +338,8 @@ pub fn decrypt(
     // it made itself; a CPA one cannot be checked and needs --allow-cpa.
     let (wanted, expect) = match abbe::outsource::header_mode(&head.header)? {
         abbe::outsource::Mode::Rcca => {
+            crate::check_expected_header(&head.header, expect)?;
             let id = abbe::outsource::header_id(&head.header)?;
-            if expect.header_id.is_some_and(|e| e != id) {
-                return Err(CliError::Invalid(
-                    "this ciphertext's header id is not the one given with --expect-header".into(),
-                ));
-            }
             let expect = abbe::outsource::Expect {
                 header_id: Some(id),
                 ..*expect

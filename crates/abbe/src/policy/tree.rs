@@ -241,13 +241,14 @@ fn work(node: &Node, parent: u64) -> u64 {
         Node::Leaf { .. } => parent,
         Node::Gate { k, children } => {
             let n = children.len() as u64;
-            let extra = match GateKind::of(*k, children.len()) {
+            let kind = GateKind::of(*k, children.len());
+            let extra = match kind {
                 GateKind::And => n.saturating_sub(1),
                 GateKind::Or => 0,
                 GateKind::Threshold => *k as u64 - 1,
             };
             children.iter().enumerate().fold(0u64, |acc, (j, c)| {
-                let row = match GateKind::of(*k, children.len()) {
+                let row = match kind {
                     // AND: the first child carries the parent row and the
                     // new columns, the others one new column each.
                     GateKind::And if j > 0 => 1,
