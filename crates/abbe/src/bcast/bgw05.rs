@@ -32,6 +32,11 @@
 //! one final exponentiation. Ciphertext: one G1 + one G2 element (96 bytes
 //! on BN254, the paper's Table 8).
 //!
+//! ## Side channels
+//! The secrets γ, α and t meet points only in fixed-base tables (d_i = g^{γα^i},
+//! C0 = ĝ^t), [`Group::mul_secret`] (C1 = (v·Π g_{n+1−j})^t) and GT powers, all
+//! constant time on every curve; the sums over S use public indices only.
+//!
 //! ## Operation counts (Table 9 of chhatrapati22, checked on `Counted<Bls12>`)
 //! * Setup: 2N+1 fixed-base G1 exponentiations (the paper's 2N−1 for the
 //!   g_k, plus v, plus g_n once more because Z is written before the g_k in
@@ -55,7 +60,7 @@
 
 use super::{
     check_n, decode_affine, encode_affine, encoded, fixed_base_affine, hex16, scalar_pow,
-    Recipients, SetupIdHasher, UserIndex, CHUNK, DEFAULT_USERS,
+    sum_points, Recipients, SetupIdHasher, UserIndex, CHUNK, DEFAULT_USERS,
 };
 use crate::curve::{wipe, Curve, CurveId, FixedBaseTable, Group, Scalar, Target};
 use crate::kem::{Kem, KemError, SessionKey};
@@ -552,16 +557,10 @@ impl<C: Curve> Bgw05<C> {
             )
         })?;
         let (n, i) = (key.n, key.i);
-        let others: Vec<G1A<C>> = header
-            .set
-            .iter()
-            .filter(|&j| j != i)
-            .map(|j| *pk.g(n + 1 - j + i))
-            .collect();
-        let sum = if others.is_empty() {
-            key.d
-        } else {
-            C::G1::sum_affine(&others) + key.d
+        let others = header.set.iter().filter(|&j| j != i);
+        let sum = match sum_points::<C::G1>(others.map(|j| *pk.g(n + 1 - j + i))) {
+            Some(s) => s + key.d,
+            None => key.d,
         };
         let gh_i = match key.lines.get() {
             Some(lines) => lines,
@@ -640,8 +639,10 @@ impl<C: Curve> Kem for Bgw05<C> {
         let n = pk.users();
         let t = C::Scalar::random(rng);
         let c0 = C::G2::mul_fixed(&pk.tables().g2, &t);
-        let pts: Vec<G1A<C>> = set.iter().map(|j| *pk.g(n + 1 - j)).collect();
-        let c1 = (C::G1::sum_affine(&pts) + pk.0.v) * t;
+        let c1 = (sum_points::<C::G1>(set.iter().map(|j| *pk.g(n + 1 - j)))
+            .unwrap_or_else(C::G1::identity)
+            + pk.0.v)
+            .mul_secret(&t);
         let key = SessionKey::from_gt(&pk.0.z.pow(&t), SCHEME, C::ID);
         Ok((
             key,

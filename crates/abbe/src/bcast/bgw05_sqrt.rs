@@ -27,6 +27,11 @@
 //! the ĝ_k in G2 (the user's ĝ_b lines are cached in its key). Ciphertext:
 //! 1 G2 + A G1 (the paper's 384 bytes at N = 100 on BN254).
 //!
+//! ## Side channels
+//! γ_ℓ, α and t meet points only in fixed-base tables, [`Group::mul_secret`]
+//! (the A values C_ℓ = (v_ℓ·Π g_{B+1−j})^t) and GT powers: constant time on
+//! every curve. Block and index arithmetic is on public recipient indices.
+//!
 //! ## Operation counts (chhatrapati22 Table 9, checked on `Counted<Bls12>`)
 //! * Setup: 2B + A − 1 fixed-base G1, B fixed-base G2 exponentiations,
 //!   1 pairing.
@@ -518,7 +523,7 @@ impl<C: Curve> Kem for Bgw05Sqrt<C> {
             } else {
                 C::G1::sum_affine(&parts[l]) + v
             };
-            s * t
+            s.mul_secret(&t)
         });
         let key = SessionKey::from_gt(&p.z.pow(&t), SCHEME, C::ID);
         Ok((

@@ -30,6 +30,11 @@
 //! paired with C_2 (its lines are cached per key). Ciphertext: G1 + G2
 //! (96 bytes on BN254), private key: N G1 + 1 G2, public key: N G1 + GT.
 //!
+//! ## Side channels
+//! r, α and t meet points only in fixed-base tables (the key's d_j),
+//! [`Group::mul_secret`] (C2 = (Π h_j)^t) and GT powers, constant time on
+//! every curve; which d_j are summed depends only on the public set S.
+//!
 //! ## Operation counts (chhatrapati22 Table 9, checked on `Counted<Bls12>`)
 //! * Setup: N fixed-base G1 exponentiations (the paper's δ1·N random
 //!   generators), 1 pairing, 1 GT exponentiation (the paper: 2e + λ1^3 + λ2^3).
@@ -40,7 +45,7 @@
 
 use super::{
     check_n, decode_affine, encode_affine, encoded, fixed_base_affine, hex16, prf_scalar,
-    Recipients, UserIndex, CHUNK, DEFAULT_USERS,
+    sum_points, Recipients, UserIndex, CHUNK, DEFAULT_USERS,
 };
 use crate::curve::{wipe, Curve, CurveId, FixedBaseTable, Group, Scalar, Target};
 use crate::kem::{Kem, KemError, SessionKey};
@@ -453,8 +458,9 @@ impl<C: Curve> Kem for Gw09<C> {
         set.check(pk.users())?;
         let t = C::Scalar::random(rng);
         let c1 = C::G2::mul_fixed(&pk.tables().g2, &t);
-        let pts: Vec<G1A<C>> = set.iter().map(|j| pk.0.h[j as usize - 1]).collect();
-        let c2 = C::G1::sum_affine(&pts) * t;
+        let c2 = sum_points::<C::G1>(set.iter().map(|j| pk.0.h[j as usize - 1]))
+            .unwrap_or_else(C::G1::identity)
+            .mul_secret(&t);
         let key = SessionKey::from_gt(&pk.0.y.pow(&t), SCHEME, C::ID);
         Ok((
             key,
@@ -475,8 +481,8 @@ impl<C: Curve> Kem for Gw09<C> {
         if !header.set.contains(key.i) {
             return Err(KemError::NotSatisfied);
         }
-        let pts: Vec<G1A<C>> = header.set.iter().map(|j| key.d[j as usize - 1]).collect();
-        let sum = C::G1::sum_affine(&pts);
+        let sum = sum_points::<C::G1>(header.set.iter().map(|j| key.d[j as usize - 1]))
+            .unwrap_or_else(C::G1::identity);
         let c1_lines = C::prepare(&header.c1);
         let d0_lines = key.d0_lines.get_or_init(|| C::prepare(&key.d0));
         let k = C::multi_pairing(&[(sum, &c1_lines), (header.c2, d0_lines)]);

@@ -50,6 +50,11 @@
 //! 3 G1 + a GT C_0 = 861 bytes; KEM form needs no C_0); private key
 //! 7 G2 + N G1; public key 10 G1 + N G1 + GT.
 //!
+//! ## Side channels
+//! Key randomness and s1, s2, t meet points only in fixed-base tables,
+//! [`Group::mul_secret`] (C7 = (Π u_j)^t) and GT powers, constant time on
+//! every curve; the sums over S use public indices only.
+//!
 //! ## Operation counts (checked on `Counted<Bls12>`; paper's Table 9 in
 //! brackets)
 //! * Setup: N + 10 fixed-base G1 exponentiations, 1 pairing, 1 GT
@@ -63,7 +68,7 @@
 
 use super::{
     check_n, decode_affine, encode_affine, encoded, fixed_base_affine, hex16, prf_scalar,
-    Recipients, UserIndex, CHUNK, DEFAULT_USERS,
+    sum_points, Recipients, UserIndex, CHUNK, DEFAULT_USERS,
 };
 use crate::curve::{wipe, Curve, CurveId, FixedBaseTable, Group, Scalar, Target};
 use crate::kem::{Kem, KemError, SessionKey};
@@ -460,8 +465,8 @@ impl<C: Curve> Waters09<C> {
         if !header.set.contains(key.i) {
             return Err(KemError::NotSatisfied);
         }
-        let pts: Vec<G1A<C>> = header.set.iter().map(|j| key.k[j as usize - 1]).collect();
-        let ks = C::G1::sum_affine(&pts);
+        let ks = sum_points::<C::G1>(header.set.iter().map(|j| key.k[j as usize - 1]))
+            .unwrap_or_else(C::G1::identity);
         let l = key.lines();
         let c = &header.c;
         let e2_lines = C::prepare(&header.e2);
@@ -580,7 +585,8 @@ impl<C: Curve> Kem for Waters09<C> {
         let t = C::Scalar::random(rng);
         let tb = pk.tables();
         let f = |k: usize, s: &C::Scalar| C::G1::mul_fixed(&tb.fixed[k], s);
-        let pts: Vec<G1A<C>> = set.iter().map(|j| pk.0.u[j as usize - 1]).collect();
+        let u_s = sum_points::<C::G1>(set.iter().map(|j| pk.0.u[j as usize - 1]))
+            .unwrap_or_else(C::G1::identity);
         let c = [
             f(GB, &(s1 + s2)),
             f(GBA1, &s1),
@@ -589,7 +595,7 @@ impl<C: Curve> Kem for Waters09<C> {
             f(GA2, &s2),
             f(TAU1, &s1) + f(TAU2, &s2),
             f(TAU1B, &s1) + f(TAU2B, &s2) + f(W, &(-t)),
-            C::G1::sum_affine(&pts) * t,
+            u_s.mul_secret(&t),
         ];
         let e2 = C::G2::mul_fixed(&tb.g2, &t);
         let key = SessionKey::from_gt(&pk.0.y.pow(&s2), SCHEME, C::ID);
