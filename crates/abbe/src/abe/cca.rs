@@ -50,7 +50,27 @@ pub struct Cca<K>(PhantomData<K>);
 /// A user key together with its public key (needed to re-encapsulate).
 pub struct CcaKey<K: Kem> {
     pub key: K::UserKey,
-    pub pk: K::PublicKey,
+    pub(crate) pk: K::PublicKey,
+    /// SHA-256 of the public key's encoding, bound into the FO coins: hashed
+    /// once here rather than per decapsulation (a BGW05 public key is O(N)).
+    pk_digest: [u8; 32],
+}
+
+impl<K: Kem> CcaKey<K> {
+    /// Bundles a user key with the public key it was issued under.
+    pub fn new(key: K::UserKey, pk: K::PublicKey) -> Self {
+        let pk_digest = Sha256::digest(pk.to_bytes()).into();
+        CcaKey { key, pk, pk_digest }
+    }
+
+    /// The public key the FO check re-encapsulates under.
+    pub fn public_key(&self) -> &K::PublicKey {
+        &self.pk
+    }
+
+    pub(crate) fn pk_digest(&self) -> &[u8; 32] {
+        &self.pk_digest
+    }
 }
 
 /// The scheme's header and the masked FO seed.
@@ -69,14 +89,17 @@ fn hkdf32(ikm: &[u8], salt: &[u8], info: &[&[u8]]) -> [u8; 32] {
 }
 
 /// The coins of the deterministic encapsulation, bound to the public key and
-/// the target.
-fn coins<K: Kem>(m: &[u8; 32], pk: &K::PublicKey, target: &K::CiphertextSide) -> ChaCha20Rng {
-    let pk_digest = Sha256::digest(pk.to_bytes());
+/// the target (`pk_digest` = SHA-256 of the public key's encoding).
+pub(crate) fn coins<K: Kem>(
+    m: &[u8; 32],
+    pk_digest: &[u8; 32],
+    target: &K::CiphertextSide,
+) -> ChaCha20Rng {
     let target_text = target.describe();
     let mut seed = hkdf32(
         m,
         b"abbe/v1/fo",
-        &[b"coins", &pk_digest, target_text.as_bytes()],
+        &[b"coins", pk_digest, target_text.as_bytes()],
     );
     let rng = ChaCha20Rng::from_seed(seed);
     seed.zeroize();
@@ -121,10 +144,7 @@ impl<K: Kem> Kem for Cca<K> {
         rng: &mut R,
     ) -> Result<CcaKey<K>, KemError> {
         let key = K::keygen(pk, mk, key_side, rng)?;
-        Ok(CcaKey {
-            key,
-            pk: K::PublicKey::from_bytes(&pk.to_bytes())?,
-        })
+        Ok(CcaKey::new(key, K::PublicKey::from_bytes(&pk.to_bytes())?))
     }
     fn encapsulate<R: RngCore + CryptoRng>(
         pk: &K::PublicKey,
@@ -133,7 +153,8 @@ impl<K: Kem> Kem for Cca<K> {
     ) -> Result<(SessionKey, CcaHeader<K>), KemError> {
         let mut m = [0u8; 32];
         rng.fill_bytes(&mut m);
-        let (k, inner) = K::encapsulate(pk, target, &mut coins::<K>(&m, pk, target))?;
+        let pk_digest: [u8; 32] = Sha256::digest(pk.to_bytes()).into();
+        let (k, inner) = K::encapsulate(pk, target, &mut coins::<K>(&m, &pk_digest, target))?;
         let mut masked = mask(&k);
         for (a, b) in masked.iter_mut().zip(&m) {
             *a ^= b;
@@ -158,7 +179,8 @@ impl<K: Kem> Kem for Cca<K> {
             *a ^= b;
         }
         let target = K::ciphertext_side(&header.inner);
-        let (k2, again) = K::encapsulate(&key.pk, &target, &mut coins::<K>(&m, &key.pk, &target))?;
+        let mut coins = coins::<K>(&m, key.pk_digest(), &target);
+        let (k2, again) = K::encapsulate(&key.pk, &target, &mut coins)?;
         let again = again.to_bytes();
         let same = again.len() == header.inner_bytes.len()
             && bool::from(again.ct_eq(&header.inner_bytes))
@@ -195,7 +217,7 @@ impl<K: Kem> Encoded for CcaKey<K> {
         let pk = K::PublicKey::from_bytes(r.nested("public key")?)?;
         r.finish()?;
         K::attach_public_key(&mut key, &pk);
-        Ok(CcaKey { key, pk })
+        Ok(CcaKey::new(key, pk))
     }
 }
 

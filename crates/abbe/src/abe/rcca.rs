@@ -134,10 +134,8 @@ impl<K: BlindedKem> Kem for Rcca<K> {
         key_side: &K::KeySide,
         rng: &mut R,
     ) -> Result<CcaKey<K>, KemError> {
-        Ok(CcaKey {
-            key: K::keygen(pk, mk, key_side, rng)?,
-            pk: K::PublicKey::from_bytes(&pk.to_bytes())?,
-        })
+        let key = K::keygen(pk, mk, key_side, rng)?;
+        Ok(CcaKey::new(key, K::PublicKey::from_bytes(&pk.to_bytes())?))
     }
     fn encapsulate<R: RngCore + CryptoRng>(
         pk: &K::PublicKey,
