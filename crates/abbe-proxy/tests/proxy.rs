@@ -879,7 +879,7 @@ fn pushed_file_over_the_cap() {
 
     for (len, status, msg) in [
         (2u32 << 20, 413, "limit"),
-        (u32::MAX, 400, "corrupt ciphertext"),
+        (u32::MAX, 400, "above the proxy's limit of 16777216 bytes"),
     ] {
         let mut prefix = s.file[..8].to_vec();
         prefix.extend_from_slice(&len.to_be_bytes());

@@ -381,9 +381,13 @@ impl Writer {
         self.buf.extend_from_slice(b);
         self
     }
-    /// A u32 length prefix and the bytes.
+    /// A u32 length prefix and the bytes. Every field abbe writes is far
+    /// below 4 GiB (the largest, a BGW05 public key nested in a key bundle
+    /// at `MAX_USERS` users, is 1.6 GB): a longer one is a bug, and is
+    /// stopped here rather than written with a truncated length.
     pub fn bytes(&mut self, b: &[u8]) -> &mut Self {
-        self.u32(b.len() as u32).raw(b)
+        let len = u32::try_from(b.len()).expect("an encoded field is below 4 GiB");
+        self.u32(len).raw(b)
     }
     pub fn str(&mut self, s: &str) -> &mut Self {
         self.bytes(s.as_bytes())

@@ -52,10 +52,13 @@ use std::thread;
 pub use stream::{Aead, PayloadKey, StreamError, CHUNK_SIZE};
 use zeroize::{Zeroize, Zeroizing};
 
-/// Upper bound on a KEM header inside an envelope (16 MiB: a policy of the
-/// maximum 4096 leaves takes 0.6 MB on BLS12-381 and 2.7 MB on BLS48-581;
-/// an ElGamal broadcast header to more than ~500 000 recipients is above it).
-pub const MAX_HEADER_BYTES: usize = 16 << 20;
+/// Upper bound on a KEM header inside an envelope: 1 GiB, above the largest
+/// header an honest encryptor makes (the ElGamal baseline to all
+/// [`crate::bcast::MAX_USERS`] users, 33·(2^24 + 1) bytes = 554 MB; a
+/// policy header is a few MB at the default work budget). Files above it
+/// are refused when written, so every file written can be read. Reading
+/// allocates only what the input holds.
+pub const MAX_HEADER_BYTES: usize = 1 << 30;
 
 /// Flag bit: the plaintext is followed by a signature block.
 pub const FLAG_SIGNED: u8 = 0x01;
@@ -332,6 +335,14 @@ pub fn seal_with<R: Read, W: Write, G: RngCore + CryptoRng>(
     options: &SealOptions<'_>,
 ) -> Result<u64, EnvelopeError> {
     let hp = Preamble::parse(header)?;
+    if header.len() > MAX_HEADER_BYTES {
+        return Err(WireError::TooLong {
+            what: "KEM header",
+            len: header.len(),
+            max: MAX_HEADER_BYTES,
+        }
+        .into());
+    }
     if let Some(s) = options.signer {
         if s.curve() != hp.curve {
             return Err(EnvelopeError::SignerCurve {
@@ -1024,6 +1035,24 @@ mod tests {
         )
         .unwrap();
         assert!(open_file(&short, &key, None).is_err());
+    }
+
+    /// Every head `seal` writes reads back: an ElGamal header to 10^6
+    /// recipients (33 MB) was once above the reader's 16 MiB limit, so the
+    /// CLI wrote files nobody could open.
+    #[test]
+    fn million_recipient_headers_read_back() {
+        let pre = Preamble::new(
+            ObjectKind::Header,
+            crate::wire::SchemeId::ElGamalP256,
+            CurveId::P256,
+        );
+        let mut header = pre.to_bytes().to_vec();
+        header.resize(8 + 33 * 1_000_001, 0x5a);
+        let mut file = Vec::new();
+        write_head(&test_head(&header, 0), &mut file).unwrap();
+        let back = read_head(&mut &file[..]).unwrap();
+        assert_eq!(back.header, header);
     }
 
     /// The head of a version-2 file with AES-256-GCM, a fixed salt and
