@@ -1,24 +1,38 @@
 #!/usr/bin/env bash
-# Runs every cargo-fuzz target of fuzz/ for SECONDS each (default 60):
+# Runs cargo-fuzz targets of fuzz/ for SECONDS each (default 60), all of
+# them or those named:
 #
-#   scripts/fuzz.sh [SECONDS]
+#   scripts/fuzz.sh [SECONDS [TARGET...]]
 #
 # Installs cargo-fuzz (nightly) when missing, seeds the corpora from
 # tests/vectors (fuzz/corpus/<target>/, not committed), builds the targets
-# once (release, AddressSanitizer), then fuzzes them one after the other and
-# prints, per target, the executions and whether it crashed (the input is
-# in fuzz/artifacts/<target>/, the log in fuzz/target/logs/<target>.log).
-# Exits non-zero when a target crashed. Reproduce a crash with
-#   cargo +nightly fuzz run <target> fuzz/artifacts/<target>/crash-...
+# once (release; no sanitizer by default — the only unsafe code is blst's,
+# and a plain build runs several times faster; FUZZ_SANITIZER=address for
+# AddressSanitizer), then fuzzes them one after the other and prints, per
+# target, the executions of this run, the executions so far in total (kept
+# in fuzz/target/execs.tsv, one line per run) and whether it crashed (the
+# input is in fuzz/artifacts/<target>/, the log in
+# fuzz/target/logs/<target>.log). Exits non-zero when a target crashed.
+# Reproduce a crash with
+#   cargo +nightly fuzz run -s none <target> fuzz/artifacts/<target>/crash-...
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 secs=${1:-60}
 if ! [[ $secs =~ ^[1-9][0-9]*$ ]]; then
-    echo "usage: scripts/fuzz.sh [SECONDS per target, default 60]" >&2
+    echo "usage: scripts/fuzz.sh [SECONDS per target, default 60 [TARGET...]]" >&2
     exit 2
 fi
-targets=(objects files armor protected policy proxy_head points)
+all=(objects objects_high files armor protected policy proxy_head points points_high)
+targets=("${@:2}")
+[[ ${#targets[@]} -gt 0 ]] || targets=("${all[@]}")
+for t in "${targets[@]}"; do
+    if [[ " ${all[*]} " != *" $t "* ]]; then
+        echo "unknown target $t (targets: ${all[*]})" >&2
+        exit 2
+    fi
+done
+sanitizer=${FUZZ_SANITIZER:-none}
 
 if ! cargo +nightly fuzz --version >/dev/null 2>&1; then
     echo "installing cargo-fuzz"
@@ -28,15 +42,15 @@ fi
 # Seeds. Every `name = hex` line of tests/vectors is an object; the objects
 # nested in it (length-prefixed "ABBE..." inside files, CCA headers and
 # keys) are seeds too. objects: a family selector byte (see
-# fuzz_targets/objects.rs: index in SchemeId::ALL << 3 | curve id) and the
-# object; on BLS24-479 and BLS48-581 (curve ids 4, 5) only Waters11's
-# objects up to 1 KiB: their points take up to seconds each to decode
-# under the instrumentation, and the decoders are generic over the curve,
-# so these few reach the curves' own code;
+# fuzz/src/objects.rs: index in SchemeId::ALL << 3 | curve id) and the
+# object; objects_high: the same for BLS24-479 and BLS48-581 (curve ids
+# 4, 5), only Waters11's objects up to 1 KiB: their points are slow to
+# decode, and the decoders are generic over the curve, so these few reach
+# the curves' own code;
 # files: the files; proxy_head: files and KEM headers; armor: the
 # objects armored, and raw; protected: the secret keys; policy: policies
 # and attribute lists. points takes structured input, no seeds.
-for t in "${targets[@]}"; do mkdir -p "fuzz/corpus/$t" "fuzz/artifacts/$t"; done
+for t in "${all[@]}"; do mkdir -p "fuzz/corpus/$t" "fuzz/artifacts/$t"; done
 perl -MMIME::Base64 - tests/vectors fuzz/corpus <<'PERL'
 use strict;
 use warnings;
@@ -93,8 +107,10 @@ for my $path (sort glob "$vectors/*.txt") {
             my ($kind, $scheme, $curve) = map { ord substr($obj, $_, 1) } 5 .. 7;
             if ($kind == 8 || $kind == 9) {
                 put('files', $id, $obj);
-            } elsif (exists $index{$scheme} && ($curve < 4 || $scheme == 1 && length $obj <= 1024)) {
+            } elsif (exists $index{$scheme} && $curve < 4) {
                 put('objects', $id, chr(($index{$scheme} << 3) | $curve) . $obj);
+            } elsif (exists $index{$scheme} && $scheme == 1 && length $obj <= 1024) {
+                put('objects_high', $id, chr(($index{$scheme} << 3) | $curve) . $obj);
             }
             put('proxy_head', $id, $obj) if $kind >= 6 && $kind <= 13 && $kind != 11;
             put('protected', $id, $obj) if $secret{$kind};
@@ -124,20 +140,24 @@ put('policy', $i++, $_) for @policies;
 printf "seeds: %s\n", join ', ', map { "$_ $seeds{$_}" } sort keys %seeds;
 PERL
 
-echo "building the fuzz targets (nightly, release, AddressSanitizer)"
-cargo +nightly fuzz build
+echo "building the fuzz targets (nightly, release, sanitizer: $sanitizer)"
+cargo +nightly fuzz build -s "$sanitizer"
 
 mkdir -p fuzz/target/logs
 crashed=()
-printf '%-12s %14s  %s\n' target executions result
+tally=fuzz/target/execs.tsv
+touch "$tally"
+printf '%-12s %14s %14s  %s\n' target executions total result
 for t in "${targets[@]}"; do
     log="fuzz/target/logs/$t.log"
     before=$(ls "fuzz/artifacts/$t")
     rc=0
-    cargo +nightly fuzz run "$t" -- \
+    cargo +nightly fuzz run -s "$sanitizer" "$t" -- \
         -max_total_time="$secs" -rss_limit_mb=2048 -max_len=1048576 \
         -print_final_stats=1 >"$log" 2>&1 || rc=$?
     execs=$(sed -n 's/^stat::number_of_executed_units: *\([0-9]*\).*/\1/p' "$log" | tail -n 1)
+    printf '%s\t%s\t%s\t%s\n' "$(date -u +%FT%TZ)" "$t" "${execs:-0}" "$sanitizer" >>"$tally"
+    total=$(awk -v t="$t" '$2 == t { n += $3 } END { print n + 0 }' "$tally")
     new=$(comm -13 <(printf '%s\n' "$before" | sort) <(ls "fuzz/artifacts/$t" | sort) |
         grep -E '^(crash|leak|timeout|oom)-' || true)
     if [[ $rc -ne 0 || -n $new ]]; then
@@ -148,7 +168,7 @@ for t in "${targets[@]}"; do
     else
         result=ok
     fi
-    printf '%-12s %14s  %s\n' "$t" "${execs:-?}" "$result"
+    printf '%-12s %14s %14s  %s\n' "$t" "${execs:-?}" "$total" "$result"
 done
 
 if [[ ${#crashed[@]} -gt 0 ]]; then

@@ -1,6 +1,9 @@
 //! Helpers shared by the fuzz targets: the stored test vectors
 //! (tests/vectors, compiled in) and what the targets derive from them once.
 
+pub mod objects;
+pub mod points;
+
 use abbe::curve::CurveId;
 use abbe::outsource::PreparedTransformKey;
 use abbe::wire::{Preamble, SchemeId};
