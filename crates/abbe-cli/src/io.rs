@@ -116,11 +116,27 @@ fn set_mode(f: &File, secrecy: Secrecy) -> std::io::Result<()> {
 }
 
 /// Writes `path` atomically through `write`: a temporary file in the same
-/// directory is renamed over `path` only if `write` succeeds.
+/// directory is renamed over `path` only if `write` succeeds. An existing
+/// `path` that is not a regular file (`/dev/null`, a FIFO, a terminal) is
+/// written in place: renaming over it would replace the device or pipe
+/// with a file (as root, `-o /dev/null` did).
 pub fn atomic<F>(path: &Path, secrecy: Secrecy, write: F) -> Result<()>
 where
     F: FnOnce(&mut dyn Write) -> Result<()>,
 {
+    let cannot =
+        |e: std::io::Error| CliError::Other(format!("cannot write {}: {e}", path.display()));
+    if let Ok(meta) = std::fs::metadata(path) {
+        if !meta.is_file() && !meta.is_dir() {
+            let f = std::fs::OpenOptions::new()
+                .write(true)
+                .open(path)
+                .map_err(cannot)?;
+            let mut w = BufWriter::with_capacity(1 << 20, f);
+            write(&mut w)?;
+            return w.flush().map_err(cannot);
+        }
+    }
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
         _ => PathBuf::from("."),

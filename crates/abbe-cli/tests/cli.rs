@@ -481,6 +481,38 @@ fn round_trips_bls12_381() {
     round_trips("bls12-381");
 }
 
+/// `-o` naming a FIFO (or /dev/null, a terminal) writes into it: the
+/// atomic rename replaced the pipe with a file, and as root `-o /dev/null`
+/// replaced the device.
+#[test]
+#[cfg(unix)]
+fn output_to_a_pipe_is_written_in_place() {
+    use std::os::unix::fs::FileTypeExt;
+    let env = Env::new("bls12-381");
+    let alice = env.key("alice");
+    let plain = pseudo_random(300_000, 7);
+    let ct = env.encrypt("piped", &plain, POLICY);
+    let fifo = env.path("out.fifo");
+    let made = Command::new("mkfifo").arg(&fifo).status().unwrap();
+    assert!(made.success());
+    // A second name for the pipe, to end the reader if the first is renamed over.
+    let link = env.path("out.fifo.link");
+    fs::hard_link(&fifo, &link).unwrap();
+    let reader = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || fs::read(fifo).unwrap())
+    };
+    let r = run(&["decrypt", "--key", p(&alice), "-o", p(&fifo), p(&ct)]);
+    drop(fs::OpenOptions::new().read(true).write(true).open(&link));
+    assert_ok(&r);
+    assert!(
+        reader.join().unwrap() == plain,
+        "the pipe got the plaintext"
+    );
+    let kind = fs::symlink_metadata(&fifo).unwrap().file_type();
+    assert!(kind.is_fifo(), "the pipe was replaced by {kind:?}");
+}
+
 #[test]
 fn round_trips_bn254() {
     round_trips("bn254");
