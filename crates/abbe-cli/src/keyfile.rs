@@ -6,7 +6,7 @@ use abbe::armor;
 use abbe::protect::{self, ProtectError};
 use abbe::wire::{ObjectKind, Preamble};
 use rand_core::OsRng;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use zeroize::Zeroizing;
 
 /// The bytes of the key object in `path`: de-armored if armored, decrypted
@@ -93,4 +93,64 @@ fn write(path: &Path, obj: &[u8], armored: bool, secrecy: io::Secrecy) -> Result
             .map_err(|e| CliError::Other(format!("cannot armor {}: {e}", path.display())))?,
     );
     io::write_atomic(path, &text, secrecy)
+}
+
+/// Reads a key file (armored or not, passphrase-protected or not: see
+/// `keyfile::read`) and checks its preamble.
+pub(crate) fn read_object(
+    path: &std::path::Path,
+    expected: &[ObjectKind],
+) -> Result<(Preamble, zeroize::Zeroizing<Vec<u8>>)> {
+    let bytes = read(path, expected)?;
+    let pre = Preamble::parse(&bytes)
+        .map_err(|e| CliError::Invalid(format!("{}: {e}", path.display())))?;
+    if !expected.contains(&pre.kind) {
+        return Err(CliError::Invalid(format!(
+            "{}: this is a {}, expected a {}",
+            path.display(),
+            pre.kind.describe(),
+            expected
+                .iter()
+                .map(|k| k.describe())
+                .collect::<Vec<_>>()
+                .join(" or ")
+        )));
+    }
+    Ok((pre, bytes))
+}
+
+/// Refuses to overwrite existing key files unless `force`.
+pub(crate) fn refuse_overwrite(paths: &[&PathBuf], force: bool) -> Result<()> {
+    match paths.iter().find(|p| !force && p.exists()) {
+        Some(p) => Err(CliError::Other(format!(
+            "{} already exists (use --force to overwrite)",
+            p.display()
+        ))),
+        None => Ok(()),
+    }
+}
+
+pub(crate) fn default_public_path(signing_key: &std::path::Path) -> PathBuf {
+    match signing_key.extension() {
+        Some(e) if e == "key" => signing_key.with_extension("pub"),
+        _ => {
+            let mut p = signing_key.as_os_str().to_owned();
+            p.push(".pub");
+            PathBuf::from(p)
+        }
+    }
+}
+
+pub(crate) fn read_signing_key(path: &std::path::Path) -> Result<abbe::signature::AnySigningKey> {
+    let (_, bytes) = read_object(path, &[ObjectKind::SigningKey])?;
+    abbe::signature::AnySigningKey::from_bytes(&bytes)
+        .map_err(|e| CliError::Invalid(format!("{}: {e}", path.display())))
+}
+
+/// Reads a verifying-key file; returns the object's bytes.
+pub(crate) fn read_verifying_key(path: &std::path::Path) -> Result<Vec<u8>> {
+    let (_, bytes) = read_object(path, &[ObjectKind::VerifyingKey])?;
+    abbe::signature::verifying_key_point(&bytes)
+        .map_err(|e| CliError::Invalid(format!("{}: {e}", path.display())))?;
+    Ok(bytes.to_vec())
 }

@@ -1,0 +1,211 @@
+//! `abbe decrypt`: a ciphertext with a user key, a transformed ciphertext
+//! with a retrieval key, or a ciphertext through a proxy.
+
+use crate::dispatch::{any_scheme, check_same_setup, outsourcing_scheme};
+use crate::keyfile::{read_object, read_verifying_key};
+use crate::{io, ops, proxy, CliError, Result};
+use abbe::curve::CurveId;
+use abbe::envelope;
+use abbe::wire::{ObjectKind, Preamble};
+use std::path::PathBuf;
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// A user key, or a retrieval key for a transformed ciphertext or --proxy.
+    #[arg(long)]
+    key: PathBuf,
+    /// An outsourcing proxy (`abbe proxy serve`), e.g. http://127.0.0.1:8700 or https://...
+    #[arg(long, requires = "tk_id")]
+    proxy: Option<String>,
+    /// The id of your transformation key on the proxy (`abbe proxy register`).
+    #[arg(long, requires = "proxy")]
+    tk_id: Option<String>,
+    /// Trust only the CA certificate(s) of this PEM file for an https:// proxy (default: Mozilla's roots).
+    #[arg(long, value_name = "FILE", requires = "proxy")]
+    proxy_ca: Option<PathBuf>,
+    /// A file holding your tenant's bearer token (default: $ABBE_PROXY_TOKEN).
+    #[arg(long)]
+    token_file: Option<PathBuf>,
+    /// Require a valid signature by this verifying key (`abbe
+    /// signer-keygen`): unsigned files and files signed by anyone else are
+    /// refused. (A signature that is present is always checked.)
+    #[arg(long, value_name = "PUBLIC KEY")]
+    verify_with: Option<PathBuf>,
+    /// Accept a CPA ciphertext or CPA transformation (`encrypt --mode
+    /// cpa`): nothing checks those, so whoever made it chose its content.
+    #[arg(long)]
+    allow_cpa: bool,
+    /// Decrypt a transformed file only if it is a transformation of the
+    /// ciphertext whose header id `abbe inspect` printed (RCCA files):
+    /// a proxy that hands back whole transformed files could otherwise
+    /// substitute any ciphertext it can create.
+    #[arg(long, value_name = "HEADER ID")]
+    expect_header: Option<String>,
+    #[arg(short = 'o', long)]
+    output: Option<PathBuf>,
+    input: Option<PathBuf>,
+}
+
+pub fn run(args: Args) -> Result<()> {
+    if let (Some(url), Some(id)) = (&args.proxy, &args.tk_id) {
+        let (url, id) = (url.clone(), id.clone());
+        let Args {
+            key,
+            proxy_ca,
+            token_file,
+            verify_with,
+            allow_cpa,
+            expect_header,
+            output,
+            input,
+            ..
+        } = args;
+        let client = proxy::client(&url, token_file.as_deref(), proxy_ca.as_deref())?;
+        let verify_with = verify_with.as_deref().map(read_verifying_key).transpose()?;
+        let expect = expected(expect_header.as_deref(), allow_cpa)?;
+        return proxy::decrypt(
+            &key,
+            &client,
+            &id,
+            verify_with.as_deref(),
+            &expect,
+            output,
+            input,
+        );
+    }
+    let Args {
+        key,
+        verify_with,
+        allow_cpa,
+        expect_header,
+        output,
+        input,
+        ..
+    } = args;
+    let expect = expected(expect_header.as_deref(), allow_cpa)?;
+    let verify_with = verify_with.as_deref().map(read_verifying_key).transpose()?;
+    let (kpre, kbytes) = read_object(
+        &key,
+        &[
+            ObjectKind::CcaUserKey,
+            ObjectKind::UserKey,
+            ObjectKind::RccaRetrievalKey,
+            ObjectKind::RetrievalKey,
+        ],
+    )?;
+    let mut reader = io::open_ciphertext(input.as_ref(), "decrypting")?;
+    let head = envelope::read_head(&mut reader)?;
+    let hpre = Preamble::parse(&head.header)?;
+    check_same_setup(&kpre, &hpre, "key")?;
+    if head.preamble.kind == ObjectKind::Ciphertext {
+        check_expected_header(&head.header, &expect)?;
+    }
+    let session = match (head.preamble.kind, kpre.kind) {
+            (ObjectKind::Ciphertext, ObjectKind::CcaUserKey | ObjectKind::UserKey) => {
+                if hpre.kind == ObjectKind::RccaHeader {
+                    outsourcing_scheme!(kpre, K => ops::decrypt_rcca::<K>(&kbytes, &head.header))?
+                } else {
+                    any_scheme!(kpre, K => ops::decrypt::<K>(&kbytes, &head.header, allow_cpa))?
+                }
+            }
+            (ObjectKind::TransformedCiphertext, ObjectKind::RccaRetrievalKey) => {
+                abbe::outsource::decrypt_transformed_bytes(&kbytes, &head.header, &expect)?
+            }
+            (ObjectKind::TransformedCiphertext, _) => {
+                return Err(CliError::Invalid(
+                    "this is a transformed ciphertext: decrypt it with the retrieval key (--key alice.rk)".into(),
+                ))
+            }
+            _ => {
+                return Err(CliError::Invalid(
+                    "a retrieval key only decrypts transformed ciphertexts (run `abbe transform` first, or use the user key)".into(),
+                ))
+            }
+        };
+    open_payload(
+        &head,
+        &session,
+        reader,
+        verify_with.as_deref(),
+        output.as_ref(),
+    )
+}
+
+/// Decrypts the payload to the output (atomically, or stdout), checking a
+/// signature that is present and requiring one by `verify_with` if given;
+/// says who signed on stderr.
+pub(crate) fn open_payload(
+    head: &envelope::Head,
+    session: &abbe::kem::SessionKey,
+    reader: impl std::io::Read,
+    verify_with: Option<&[u8]>,
+    output: Option<&PathBuf>,
+) -> Result<()> {
+    if verify_with.is_some() && output.is_none() && head.is_signed() && !head.signer_known_first() {
+        // Its signer is known only after the last byte, and a stream cannot
+        // take back what it already wrote.
+        return Err(CliError::Invalid(
+            "this file has the first signed layout, whose signer is known only at its end: with --verify-with, decrypt it to a file (-o), which is written only once the signer is verified".into(),
+        ));
+    }
+    let mut signer = None;
+    io::with_output(output, io::Secrecy::Secret, |w| {
+        signer = envelope::open_with(head, session, reader, w, verify_with)?.signer;
+        Ok(())
+    })?;
+    if let Some(s) = signer {
+        let how = if verify_with.is_some() {
+            "verified"
+        } else {
+            "valid; pass --verify-with to require this signer"
+        };
+        eprintln!("abbe: signed by {} ({how})", s.fingerprint);
+    }
+    Ok(())
+}
+
+/// The checks of a final outsourced decryption: `--expect-header` (64 hex
+/// digits, as `abbe inspect` prints them) and `--allow-cpa`.
+pub(crate) fn expected(
+    header_id: Option<&str>,
+    allow_cpa: bool,
+) -> Result<abbe::outsource::Expect> {
+    let header_id = header_id
+        .map(|h| {
+            let h = h.trim();
+            let bytes: Option<Vec<u8>> = (h.len() == 64 && h.is_ascii())
+                .then(|| {
+                    (0..32)
+                        .map(|i| u8::from_str_radix(&h[2 * i..2 * i + 2], 16).ok())
+                        .collect()
+                })
+                .flatten();
+            bytes
+                .and_then(|b| <[u8; 32]>::try_from(b).ok())
+                .ok_or_else(|| {
+                    CliError::Other(format!(
+                        "--expect-header takes the 64 hex digits of a header id (`abbe inspect` prints it), not '{h}'"
+                    ))
+                })
+        })
+        .transpose()?;
+    Ok(abbe::outsource::Expect {
+        header_id,
+        allow_cpa,
+    })
+}
+
+/// Refuses an original ciphertext's KEM header whose header id is not the
+/// one given with `--expect-header` (if one was).
+pub(crate) fn check_expected_header(header: &[u8], expect: &abbe::outsource::Expect) -> Result<()> {
+    let Some(want) = expect.header_id else {
+        return Ok(());
+    };
+    let id = abbe::outsource::header_id(header)?;
+    if id != want {
+        return Err(CliError::Invalid(
+            "this ciphertext's header id is not the one given with --expect-header".into(),
+        ));
+    }
+    Ok(())
+}

@@ -1,0 +1,113 @@
+//! `abbe encrypt`: a file or stdin to a policy, attributes or recipients.
+
+use crate::dispatch::{any_scheme, outsourcing_scheme};
+use crate::keyfile::{read_object, read_signing_key};
+use crate::{broadcast, io, ops, progress, CliError, Result};
+use abbe::curve::CurveId;
+use abbe::envelope;
+use abbe::kem::{Kem, Side};
+use abbe::wire::ObjectKind;
+use rand_core::OsRng;
+use std::path::PathBuf;
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// The public key.
+    #[arg(long)]
+    public: PathBuf,
+    /// The access policy, for ciphertext-policy schemes, e.g. "(doctor and cardiology)
+    /// or 2 of (nurse, ward25, age >= 30)". Infix, DET-ABE postfix ("A B 2of2") and
+    /// AES4SeC formulas ("(A,B,2)") are accepted.
+    #[arg(long)]
+    policy: Option<String>,
+    /// Attributes, for key-policy schemes (gpsw06, gpsw06-small, fame-kp, yct14).
+    #[arg(long)]
+    attrs: Option<String>,
+    /// Recipients for broadcast schemes: indices and ranges, e.g. "1-1000,2000,3000-3100".
+    #[arg(long)]
+    to: Option<String>,
+    /// A file of recipient indices (whitespace, comma or newline separated, ranges allowed).
+    #[arg(long)]
+    to_file: Option<PathBuf>,
+    /// cca (default), rcca (outsourceable through a proxy, checked), cpa
+    /// (outsourceable, GHW11's CPA scheme).
+    #[arg(long, value_enum, default_value = "cca")]
+    mode: ops::Mode,
+    /// Sign the header and the whole plaintext with this signing key
+    /// (`abbe signer-keygen`); the signature is encrypted with the data,
+    /// so only readers who can decrypt learn who signed.
+    #[arg(long, value_name = "KEY")]
+    sign_with: Option<PathBuf>,
+    /// Write the ciphertext as ASCII armor (BEGIN ABBE ENCRYPTED FILE).
+    #[arg(long)]
+    armor: bool,
+    /// Output file (default: stdout).
+    #[arg(short = 'o', long)]
+    output: Option<PathBuf>,
+    /// Input file (default: stdin).
+    input: Option<PathBuf>,
+}
+
+pub fn run(args: Args) -> Result<()> {
+    let Args {
+        public,
+        policy,
+        attrs,
+        to,
+        to_file,
+        mode,
+        sign_with,
+        armor,
+        output,
+        input,
+    } = args;
+    // Broadcast ciphertexts are for a set of users.
+    let attrs = match (attrs, to, to_file) {
+        (a @ Some(_), _, _) => a,
+        (None, Some(t), _) => Some(t),
+        (None, None, Some(f)) => Some(broadcast::read_index_file(&f)?),
+        (None, None, None) => None,
+    };
+    let (pre, bytes) = read_object(&public, &[ObjectKind::PublicKey])?;
+    let side = any_scheme!(pre, K => {
+        let (wanted, other) =
+            if <K as Kem>::CiphertextSide::IS_POLICY { (policy, attrs) } else { (attrs, policy) };
+        ops::side_text::<<K as Kem>::CiphertextSide>(pre.scheme.name(), "encrypt", wanted, other)
+    })?;
+    let (session, header) = if mode == ops::Mode::Rcca {
+        outsourcing_scheme!(pre, K => ops::encrypt_rcca::<K>(&bytes, &side))?
+    } else {
+        if mode == ops::Mode::Cpa && !abbe::outsource::supports(pre.scheme) {
+            return Err(CliError::Other(format!(
+                "{} does not support outsourced decryption (waters11 and gpsw06 do)",
+                pre.scheme.name()
+            )));
+        }
+        any_scheme!(pre, K => ops::encrypt::<K>(&bytes, &side, mode))?
+    };
+    let signer = sign_with.as_deref().map(read_signing_key).transpose()?;
+    if let Some(s) = &signer {
+        if s.curve() != pre.curve {
+            return Err(CliError::Other(format!(
+                    "the signing key is for level {} ({}), the public key for level {} ({}): make a signing key with `abbe signer-keygen --level {}`",
+                    s.curve().level(),
+                    s.curve().name(),
+                    pre.curve.level(),
+                    pre.curve.name(),
+                    pre.curve.level()
+                )));
+        }
+    }
+    let (reader, len) = io::open_input_len(input.as_ref())?;
+    let reader = progress::reading(reader, len, "encrypting");
+    io::with_output(output.as_ref(), io::Secrecy::Public, |w| {
+        io::maybe_armored(w, armor, ObjectKind::Ciphertext, |w| {
+            let options = envelope::SealOptions {
+                aead: None,
+                signer: signer.as_ref(),
+            };
+            envelope::seal_with(&header, &session, &mut OsRng, reader, w, &options)?;
+            Ok(())
+        })
+    })
+}

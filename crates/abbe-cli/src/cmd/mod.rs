@@ -1,0 +1,9 @@
+//! One module per command: its arguments (clap) and what it runs.
+
+pub mod decrypt;
+pub mod encrypt;
+pub mod keygen;
+pub mod setup;
+pub mod signer_keygen;
+pub mod transform;
+pub mod transform_key;

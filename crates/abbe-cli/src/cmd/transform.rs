@@ -1,0 +1,47 @@
+//! `abbe transform`: a ciphertext partially decrypted with a
+//! transformation key (what a proxy runs).
+
+use crate::dispatch::check_same_setup;
+use crate::keyfile::read_object;
+use crate::{io, CliError, Result};
+use abbe::envelope;
+use abbe::wire::{ObjectKind, Preamble};
+use std::path::PathBuf;
+
+#[derive(clap::Args)]
+pub struct Args {
+    #[arg(long)]
+    tk: PathBuf,
+    /// Write the transformed file as ASCII armor.
+    #[arg(long)]
+    armor: bool,
+    #[arg(short = 'o', long)]
+    output: Option<PathBuf>,
+    input: Option<PathBuf>,
+}
+
+pub fn run(args: Args) -> Result<()> {
+    let Args {
+        tk,
+        armor,
+        output,
+        input,
+    } = args;
+    let (pre, bytes) = read_object(&tk, &[ObjectKind::TransformKey])?;
+    let mut reader = io::open_ciphertext(input.as_ref(), "transforming")?;
+    let head = envelope::read_head(&mut reader)?;
+    if head.preamble.kind != ObjectKind::Ciphertext {
+        return Err(CliError::Invalid(
+            "this ciphertext is already transformed".into(),
+        ));
+    }
+    let hpre = Preamble::parse(&head.header)?;
+    check_same_setup(&pre, &hpre, "transformation key")?;
+    let transformed = abbe::outsource::transform_bytes(&bytes, &head.header)?;
+    io::with_output(output.as_ref(), io::Secrecy::Public, |w| {
+        io::maybe_armored(w, armor, ObjectKind::TransformedCiphertext, |w| {
+            envelope::write_transformed(&head, &transformed, reader, w)?;
+            Ok(())
+        })
+    })
+}

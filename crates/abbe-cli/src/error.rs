@@ -1,0 +1,89 @@
+//! The CLI's errors and their exit codes: 0 success, 2 "your key does not
+//! satisfy this policy", 3 invalid or corrupt input, 1 anything else.
+
+use abbe::envelope::{self, EnvelopeError};
+use abbe::kem::KemError;
+use abbe::policy::PolicyError;
+use abbe::wire::WireError;
+
+/// A CLI failure with its exit code.
+#[derive(Debug)]
+pub enum CliError {
+    /// Exit 2: the key does not satisfy the policy.
+    NotSatisfied,
+    /// Exit 3: invalid or corrupt input.
+    Invalid(String),
+    /// Exit 1: anything else (I/O, usage).
+    Other(String),
+}
+
+impl CliError {
+    pub fn code(&self) -> u8 {
+        match self {
+            CliError::NotSatisfied => 2,
+            CliError::Invalid(_) => 3,
+            CliError::Other(_) => 1,
+        }
+    }
+    pub fn message(&self) -> String {
+        match self {
+            CliError::NotSatisfied => "your key does not satisfy this ciphertext's policy".into(),
+            CliError::Invalid(m) | CliError::Other(m) => m.clone(),
+        }
+    }
+}
+
+impl From<KemError> for CliError {
+    fn from(e: KemError) -> Self {
+        match e {
+            KemError::NotSatisfied => CliError::NotSatisfied,
+            other => CliError::Invalid(other.to_string()),
+        }
+    }
+}
+impl From<WireError> for CliError {
+    fn from(e: WireError) -> Self {
+        CliError::Invalid(e.to_string())
+    }
+}
+impl From<PolicyError> for CliError {
+    fn from(e: PolicyError) -> Self {
+        CliError::Invalid(e.to_string())
+    }
+}
+impl From<EnvelopeError> for CliError {
+    fn from(e: EnvelopeError) -> Self {
+        match e {
+            EnvelopeError::Io(io) | EnvelopeError::Stream(envelope::StreamError::Io(io)) => {
+                // A malformed armor around the ciphertext is corrupt input.
+                match abbe::armor::ArmorError::from_io(&io) {
+                    Some(a) => CliError::Invalid(format!("corrupt ciphertext: {a}")),
+                    None => CliError::Other(format!("I/O error: {io}")),
+                }
+            }
+            e @ (EnvelopeError::NotSigned
+            | EnvelopeError::WrongSigner { .. }
+            | EnvelopeError::Signature(_)) => CliError::Invalid(format!("refused: {e}")),
+            e @ EnvelopeError::SignerCurve { .. } => CliError::Other(e.to_string()),
+            other => CliError::Invalid(format!("corrupt ciphertext: {other}")),
+        }
+    }
+}
+impl From<abbe::signature::SignatureError> for CliError {
+    fn from(e: abbe::signature::SignatureError) -> Self {
+        CliError::Invalid(e.to_string())
+    }
+}
+
+impl From<abbe::outsource::OutsourceError> for CliError {
+    fn from(e: abbe::outsource::OutsourceError) -> Self {
+        use abbe::outsource::OutsourceError as E;
+        match e {
+            E::Kem(k) => k.into(),
+            E::Unsupported(_) => CliError::Other(e.to_string()),
+            other => CliError::Invalid(other.to_string()),
+        }
+    }
+}
+
+pub type Result<T> = std::result::Result<T, CliError>;
