@@ -90,11 +90,7 @@ fn hkdf32(ikm: &[u8], salt: &[u8], info: &[&[u8]]) -> [u8; 32] {
 
 /// The coins of the deterministic encapsulation, bound to the public key and
 /// the target (`pk_digest` = SHA-256 of the public key's encoding).
-pub(crate) fn coins<K: Kem>(
-    m: &[u8; 32],
-    pk_digest: &[u8; 32],
-    target: &K::CiphertextSide,
-) -> ChaCha20Rng {
+fn coins<K: Kem>(m: &[u8; 32], pk_digest: &[u8; 32], target: &K::CiphertextSide) -> ChaCha20Rng {
     let target_text = target.describe();
     let mut seed = hkdf32(
         m,

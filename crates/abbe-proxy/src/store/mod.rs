@@ -54,9 +54,6 @@ pub struct TokenInfo {
     pub created_at: i64,
 }
 
-/// Bytes of the digest that make a token's id.
-const TOKEN_ID_BYTES: usize = 8;
-
 /// The store: one of the two backends.
 #[derive(Clone, Debug)]
 pub enum Store {
@@ -73,6 +70,8 @@ macro_rules! on_pool {
         }
     };
 }
+
+mod tokens;
 
 const SQLITE_SCHEMA: &[&str] = &[
     "CREATE TABLE IF NOT EXISTS tokens (token_hash BLOB PRIMARY KEY, tenant TEXT NOT NULL, created_at BIGINT NOT NULL)",
@@ -105,10 +104,6 @@ pub(crate) fn random_hex(n: usize) -> String {
 
 pub(crate) fn hex(b: &[u8]) -> String {
     b.iter().map(|x| format!("{x:02x}")).collect()
-}
-
-fn token_hash(token: &str) -> Vec<u8> {
-    Sha256::digest(token.as_bytes()).to_vec()
 }
 
 /// Creates the SQLite file (if missing) readable by its owner only: it
@@ -210,101 +205,6 @@ impl Store {
             }
         }
         Ok(())
-    }
-
-    /// Creates a bearer token for `tenant` and returns it (only its digest
-    /// is stored).
-    pub async fn create_token(&self, tenant: &str) -> Result<String, StoreError> {
-        Ok(self.create_token_with_id(tenant).await?.0)
-    }
-
-    /// As [`Store::create_token`], also returning the token's public id.
-    pub async fn create_token_with_id(&self, tenant: &str) -> Result<(String, String), StoreError> {
-        let token = format!("abbe_{}", random_hex(32));
-        let h = token_hash(&token);
-        let id = hex(&h[..TOKEN_ID_BYTES]);
-        on_pool!(self, p => sqlx::query("INSERT INTO tokens (token_hash, tenant, created_at) VALUES ($1, $2, $3)")
-            .bind(h)
-            .bind(tenant)
-            .bind(now())
-            .execute(p)
-            .await
-            .map(|_| ()))?;
-        Ok((token, id))
-    }
-
-    /// Every token (id, tenant, creation time), oldest first; `tenant`
-    /// restricts the list to one tenant.
-    pub async fn list_tokens(&self, tenant: Option<&str>) -> Result<Vec<TokenInfo>, StoreError> {
-        let rows: Vec<(Vec<u8>, String, i64)> = on_pool!(self, p => {
-            sqlx::query("SELECT token_hash, tenant, created_at FROM tokens ORDER BY created_at, tenant, token_hash")
-                .fetch_all(p)
-                .await?
-                .iter()
-                .map(|r| Ok::<_, sqlx::Error>((r.try_get(0)?, r.try_get(1)?, r.try_get(2)?)))
-                .collect::<Result<Vec<_>, _>>()?
-        });
-        Ok(rows
-            .into_iter()
-            .filter(|(_, t, _)| tenant.is_none_or(|want| want == t))
-            .map(|(h, tenant, created_at)| TokenInfo {
-                id: hex(&h[..h.len().min(TOKEN_ID_BYTES)]),
-                tenant,
-                created_at,
-            })
-            .collect())
-    }
-
-    /// Revokes the token whose id is `id` (as listed); returns it, or
-    /// `None` when no token has this id. Requests with it are refused from
-    /// then on.
-    pub async fn revoke_token(&self, id: &str) -> Result<Option<TokenInfo>, StoreError> {
-        let id = id.trim().to_ascii_lowercase();
-        if id.len() != 2 * TOKEN_ID_BYTES || !id.bytes().all(|b| b.is_ascii_hexdigit()) {
-            return Ok(None);
-        }
-        let hashes: Vec<(Vec<u8>, String, i64)> = on_pool!(self, p => {
-            sqlx::query("SELECT token_hash, tenant, created_at FROM tokens")
-                .fetch_all(p)
-                .await?
-                .iter()
-                .map(|r| Ok::<_, sqlx::Error>((r.try_get(0)?, r.try_get(1)?, r.try_get(2)?)))
-                .collect::<Result<Vec<_>, _>>()?
-        });
-        let mut found = None;
-        for (h, tenant, created_at) in hashes {
-            if hex(&h[..h.len().min(TOKEN_ID_BYTES)]) == id {
-                on_pool!(self, p => sqlx::query("DELETE FROM tokens WHERE token_hash = $1")
-                    .bind(&h)
-                    .execute(p)
-                    .await
-                    .map(|_| ()))?;
-                // Ids are 64 bits of a hash of 256-bit random tokens: two
-                // tokens sharing one is not expected; both would go.
-                found = Some(TokenInfo {
-                    id: id.clone(),
-                    tenant,
-                    created_at,
-                });
-            }
-        }
-        Ok(found)
-    }
-
-    /// The tenant a bearer token belongs to.
-    pub async fn tenant_for_token(&self, token: &str) -> Result<Option<String>, StoreError> {
-        let h = token_hash(token);
-        let row: Option<(Vec<u8>, String)> = on_pool!(self, p => {
-            sqlx::query("SELECT token_hash, tenant FROM tokens WHERE token_hash = $1")
-                .bind(&h)
-                .fetch_optional(p)
-                .await?
-                .map(|r| Ok::<_, sqlx::Error>((r.try_get(0)?, r.try_get(1)?)))
-                .transpose()?
-        });
-        Ok(row.and_then(|(stored, tenant)| {
-            bool::from(stored.as_slice().ct_eq(h.as_slice())).then_some(tenant)
-        }))
     }
 
     /// Stores a transformation key for `tenant`; returns its new id once
@@ -421,56 +321,4 @@ impl Store {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn bytes_of(dir: &std::path::Path) -> Vec<u8> {
-        let mut all = Vec::new();
-        for e in std::fs::read_dir(dir).unwrap() {
-            all.extend(std::fs::read(e.unwrap().path()).unwrap());
-        }
-        all
-    }
-
-    /// The SQLite store is private to its owner, and a deleted TK is gone
-    /// from every file of it (database, WAL), not left in free pages.
-    #[tokio::test]
-    async fn sqlite_store_is_private_and_forgets_deleted_keys() {
-        use std::os::unix::fs::PermissionsExt;
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("proxy.db");
-        let store = Store::open(path.to_str().unwrap()).await.unwrap();
-        let secret: Vec<u8> = (0..4096u32)
-            .map(|i| (i.wrapping_mul(2_654_435_761) >> 11) as u8)
-            .collect();
-        let keep = store
-            .put_tk("t", "waters11", "bn254", &[7; 64])
-            .await
-            .unwrap();
-        let id = store
-            .put_tk("t", "waters11", "bn254", &secret)
-            .await
-            .unwrap();
-        let token = store.create_token("t").await.unwrap();
-        for e in std::fs::read_dir(dir.path()).unwrap() {
-            let e = e.unwrap();
-            let mode = e.metadata().unwrap().permissions().mode() & 0o777;
-            assert_eq!(mode, 0o600, "{:?}", e.file_name());
-        }
-        let on_disk = bytes_of(dir.path());
-        assert!(on_disk.windows(64).any(|w| w == &secret[..64]));
-        assert!(store.delete_tk("t", &id).await.unwrap());
-        let on_disk = bytes_of(dir.path());
-        assert!(
-            !on_disk.windows(64).any(|w| w == &secret[..64]),
-            "the deleted TK is still in the store's files"
-        );
-        // What was not deleted is still there.
-        assert_eq!(store.get_tk("t", &keep).await.unwrap(), Some(vec![7; 64]));
-        assert_eq!(
-            store.tenant_for_token(&token).await.unwrap().as_deref(),
-            Some("t")
-        );
-        store.close().await;
-    }
-}
+mod tests;
