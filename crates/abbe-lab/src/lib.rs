@@ -6,7 +6,7 @@
 //! CPU time, peak heap); [`record`] is one measured point and the
 //! `results/*.csv|json` files; [`papers`] loads the published values
 //! (`data/papers/<paper>.csv`, the only numbers typed in by hand); [`plot`]
-//! draws SVG figures; [`report`] writes `index.html`; [`experiments`] has one
+//! draws SVG figures; [`report`] writes `index.html`; [`experiments`](mod@experiments) has one
 //! module per paper, each split into *measure* (rows) and *report* (tables,
 //! figures, claims from the rows), so the page can be rebuilt from stored
 //! results and an interrupted run resumes where it stopped.

@@ -1,5 +1,5 @@
 //! The key-encapsulation interface every scheme implements — CP-ABE, KP-ABE
-//! and, later, broadcast encryption.
+//! and broadcast encryption.
 //!
 //! `setup → (public key, master key)`, `keygen(master, key-side description)`,
 //! `encapsulate(public, ciphertext-side target) → (session key, header)`,
@@ -92,8 +92,8 @@ pub enum KemError {
 }
 
 /// What a key or a ciphertext is made for, as users write it: an attribute
-/// set (`doctor, age = 42`) or a policy (`doctor and age >= 30`) — later a
-/// user index or a set of users for broadcast encryption.
+/// set (`doctor, age = 42`) or a policy (`doctor and age >= 30`), a user
+/// index (`42`) or a set of users (`1-100, 500`) for broadcast encryption.
 pub trait Side: Sized + Clone {
     /// Parses the user's text.
     fn parse(input: &str) -> Result<Self, PolicyError>;

@@ -3,7 +3,9 @@
 //! * [`curve`] — the Type-III pairing-group traits and their backends.
 //! * [`policy`] — the policy engine: parsers, access trees, LSSS.
 //! * [`kem`] — the key-encapsulation trait every scheme implements.
-//! * [`abe`] — attribute-based schemes (Waters11 CP-ABE with GHW11 outsourcing).
+//! * [`abe`] — attribute-based schemes: CP-ABE (Waters11 with GHW11 outsourcing,
+//!   BSW07, FAME-CP), KP-ABE (GPSW06, GPSW06 small universe, FAME-KP), the
+//!   CCA and RCCA transforms.
 //! * [`bcast`] — broadcast encryption (BGW05 §3.1/§3.2, GW09, Waters09, ElGamal baseline).
 //! * [`wire`] — the versioned binary format of keys and headers.
 //! * [`envelope`] — hybrid encryption of data under a KEM session key.
@@ -11,6 +13,45 @@
 //!   dispatched on (scheme, curve): shared by the CLI and the proxy.
 //! * [`protect`] — passphrase-protected secret keys (scrypt + AES-256-GCM).
 //! * [`armor`] — PEM-style ASCII armor of any object, streaming.
+//! * [`signature`] — BLS signatures for signed files.
+//!
+//! ## Example: encrypt a stream to a policy, decrypt it with a key
+//!
+//! ```
+//! use abbe::abe::{Cca, Waters11};
+//! use abbe::curve::Bls12;
+//! use abbe::kem::Kem;
+//! use abbe::policy::{AttributeSet, Policy};
+//! use abbe::wire::Encoded;
+//! use abbe::{envelope, KemError};
+//! use rand_core::OsRng;
+//!
+//! // The CCA-secure Waters11 CP-ABE on BLS12-381 (level 128).
+//! type Scheme = Cca<Waters11<Bls12>>;
+//! let (pk, mk) = Scheme::setup(&mut OsRng);
+//! let alice = Scheme::keygen(&pk, &mk, &AttributeSet::parse("doctor, cardiology")?, &mut OsRng)?;
+//! let bob = Scheme::keygen(&pk, &mk, &AttributeSet::parse("nurse")?, &mut OsRng)?;
+//!
+//! // Encrypt: a KEM header for the policy, then the data under its session key.
+//! let policy = Policy::parse("doctor and (cardiology or age >= 30)")?;
+//! let (session, header) = Scheme::encapsulate(&pk, &policy, &mut OsRng)?;
+//! let mut file = Vec::new();
+//! let data = b"patient record".repeat(1000);
+//! envelope::seal(&header.to_bytes(), &session, &mut OsRng, &data[..], &mut file)?;
+//!
+//! // Decrypt: read the head, decapsulate its header with the key, stream the rest.
+//! let mut input = &file[..];
+//! let head = envelope::read_head(&mut input)?;
+//! let header = <Scheme as Kem>::Header::from_bytes(&head.header)?;
+//! let key = Scheme::decapsulate(&alice, &header)?;
+//! let mut plain = Vec::new();
+//! envelope::open(&head, &key, input, &mut plain)?;
+//! assert_eq!(plain, data);
+//!
+//! // Bob's "nurse" does not satisfy the policy.
+//! assert!(matches!(Scheme::decapsulate(&bob, &header), Err(KemError::NotSatisfied)));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 #![forbid(unsafe_op_in_unsafe_fn)]
 
 pub mod abe;

@@ -512,7 +512,7 @@ impl<C: Curve> Bgw05<C> {
     }
 
     /// Streams the encoding of the public key of `mk` to `sink` (chunks of
-    /// at most [`CHUNK`] points) and returns its setup id. Memory: one chunk.
+    /// at most `CHUNK` points) and returns its setup id. Memory: one chunk.
     pub fn public_key_stream(mk: &MasterKey<C>, mut sink: impl FnMut(&[u8])) -> [u8; 16] {
         let t = tables::<C>();
         let n = mk.n as usize;

@@ -5,7 +5,7 @@
 //! HIBE under Simple Assumptions", CRYPTO 2009 (the broadcast system built
 //! on the dual-system IBE: the IBE's (u^{ID} w^{tag} h) is replaced by the
 //! product of per-user elements u_j); evaluated asymmetrically in
-//! chhatrapati22 §3.3 ("[23]"), Tables 6–9.
+//! chhatrapati22 §3.3 ("\[23\]"), Tables 6–9.
 //!
 //! Notation (the paper's): generators g ∈ G1, ĝ ∈ G2 and v, v_1, v_2, w,
 //! u_1..u_n; a_1, a_2, b, α ∈ Z_p; τ_1 = v·v_1^{a_1}, τ_2 = v·v_2^{a_2}.
