@@ -30,10 +30,10 @@ fuzz_target!(|data: &[u8]| {
         return;
     };
     match pre.kind {
-        ObjectKind::Ciphertext => {}
-        ObjectKind::TransformedCiphertext
-        | ObjectKind::TransformedHeader
-        | ObjectKind::RccaTransformed => return, // "already transformed"
+        ObjectKind::EncryptedFile => {}
+        ObjectKind::TransformedFile
+        | ObjectKind::TransformedKemHeader
+        | ObjectKind::RccaTransformedKemHeader => return, // "already transformed"
         _ => {
             // A KEM header object, transformed whole.
             if let Some(tk) = transform_key(&pre) {
@@ -79,7 +79,7 @@ fuzz_target!(|data: &[u8]| {
     let mut out = Vec::new();
     envelope::write_transformed(&head, &t, &data[need..], &mut out).expect("write_transformed");
     let back = envelope::read_head(&mut &out[..]).expect("transformed head reads back");
-    assert_eq!(back.preamble.kind, ObjectKind::TransformedCiphertext);
+    assert_eq!(back.preamble.kind, ObjectKind::TransformedFile);
     assert_eq!(back.header, t);
     assert_eq!(back.header_digest, head.header_digest);
     assert_eq!(

@@ -61,7 +61,7 @@ fn describe(path: &Path, o: &mut String) -> Result<()> {
         );
     }
     let fields = match p.kind {
-        ObjectKind::Ciphertext | ObjectKind::TransformedCiphertext => {
+        ObjectKind::EncryptedFile | ObjectKind::TransformedFile => {
             let mut rest = std::io::Cursor::new(pre).chain(f);
             let head = envelope::read_head(&mut rest)?;
             let hp = Preamble::parse(&head.header)?;
@@ -93,20 +93,20 @@ fn describe(path: &Path, o: &mut String) -> Result<()> {
             );
             match hp.kind {
                 _ if hp.scheme == abbe::wire::SchemeId::Yct14 => yct14_fields(),
-                ObjectKind::RccaHeader => {
+                ObjectKind::RccaKemHeader => {
                     let mut fields =
                         outsourcing_scheme!(hp, K => ops::describe_rcca::<K>(&head.header))?;
                     fields.push(header_id_field(&head.header)?);
                     fields
                 }
-                ObjectKind::RccaTransformed => vec![
+                ObjectKind::RccaTransformedKemHeader => vec![
                     header_id_field(&head.header)?,
                     (
                         "note".into(),
                         "finish it with `abbe decrypt --key <retrieval key> --expect-header <the original's header id>`".into(),
                     ),
                 ],
-                ObjectKind::Header | ObjectKind::CcaHeader => {
+                ObjectKind::KemHeader | ObjectKind::CcaKemHeader => {
                     any_scheme!(hp, K => ops::describe::<K>(&head.header))?
                 }
                 _ => vec![(

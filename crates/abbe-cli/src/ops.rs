@@ -131,22 +131,22 @@ fn user_key<K: Kem>(key: &[u8]) -> Result<CcaKey<K>> {
 /// malleable KEM.
 pub fn decrypt<K: Kem>(key: &[u8], header: &[u8], allow_cpa: bool) -> Result<SessionKey> {
     match (kind_of(key)?, kind_of(header)?) {
-        (ObjectKind::CcaUserKey, ObjectKind::Header) if !allow_cpa => Err(CliError::Invalid(
+        (ObjectKind::UserKey, ObjectKind::KemHeader) if !allow_cpa => Err(CliError::Invalid(
             abbe::outsource::cpa_refused("CPA ciphertext (encrypted with --mode cpa)"),
         )),
-        (ObjectKind::CcaUserKey, ObjectKind::CcaHeader) => Ok(Cca::<K>::decapsulate(
+        (ObjectKind::UserKey, ObjectKind::CcaKemHeader) => Ok(Cca::<K>::decapsulate(
             &user_key::<K>(key)?,
             &CcaHeader::<K>::from_bytes(header)?,
         )?),
-        (ObjectKind::CcaUserKey, ObjectKind::Header) => Ok(K::decapsulate(
+        (ObjectKind::UserKey, ObjectKind::KemHeader) => Ok(K::decapsulate(
             &user_key::<K>(key)?.key,
             &K::Header::from_bytes(header)?,
         )?),
-        (ObjectKind::UserKey, ObjectKind::Header) => Ok(K::decapsulate(
+        (ObjectKind::SchemeUserKey, ObjectKind::KemHeader) => Ok(K::decapsulate(
             &K::UserKey::from_bytes(key)?,
             &K::Header::from_bytes(header)?,
         )?),
-        (ObjectKind::UserKey, ObjectKind::CcaHeader) => Err(CliError::Invalid(
+        (ObjectKind::SchemeUserKey, ObjectKind::CcaKemHeader) => Err(CliError::Invalid(
             "this bare key cannot check CCA ciphertexts; use the key file written by `abbe keygen`"
                 .into(),
         )),
@@ -189,15 +189,15 @@ pub fn describe<K: Kem>(bytes: &[u8]) -> Result<Vec<(String, String)>> {
                 "secret: whoever holds this file can issue keys".into(),
             ));
         }
-        ObjectKind::CcaUserKey => {
+        ObjectKind::UserKey => {
             let k = user_key::<K>(bytes)?;
             out.push((side_label::<K::KeySide>(), K::key_side(&k.key).describe()));
         }
-        ObjectKind::UserKey => {
+        ObjectKind::SchemeUserKey => {
             let k = K::UserKey::from_bytes(bytes)?;
             out.push((side_label::<K::KeySide>(), K::key_side(&k).describe()));
         }
-        ObjectKind::Header => {
+        ObjectKind::KemHeader => {
             let h = K::Header::from_bytes(bytes)?;
             if let Some(id) = K::header_setup_id(&h) {
                 out.push(("setup id".into(), hex(&id)));
@@ -208,7 +208,7 @@ pub fn describe<K: Kem>(bytes: &[u8]) -> Result<Vec<(String, String)>> {
             ));
             out.push(("security".into(), "CPA only (outsourceable)".into()));
         }
-        ObjectKind::CcaHeader => {
+        ObjectKind::CcaKemHeader => {
             let h = CcaHeader::<K>::from_bytes(bytes)?;
             if let Some(id) = Cca::<K>::header_setup_id(&h) {
                 out.push(("setup id".into(), hex(&id)));

@@ -508,10 +508,7 @@ fn pushed_file_streams_in_constant_memory() {
     // The head is the transformed one.
     let mut cur = &a.head[..];
     let thead = abbe::envelope::read_head(&mut cur).unwrap();
-    assert_eq!(
-        thead.preamble.kind,
-        abbe::wire::ObjectKind::TransformedCiphertext
-    );
+    assert_eq!(thead.preamble.kind, abbe::wire::ObjectKind::TransformedFile);
     if let (Some((hwm0, rss0)), Some((hwm1, rss1))) = (before, after) {
         // Written to the real stderr, so a plain `cargo test` shows it.
         use std::io::Write;

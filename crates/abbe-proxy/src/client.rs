@@ -39,7 +39,7 @@ impl ClientError {
 /// The length of the head of `input` if it is a ciphertext file (kind 8)
 /// with a well-formed head.
 fn file_head_len(input: &[u8]) -> Option<usize> {
-    if Preamble::parse(input).ok()?.kind != ObjectKind::Ciphertext {
+    if Preamble::parse(input).ok()?.kind != ObjectKind::EncryptedFile {
         return None;
     }
     let mut cur = input;

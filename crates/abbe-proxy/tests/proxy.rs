@@ -70,7 +70,7 @@ fn session_of(rk: &[u8], transformed_header: &[u8]) -> SessionKey {
 fn open_transformed(rk: &[u8], file: &[u8]) -> Vec<u8> {
     let mut cur = file;
     let head = envelope::read_head(&mut cur).unwrap();
-    assert_eq!(head.preamble.kind, ObjectKind::TransformedCiphertext);
+    assert_eq!(head.preamble.kind, ObjectKind::TransformedFile);
     let s = session_of(rk, &head.header);
     let mut out = Vec::new();
     envelope::open(&head, &s, cur, &mut out).unwrap();
@@ -721,7 +721,7 @@ impl Streaming {
         let mut cur = answer_head;
         let thead = envelope::read_head(&mut cur).unwrap();
         assert!(cur.is_empty());
-        assert_eq!(thead.preamble.kind, ObjectKind::TransformedCiphertext);
+        assert_eq!(thead.preamble.kind, ObjectKind::TransformedFile);
         let s = session_of(&self.k.rk, &thead.header);
         let mut out = Vec::new();
         envelope::open(&thead, &s, &self.file[self.head_len..], &mut out).unwrap();

@@ -49,18 +49,18 @@ pub fn label(kind: ObjectKind) -> &'static str {
     match kind {
         PublicKey => "PUBLIC KEY",
         MasterKey => "MASTER KEY",
-        UserKey => "SCHEME USER KEY",
-        TransformKey => "TRANSFORMATION KEY",
-        RetrievalKey => "CPA RETRIEVAL KEY",
-        Header => "KEM HEADER",
-        TransformedHeader => "TRANSFORMED KEM HEADER",
-        Ciphertext => "ENCRYPTED FILE",
-        TransformedCiphertext => "TRANSFORMED FILE",
-        CcaHeader => "CCA KEM HEADER",
-        CcaUserKey => "USER KEY",
-        RccaHeader => "RCCA KEM HEADER",
-        RccaTransformed => "RCCA TRANSFORMED KEM HEADER",
-        RccaRetrievalKey => "RETRIEVAL KEY",
+        SchemeUserKey => "SCHEME USER KEY",
+        TransformationKey => "TRANSFORMATION KEY",
+        CpaRetrievalKey => "CPA RETRIEVAL KEY",
+        KemHeader => "KEM HEADER",
+        TransformedKemHeader => "TRANSFORMED KEM HEADER",
+        EncryptedFile => "ENCRYPTED FILE",
+        TransformedFile => "TRANSFORMED FILE",
+        CcaKemHeader => "CCA KEM HEADER",
+        UserKey => "USER KEY",
+        RccaKemHeader => "RCCA KEM HEADER",
+        RccaTransformedKemHeader => "RCCA TRANSFORMED KEM HEADER",
+        RetrievalKey => "RETRIEVAL KEY",
         SigningKey => "SIGNING KEY",
         VerifyingKey => "VERIFYING KEY",
         ProtectedKey => "PROTECTED KEY",
@@ -536,6 +536,42 @@ mod tests {
     use crate::wire::{Preamble, SchemeId};
     use proptest::prelude::*;
 
+    /// One name per kind: the armor label is the code's variant name in
+    /// words, and docs/FORMAT.md lists every kind by that name, in its kind
+    /// byte row and in its armor table.
+    #[test]
+    fn kind_names_agree_with_labels_and_format_md() {
+        let format = include_str!("../../../docs/FORMAT.md");
+        let kinds = format
+            .lines()
+            .find(|l| l.starts_with("| 5 | kind |"))
+            .expect("FORMAT.md's preamble table has the kind byte");
+        for v in 1..=u8::MAX {
+            let Some(kind) = ObjectKind::from_u8(v) else {
+                continue;
+            };
+            let words = label(kind).split(' ');
+            let camel: String = words
+                .clone()
+                .map(|w| w[..1].to_string() + &w[1..].to_lowercase())
+                .collect();
+            assert_eq!(camel, format!("{kind:?}"), "kind {v}");
+            let name: Vec<String> = words
+                .map(|w| match w {
+                    "KEM" | "CCA" | "RCCA" | "CPA" => w.to_string(),
+                    _ => w.to_lowercase(),
+                })
+                .collect();
+            let listed = format!(" {v} {}", name.join(" "));
+            assert!(kinds.contains(&listed), "FORMAT.md kind byte: '{listed}'");
+            let armored = format!("| {v} | `{}` |", label(kind));
+            assert!(
+                format.contains(&armored),
+                "FORMAT.md armor table: '{armored}'"
+            );
+        }
+    }
+
     fn object(kind: ObjectKind, body: &[u8]) -> Vec<u8> {
         let mut v = Preamble::new(kind, SchemeId::Waters11, CurveId::Bls12_381)
             .to_bytes()
@@ -570,13 +606,13 @@ mod tests {
             let l = label(*k);
             assert!(l.bytes().all(|b| b.is_ascii_uppercase() || b == b' '));
         }
-        assert_eq!(label(ObjectKind::Ciphertext), "ENCRYPTED FILE");
+        assert_eq!(label(ObjectKind::EncryptedFile), "ENCRYPTED FILE");
         assert_eq!(label(ObjectKind::ProtectedKey), "PROTECTED KEY");
     }
 
     #[test]
     fn shape() {
-        let obj = object(ObjectKind::Ciphertext, &[7u8; 100]);
+        let obj = object(ObjectKind::EncryptedFile, &[7u8; 100]);
         let text = String::from_utf8(armor(&obj).unwrap()).unwrap();
         let lines: Vec<&str> = text.lines().collect();
         assert_eq!(lines[0], "-----BEGIN ABBE ENCRYPTED FILE-----");
@@ -631,7 +667,7 @@ mod tests {
     }
 
     fn sample() -> (Vec<u8>, String) {
-        let obj = object(ObjectKind::Ciphertext, &(0..=255u8).collect::<Vec<_>>());
+        let obj = object(ObjectKind::EncryptedFile, &(0..=255u8).collect::<Vec<_>>());
         let text = String::from_utf8(armor(&obj).unwrap()).unwrap();
         (obj, text)
     }
@@ -755,7 +791,7 @@ mod tests {
         let lied = t.replace("MASTER KEY", "PUBLIC KEY");
         rejects(&lied, |e| matches!(e, ArmorError::LabelMismatch { .. }));
         let raw = b"not an abbe object at all, but base64 of it is fine";
-        let mut w = ArmorWriter::new(Vec::new(), ObjectKind::CcaUserKey);
+        let mut w = ArmorWriter::new(Vec::new(), ObjectKind::UserKey);
         w.write_all(raw).unwrap();
         let t = w.finish().unwrap();
         assert!(matches!(

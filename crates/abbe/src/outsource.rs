@@ -118,9 +118,9 @@ fn same_setup(key: &Preamble, obj: &Preamble, what: &'static str) -> Result<(), 
 /// outsourced.
 pub fn header_mode(header: &[u8]) -> Result<Mode, OutsourceError> {
     match Preamble::parse(header)?.kind {
-        ObjectKind::Header => Ok(Mode::Cpa),
-        ObjectKind::RccaHeader => Ok(Mode::Rcca),
-        ObjectKind::CcaHeader => Err(OutsourceError::Kind(
+        ObjectKind::KemHeader => Ok(Mode::Cpa),
+        ObjectKind::RccaKemHeader => Ok(Mode::Rcca),
+        ObjectKind::CcaKemHeader => Err(OutsourceError::Kind(
             "CCA ciphertexts cannot be outsourced; encrypt with `--mode rcca` to use a proxy"
                 .into(),
         )),
@@ -162,7 +162,7 @@ impl PreparedTransformKey {
     /// scheme.
     pub fn decode(tk: &[u8]) -> Result<Self, OutsourceError> {
         let pre = Preamble::parse(tk)?;
-        if pre.kind != ObjectKind::TransformKey {
+        if pre.kind != ObjectKind::TransformationKey {
             return Err(OutsourceError::Kind(format!(
                 "this is a {}, expected a transformation key",
                 pre.kind.describe()
@@ -246,7 +246,7 @@ pub fn header_id(object: &[u8]) -> Result<[u8; 32], OutsourceError> {
     let pre = Preamble::parse(object)?;
     if !matches!(
         pre.kind,
-        ObjectKind::RccaHeader | ObjectKind::RccaTransformed
+        ObjectKind::RccaKemHeader | ObjectKind::RccaTransformedKemHeader
     ) {
         return Err(OutsourceError::Kind(format!(
             "only RCCA (outsourceable, checked) ciphertexts have a header id, not a {}",
@@ -279,14 +279,14 @@ pub fn decrypt_transformed_bytes(
     let tpre = Preamble::parse(transformed)?;
     same_setup(&kpre, &tpre, "retrieval key")?;
     match (tpre.kind, expect.header_id) {
-        (ObjectKind::RccaTransformed, Some(id)) if header_id(transformed)? != id => {
+        (ObjectKind::RccaTransformedKemHeader, Some(id)) if header_id(transformed)? != id => {
             return Err(OutsourceError::Kind(
                 "the transformed ciphertext is not of the expected header (its header id differs): \
                  the proxy returned a transformation of another ciphertext"
                     .into(),
             ))
         }
-        (ObjectKind::TransformedHeader, Some(_)) => {
+        (ObjectKind::TransformedKemHeader, Some(_)) => {
             return Err(OutsourceError::Kind(
                 "a CPA transformation cannot be checked against an expected header; \
                  only RCCA ciphertexts (encrypt --mode rcca) can"
@@ -316,25 +316,25 @@ fn decrypt_transformed<K: BlindedKem>(
     allow_cpa: bool,
 ) -> Result<SessionKey, OutsourceError> {
     match (rk_kind, kind) {
-        (ObjectKind::RccaRetrievalKey, ObjectKind::RccaTransformed) => {
+        (ObjectKind::RetrievalKey, ObjectKind::RccaTransformedKemHeader) => {
             Ok(Rcca::<K>::decrypt_transformed(
                 &RccaRetrievalKey::<K>::from_bytes(rk)?,
                 &RccaTransformed::<K>::from_bytes(transformed)?,
             )?)
         }
-        (ObjectKind::RccaRetrievalKey, ObjectKind::TransformedHeader) if !allow_cpa => Err(
+        (ObjectKind::RetrievalKey, ObjectKind::TransformedKemHeader) if !allow_cpa => Err(
             OutsourceError::Kind(cpa_refused("CPA transformation (kind 7)")),
         ),
-        (ObjectKind::RccaRetrievalKey, ObjectKind::TransformedHeader) => Ok(K::decrypt_transformed(
+        (ObjectKind::RetrievalKey, ObjectKind::TransformedKemHeader) => Ok(K::decrypt_transformed(
             RccaRetrievalKey::<K>::from_bytes(rk)?.inner(),
             &K::Transformed::from_bytes(transformed)?,
         )?),
         // A bare retrieval key (kind 5) is made for GHW11's CPA scheme.
-        (ObjectKind::RetrievalKey, ObjectKind::TransformedHeader) => Ok(K::decrypt_transformed(
+        (ObjectKind::CpaRetrievalKey, ObjectKind::TransformedKemHeader) => Ok(K::decrypt_transformed(
             &K::RetrievalKey::from_bytes(rk)?,
             &K::Transformed::from_bytes(transformed)?,
         )?),
-        (ObjectKind::RetrievalKey, ObjectKind::RccaTransformed) => Err(OutsourceError::Kind(
+        (ObjectKind::CpaRetrievalKey, ObjectKind::RccaTransformedKemHeader) => Err(OutsourceError::Kind(
             "this bare retrieval key cannot check RCCA transformations; use the retrieval key written by `abbe transform-key`".into(),
         )),
         (k, t) => Err(OutsourceError::Kind(format!(

@@ -345,7 +345,7 @@ mod tests {
 
     #[test]
     fn wrong_passphrase() {
-        let obj = fast(&inner(ObjectKind::CcaUserKey), b"right");
+        let obj = fast(&inner(ObjectKind::UserKey), b"right");
         for wrong in [&b"wrong"[..], b"", b"righ", b"right "] {
             let e = unprotect(&obj, wrong).unwrap_err();
             assert_eq!(e, ProtectError::WrongPassphrase);
@@ -355,7 +355,7 @@ mod tests {
 
     #[test]
     fn every_bit_flip_is_rejected() {
-        let obj = fast(&inner(ObjectKind::RetrievalKey), b"pw");
+        let obj = fast(&inner(ObjectKind::CpaRetrievalKey), b"pw");
         for i in 0..obj.len() * 8 {
             let mut bad = obj.clone();
             bad[i / 8] ^= 1 << (i % 8);
@@ -365,7 +365,7 @@ mod tests {
 
     #[test]
     fn truncations_and_extensions_are_rejected() {
-        let obj = fast(&inner(ObjectKind::UserKey), b"pw");
+        let obj = fast(&inner(ObjectKind::SchemeUserKey), b"pw");
         for n in 0..obj.len() {
             assert!(unprotect(&obj[..n], b"pw").is_err(), "length {n}");
         }

@@ -36,27 +36,27 @@ pub const MAX_BYTES: usize = 1 << 20;
 pub enum ObjectKind {
     PublicKey = 1,
     MasterKey = 2,
-    UserKey = 3,
-    TransformKey = 4,
-    RetrievalKey = 5,
+    SchemeUserKey = 3,
+    TransformationKey = 4,
+    CpaRetrievalKey = 5,
     /// A KEM header alone.
-    Header = 6,
+    KemHeader = 6,
     /// A transformed (partially decrypted) header alone.
-    TransformedHeader = 7,
+    TransformedKemHeader = 7,
     /// An encrypted file: header + payload.
-    Ciphertext = 8,
+    EncryptedFile = 8,
     /// A transformed file: transformed header + the unchanged payload.
-    TransformedCiphertext = 9,
+    TransformedFile = 9,
     /// A CCA-secure header: the scheme's header + the masked FO seed.
-    CcaHeader = 10,
+    CcaKemHeader = 10,
     /// A user key bundled with its public key (CCA decryption re-encrypts).
-    CcaUserKey = 11,
+    UserKey = 11,
     /// An RCCA header (GHW11 §3.2/§4.2): C = R·e(g,g)^{αs} + the scheme's header.
-    RccaHeader = 12,
+    RccaKemHeader = 12,
     /// An RCCA transformed header: (C, e(g,g)^{αs/z}).
-    RccaTransformed = 13,
+    RccaTransformedKemHeader = 13,
     /// An RCCA retrieval key: z and e(g,g)^α for the final check.
-    RccaRetrievalKey = 14,
+    RetrievalKey = 14,
     /// A BLS signing key (secret): x and PK.
     SigningKey = 15,
     /// A BLS verifying key (public): PK.
@@ -72,18 +72,18 @@ impl ObjectKind {
         Some(match v {
             1 => PublicKey,
             2 => MasterKey,
-            3 => UserKey,
-            4 => TransformKey,
-            5 => RetrievalKey,
-            6 => Header,
-            7 => TransformedHeader,
-            8 => Ciphertext,
-            9 => TransformedCiphertext,
-            10 => CcaHeader,
-            11 => CcaUserKey,
-            12 => RccaHeader,
-            13 => RccaTransformed,
-            14 => RccaRetrievalKey,
+            3 => SchemeUserKey,
+            4 => TransformationKey,
+            5 => CpaRetrievalKey,
+            6 => KemHeader,
+            7 => TransformedKemHeader,
+            8 => EncryptedFile,
+            9 => TransformedFile,
+            10 => CcaKemHeader,
+            11 => UserKey,
+            12 => RccaKemHeader,
+            13 => RccaTransformedKemHeader,
+            14 => RetrievalKey,
             15 => SigningKey,
             16 => VerifyingKey,
             17 => ProtectedKey,
@@ -96,18 +96,18 @@ impl ObjectKind {
         match self {
             PublicKey => "public key",
             MasterKey => "master key",
+            SchemeUserKey => "user decryption key",
+            TransformationKey => "transformation key (for a decryption proxy)",
+            CpaRetrievalKey => "retrieval key (finishes outsourced decryption)",
+            KemHeader => "KEM header",
+            TransformedKemHeader => "transformed KEM header",
+            EncryptedFile => "ciphertext",
+            TransformedFile => "transformed ciphertext (partially decrypted by a proxy)",
+            CcaKemHeader => "CCA-secure KEM header",
             UserKey => "user decryption key",
-            TransformKey => "transformation key (for a decryption proxy)",
-            RetrievalKey => "retrieval key (finishes outsourced decryption)",
-            Header => "KEM header",
-            TransformedHeader => "transformed KEM header",
-            Ciphertext => "ciphertext",
-            TransformedCiphertext => "transformed ciphertext (partially decrypted by a proxy)",
-            CcaHeader => "CCA-secure KEM header",
-            CcaUserKey => "user decryption key",
-            RccaHeader => "RCCA-secure (outsourceable) KEM header",
-            RccaTransformed => "RCCA transformed KEM header",
-            RccaRetrievalKey => "retrieval key (finishes outsourced decryption, checks the proxy)",
+            RccaKemHeader => "RCCA-secure (outsourceable) KEM header",
+            RccaTransformedKemHeader => "RCCA transformed KEM header",
+            RetrievalKey => "retrieval key (finishes outsourced decryption, checks the proxy)",
             SigningKey => "signing key (BLS)",
             VerifyingKey => "signature verifying key (BLS)",
             ProtectedKey => "passphrase-protected key",
@@ -121,17 +121,17 @@ impl ObjectKind {
     pub fn is_secret_key(self) -> bool {
         use ObjectKind::*;
         match self {
-            MasterKey | UserKey | TransformKey | RetrievalKey | CcaUserKey | RccaRetrievalKey
-            | SigningKey => true,
+            MasterKey | SchemeUserKey | TransformationKey | CpaRetrievalKey | UserKey
+            | RetrievalKey | SigningKey => true,
             PublicKey
             | VerifyingKey
-            | Header
-            | TransformedHeader
-            | Ciphertext
-            | TransformedCiphertext
-            | CcaHeader
-            | RccaHeader
-            | RccaTransformed => false,
+            | KemHeader
+            | TransformedKemHeader
+            | EncryptedFile
+            | TransformedFile
+            | CcaKemHeader
+            | RccaKemHeader
+            | RccaTransformedKemHeader => false,
             // Secret, but already protected: never nested.
             ProtectedKey => false,
         }
@@ -544,7 +544,7 @@ mod tests {
     #[test]
     fn preamble_round_trip_and_errors() {
         let p = Preamble {
-            kind: ObjectKind::UserKey,
+            kind: ObjectKind::SchemeUserKey,
             scheme: SchemeId::Waters11,
             curve: CurveId::Bn254,
         };

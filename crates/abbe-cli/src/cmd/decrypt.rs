@@ -87,31 +87,31 @@ pub fn run(args: Args) -> Result<()> {
     let (kpre, kbytes) = read_object(
         &key,
         &[
-            ObjectKind::CcaUserKey,
             ObjectKind::UserKey,
-            ObjectKind::RccaRetrievalKey,
+            ObjectKind::SchemeUserKey,
             ObjectKind::RetrievalKey,
+            ObjectKind::CpaRetrievalKey,
         ],
     )?;
     let mut reader = io::open_ciphertext(input.as_ref(), "decrypting")?;
     let head = envelope::read_head(&mut reader)?;
     let hpre = Preamble::parse(&head.header)?;
     check_same_setup(&kpre, &hpre, "key")?;
-    if head.preamble.kind == ObjectKind::Ciphertext {
+    if head.preamble.kind == ObjectKind::EncryptedFile {
         check_expected_header(&head.header, &expect)?;
     }
     let session = match (head.preamble.kind, kpre.kind) {
-            (ObjectKind::Ciphertext, ObjectKind::CcaUserKey | ObjectKind::UserKey) => {
-                if hpre.kind == ObjectKind::RccaHeader {
+            (ObjectKind::EncryptedFile, ObjectKind::UserKey | ObjectKind::SchemeUserKey) => {
+                if hpre.kind == ObjectKind::RccaKemHeader {
                     outsourcing_scheme!(kpre, K => ops::decrypt_rcca::<K>(&kbytes, &head.header))?
                 } else {
                     any_scheme!(kpre, K => ops::decrypt::<K>(&kbytes, &head.header, allow_cpa))?
                 }
             }
-            (ObjectKind::TransformedCiphertext, ObjectKind::RccaRetrievalKey) => {
+            (ObjectKind::TransformedFile, ObjectKind::RetrievalKey) => {
                 abbe::outsource::decrypt_transformed_bytes(&kbytes, &head.header, &expect)?
             }
-            (ObjectKind::TransformedCiphertext, _) => {
+            (ObjectKind::TransformedFile, _) => {
                 return Err(CliError::Invalid(
                     "this is a transformed ciphertext: decrypt it with the retrieval key (--key alice.rk)".into(),
                 ))

@@ -101,7 +101,7 @@ pub fn run(args: Args) -> Result<()> {
     let (reader, len) = io::open_input_len(input.as_ref())?;
     let reader = progress::reading(reader, len, "encrypting");
     io::with_output(output.as_ref(), io::Secrecy::Public, |w| {
-        io::maybe_armored(w, armor, ObjectKind::Ciphertext, |w| {
+        io::maybe_armored(w, armor, ObjectKind::EncryptedFile, |w| {
             let options = envelope::SealOptions {
                 aead: None,
                 signer: signer.as_ref(),

@@ -27,10 +27,10 @@ pub fn run(args: Args) -> Result<()> {
         output,
         input,
     } = args;
-    let (pre, bytes) = read_object(&tk, &[ObjectKind::TransformKey])?;
+    let (pre, bytes) = read_object(&tk, &[ObjectKind::TransformationKey])?;
     let mut reader = io::open_ciphertext(input.as_ref(), "transforming")?;
     let head = envelope::read_head(&mut reader)?;
-    if head.preamble.kind != ObjectKind::Ciphertext {
+    if head.preamble.kind != ObjectKind::EncryptedFile {
         return Err(CliError::Invalid(
             "this ciphertext is already transformed".into(),
         ));
@@ -39,7 +39,7 @@ pub fn run(args: Args) -> Result<()> {
     check_same_setup(&pre, &hpre, "transformation key")?;
     let transformed = abbe::outsource::transform_bytes(&bytes, &head.header)?;
     io::with_output(output.as_ref(), io::Secrecy::Public, |w| {
-        io::maybe_armored(w, armor, ObjectKind::TransformedCiphertext, |w| {
+        io::maybe_armored(w, armor, ObjectKind::TransformedFile, |w| {
             envelope::write_transformed(&head, &transformed, reader, w)?;
             Ok(())
         })

@@ -31,7 +31,7 @@ pub fn run(args: Args) -> Result<()> {
         armor,
         passphrase,
     } = args;
-    let (pre, bytes) = read_object(&key, &[ObjectKind::CcaUserKey])?;
+    let (pre, bytes) = read_object(&key, &[ObjectKind::UserKey])?;
     let rk_out = keyfile::KeyOut::new(armor, passphrase, &rk.display().to_string())?;
     let (tkb, rkb) = outsourcing_scheme!(pre, K => ops::transform_key::<K>(&bytes))?;
     let (tkb, rkb) = (zeroize::Zeroizing::new(tkb), zeroize::Zeroizing::new(rkb));

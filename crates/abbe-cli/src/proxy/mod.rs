@@ -282,7 +282,7 @@ pub fn run(cmd: ProxyCommand) -> Result<()> {
             token_file,
             proxy_ca,
         } => {
-            let (_, bytes) = read_object(&tk, &[ObjectKind::TransformKey])?;
+            let (_, bytes) = read_object(&tk, &[ObjectKind::TransformationKey])?;
             let client = client(&proxy, token_file.as_deref(), proxy_ca.as_deref())?;
             println!("{}", client.register(&bytes)?);
             Ok(())
@@ -315,7 +315,7 @@ pub fn decrypt(
 ) -> Result<()> {
     let (kpre, rk) = read_object(
         key,
-        &[ObjectKind::RccaRetrievalKey, ObjectKind::RetrievalKey],
+        &[ObjectKind::RetrievalKey, ObjectKind::CpaRetrievalKey],
     )
     .map_err(|e| match e {
         CliError::Invalid(m) => CliError::Invalid(format!(
@@ -325,7 +325,7 @@ pub fn decrypt(
     })?;
     let mut reader = io::open_ciphertext(input.as_ref(), "decrypting")?;
     let head = envelope::read_head(&mut reader)?;
-    if head.preamble.kind != ObjectKind::Ciphertext {
+    if head.preamble.kind != ObjectKind::EncryptedFile {
         return Err(CliError::Invalid(
             "this ciphertext is already transformed: decrypt it without --proxy".into(),
         ));
@@ -344,14 +344,14 @@ pub fn decrypt(
                 header_id: Some(id),
                 ..*expect
             };
-            (ObjectKind::RccaTransformed, expect)
+            (ObjectKind::RccaTransformedKemHeader, expect)
         }
         abbe::outsource::Mode::Cpa if !expect.allow_cpa => {
             return Err(CliError::Invalid(abbe::outsource::cpa_refused(
                 "CPA ciphertext (encrypted with --mode cpa)",
             )))
         }
-        abbe::outsource::Mode::Cpa => (ObjectKind::TransformedHeader, *expect),
+        abbe::outsource::Mode::Cpa => (ObjectKind::TransformedKemHeader, *expect),
     };
     let transformed = client.transform(id, &head.header)?;
     let tpre = Preamble::parse(&transformed).map_err(|e| {

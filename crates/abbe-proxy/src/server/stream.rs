@@ -113,7 +113,7 @@ pub(super) async fn read_pushed(
             };
             let pre = Preamble::parse(&buf)
                 .map_err(|e| invalid(format!("not an abbe ciphertext: {e}")))?;
-            if pre.kind != ObjectKind::Ciphertext {
+            if pre.kind != ObjectKind::EncryptedFile {
                 break false;
             }
             match file_head_len(&buf) {

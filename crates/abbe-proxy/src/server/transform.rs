@@ -55,7 +55,7 @@ pub(super) fn transform_input(
     let pre = Preamble::parse(input)
         .map_err(|e| ApiError::bad(format!("not an abbe ciphertext: {e}")))?;
     match pre.kind {
-        ObjectKind::Ciphertext => {
+        ObjectKind::EncryptedFile => {
             let mut cur: &[u8] = input;
             let head = envelope::read_head(&mut cur)
                 .map_err(|e| ApiError::bad(format!("corrupt ciphertext: {e}")))?;
@@ -65,9 +65,9 @@ pub(super) fn transform_input(
                 payload: input.slice(consumed..),
             })
         }
-        ObjectKind::TransformedCiphertext
-        | ObjectKind::TransformedHeader
-        | ObjectKind::RccaTransformed => {
+        ObjectKind::TransformedFile
+        | ObjectKind::TransformedKemHeader
+        | ObjectKind::RccaTransformedKemHeader => {
             Err(ApiError::bad("this ciphertext is already transformed"))
         }
         _ => Ok(Output::Header(tk.transform(input)?)),
@@ -124,8 +124,8 @@ pub(super) async fn run_transform(
 /// "cpa", "rcca" or "invalid", for the metrics, from a KEM header's kind.
 pub(super) fn header_mode(kind: Option<ObjectKind>) -> &'static str {
     match kind {
-        Some(ObjectKind::Header) => "cpa",
-        Some(ObjectKind::RccaHeader) => "rcca",
+        Some(ObjectKind::KemHeader) => "cpa",
+        Some(ObjectKind::RccaKemHeader) => "rcca",
         _ => "invalid",
     }
 }
@@ -133,7 +133,7 @@ pub(super) fn header_mode(kind: Option<ObjectKind>) -> &'static str {
 /// "cpa", "rcca" or "invalid", for the metrics, from an object's bytes.
 pub(super) fn mode_of(input: &[u8]) -> &'static str {
     let header_kind = match Preamble::parse(input) {
-        Ok(p) if p.kind == ObjectKind::Ciphertext => {
+        Ok(p) if p.kind == ObjectKind::EncryptedFile => {
             // The KEM header's preamble follows the file preamble and length.
             input
                 .get(PREAMBLE_LEN + 4..)

@@ -335,7 +335,7 @@ impl<C: Curve> UserKey<C> {
     }
 
     pub fn to_bytes(&self) -> Vec<u8> {
-        let mut w = Writer::new(preamble::<C>(ObjectKind::UserKey));
+        let mut w = Writer::new(preamble::<C>(ObjectKind::SchemeUserKey));
         w.raw(&self.setup_id);
         w.str(&self.set.display_attrs().join(", "));
         w.point(&self.d);
@@ -347,7 +347,7 @@ impl<C: Curve> UserKey<C> {
     }
 
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, WireError> {
-        let mut r = open::<C>(bytes, ObjectKind::UserKey)?;
+        let mut r = open::<C>(bytes, ObjectKind::SchemeUserKey)?;
         let setup_id = r.array("setup id")?;
         let text = r.str("attribute list")?;
         let set = AttributeSet::parse(text).map_err(|e| WireError::Invalid {
@@ -459,7 +459,7 @@ impl<C: Curve> Header<C> {
         self.rows.len()
     }
     pub fn to_bytes(&self) -> Vec<u8> {
-        let mut w = Writer::new(preamble::<C>(ObjectKind::Header));
+        let mut w = Writer::new(preamble::<C>(ObjectKind::KemHeader));
         w.raw(&self.setup_id)
             .str(&self.policy.to_string())
             .point(&self.c);
@@ -470,7 +470,7 @@ impl<C: Curve> Header<C> {
         w.finish()
     }
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, WireError> {
-        let mut r = open::<C>(bytes, ObjectKind::Header)?;
+        let mut r = open::<C>(bytes, ObjectKind::KemHeader)?;
         let setup_id = r.array("setup id")?;
         let text = r.str("policy")?;
         let policy = Policy::parse(text).map_err(|e| WireError::Invalid {

@@ -203,12 +203,12 @@ impl<K: Kem> Kem for Cca<K> {
 
 impl<K: Kem> Encoded for CcaKey<K> {
     fn to_bytes(&self) -> Vec<u8> {
-        let mut w = Writer::new(Preamble::new(ObjectKind::CcaUserKey, K::SCHEME, K::CURVE));
+        let mut w = Writer::new(Preamble::new(ObjectKind::UserKey, K::SCHEME, K::CURVE));
         w.bytes(&self.key.to_bytes()).bytes(&self.pk.to_bytes());
         w.finish()
     }
     fn from_bytes(bytes: &[u8]) -> Result<Self, WireError> {
-        let mut r = Reader::open_for(bytes, ObjectKind::CcaUserKey, K::SCHEME, K::CURVE)?;
+        let mut r = Reader::open_for(bytes, ObjectKind::UserKey, K::SCHEME, K::CURVE)?;
         let mut key = K::UserKey::from_bytes(r.nested("user key")?)?;
         let pk = K::PublicKey::from_bytes(r.nested("public key")?)?;
         r.finish()?;
@@ -219,12 +219,12 @@ impl<K: Kem> Encoded for CcaKey<K> {
 
 impl<K: Kem> Encoded for CcaHeader<K> {
     fn to_bytes(&self) -> Vec<u8> {
-        let mut w = Writer::new(Preamble::new(ObjectKind::CcaHeader, K::SCHEME, K::CURVE));
+        let mut w = Writer::new(Preamble::new(ObjectKind::CcaKemHeader, K::SCHEME, K::CURVE));
         w.bytes(&self.inner_bytes).raw(&self.masked);
         w.finish()
     }
     fn from_bytes(bytes: &[u8]) -> Result<Self, WireError> {
-        let mut r = Reader::open_for(bytes, ObjectKind::CcaHeader, K::SCHEME, K::CURVE)?;
+        let mut r = Reader::open_for(bytes, ObjectKind::CcaKemHeader, K::SCHEME, K::CURVE)?;
         let inner_bytes = r.nested("header")?.to_vec();
         let inner = K::Header::from_bytes(&inner_bytes)?;
         let masked = r.array("masked seed")?;

@@ -607,7 +607,7 @@ impl<C: Curve> UserKey<C> {
     }
 
     pub fn to_bytes(&self) -> Vec<u8> {
-        let mut w = Writer::new(preamble::<C, Cp>(ObjectKind::UserKey));
+        let mut w = Writer::new(preamble::<C, Cp>(ObjectKind::SchemeUserKey));
         w.raw(&self.setup_id);
         w.str(&self.set.display_attrs().join(", "));
         write3(&mut w, &self.sk0);
@@ -621,7 +621,7 @@ impl<C: Curve> UserKey<C> {
     }
 
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, WireError> {
-        let mut r = Reader::open_for(bytes, ObjectKind::UserKey, SchemeId::FameCp, C::ID)?;
+        let mut r = Reader::open_for(bytes, ObjectKind::SchemeUserKey, SchemeId::FameCp, C::ID)?;
         let setup_id = r.array("setup id")?;
         let text = r.str("attribute list")?;
         let set =
@@ -679,7 +679,7 @@ impl<C: Curve> Header<C> {
     }
 
     pub fn to_bytes(&self) -> Vec<u8> {
-        let mut w = Writer::new(preamble::<C, Cp>(ObjectKind::Header));
+        let mut w = Writer::new(preamble::<C, Cp>(ObjectKind::KemHeader));
         w.raw(&self.setup_id).str(&self.policy.to_string());
         write3(&mut w, &self.ct0);
         w.u32(self.rows.len() as u32);
@@ -690,7 +690,7 @@ impl<C: Curve> Header<C> {
     }
 
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, WireError> {
-        let mut r = Reader::open_for(bytes, ObjectKind::Header, SchemeId::FameCp, C::ID)?;
+        let mut r = Reader::open_for(bytes, ObjectKind::KemHeader, SchemeId::FameCp, C::ID)?;
         let setup_id = r.array("setup id")?;
         let text = r.str("policy")?;
         let policy = Policy::parse(text).map_err(|e| invalid("policy", e.to_string()))?;

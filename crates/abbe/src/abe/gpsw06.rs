@@ -421,20 +421,20 @@ macro_rules! key_codec {
         }
     };
 }
-key_codec!(UserKey, ObjectKind::UserKey);
-key_codec!(TransformKey, ObjectKind::TransformKey);
+key_codec!(UserKey, ObjectKind::SchemeUserKey);
+key_codec!(TransformKey, ObjectKind::TransformationKey);
 
 impl<C: Curve> RetrievalKey<C> {
     pub fn setup_id(&self) -> [u8; 16] {
         self.setup_id
     }
     pub fn to_bytes(&self) -> Vec<u8> {
-        let mut w = Writer::new(preamble::<C>(ObjectKind::RetrievalKey));
+        let mut w = Writer::new(preamble::<C>(ObjectKind::CpaRetrievalKey));
         w.raw(&self.setup_id).scalar(&self.z);
         w.finish()
     }
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, WireError> {
-        let mut r = Reader::open_for(bytes, ObjectKind::RetrievalKey, SCHEME, C::ID)?;
+        let mut r = Reader::open_for(bytes, ObjectKind::CpaRetrievalKey, SCHEME, C::ID)?;
         let setup_id = r.array("setup id")?;
         let z: C::Scalar = r.scalar("z")?;
         r.finish()?;
@@ -468,7 +468,7 @@ impl<C: Curve> Header<C> {
     /// The encoding: setup id, the attribute list as written, C', then the
     /// C_x in the (sorted) order of the expanded attributes.
     pub fn to_bytes(&self) -> Vec<u8> {
-        let mut w = Writer::new(preamble::<C>(ObjectKind::Header));
+        let mut w = Writer::new(preamble::<C>(ObjectKind::KemHeader));
         w.raw(&self.setup_id)
             .str(&self.set.display_attrs().join(", "))
             .point(&self.c_prime);
@@ -479,7 +479,7 @@ impl<C: Curve> Header<C> {
         w.finish()
     }
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, WireError> {
-        let mut r = Reader::open_for(bytes, ObjectKind::Header, SCHEME, C::ID)?;
+        let mut r = Reader::open_for(bytes, ObjectKind::KemHeader, SCHEME, C::ID)?;
         let setup_id = r.array("setup id")?;
         let set = read_attributes(&mut r)?;
         let c_prime = r.point("C'")?;
@@ -528,12 +528,12 @@ pub struct Transformed<C: Curve> {
 
 impl<C: Curve> Transformed<C> {
     pub fn to_bytes(&self) -> Vec<u8> {
-        let mut w = Writer::new(preamble::<C>(ObjectKind::TransformedHeader));
+        let mut w = Writer::new(preamble::<C>(ObjectKind::TransformedKemHeader));
         w.raw(&self.setup_id).gt(&self.t);
         w.finish()
     }
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, WireError> {
-        let mut r = Reader::open_for(bytes, ObjectKind::TransformedHeader, SCHEME, C::ID)?;
+        let mut r = Reader::open_for(bytes, ObjectKind::TransformedKemHeader, SCHEME, C::ID)?;
         let setup_id = r.array("setup id")?;
         let t = r.gt("T")?;
         r.finish()?;

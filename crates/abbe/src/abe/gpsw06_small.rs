@@ -390,7 +390,7 @@ impl<C: Curve> UserKey<C> {
         }
     }
     pub fn to_bytes(&self) -> Vec<u8> {
-        let mut w = Writer::new(preamble::<C>(ObjectKind::UserKey));
+        let mut w = Writer::new(preamble::<C>(ObjectKind::SchemeUserKey));
         w.raw(&self.setup_id).str(&self.policy.to_string());
         w.u32(self.rows.len() as u32);
         for (d, _) in &self.rows {
@@ -399,7 +399,7 @@ impl<C: Curve> UserKey<C> {
         w.finish()
     }
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, WireError> {
-        let mut r = Reader::open_for(bytes, ObjectKind::UserKey, SCHEME, C::ID)?;
+        let mut r = Reader::open_for(bytes, ObjectKind::SchemeUserKey, SCHEME, C::ID)?;
         let setup_id = r.array("setup id")?;
         let text = r.str("policy")?;
         let policy = Policy::parse(text).map_err(|e| WireError::Invalid {
@@ -483,7 +483,7 @@ impl<C: Curve> Header<C> {
     /// The encoding: setup id, the attribute list as written, then the E_i
     /// in the (sorted) order of the expanded attributes.
     pub fn to_bytes(&self) -> Vec<u8> {
-        let mut w = Writer::new(preamble::<C>(ObjectKind::Header));
+        let mut w = Writer::new(preamble::<C>(ObjectKind::KemHeader));
         w.raw(&self.setup_id)
             .str(&self.set.display_attrs().join(", "));
         w.u32(self.ex.len() as u32);
@@ -493,7 +493,7 @@ impl<C: Curve> Header<C> {
         w.finish()
     }
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, WireError> {
-        let mut r = Reader::open_for(bytes, ObjectKind::Header, SCHEME, C::ID)?;
+        let mut r = Reader::open_for(bytes, ObjectKind::KemHeader, SCHEME, C::ID)?;
         let setup_id = r.array("setup id")?;
         let text = r.str("attribute list")?;
         let set = AttributeSet::parse(text).map_err(|e| WireError::Invalid {

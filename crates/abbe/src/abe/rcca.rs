@@ -213,12 +213,16 @@ impl<K: BlindedKem> Outsourcing for Rcca<K> {
 
 impl<K: BlindedKem> Encoded for RccaHeader<K> {
     fn to_bytes(&self) -> Vec<u8> {
-        let mut w = Writer::new(Preamble::new(ObjectKind::RccaHeader, K::SCHEME, K::CURVE));
+        let mut w = Writer::new(Preamble::new(
+            ObjectKind::RccaKemHeader,
+            K::SCHEME,
+            K::CURVE,
+        ));
         w.gt(&self.c).bytes(&self.inner_bytes);
         w.finish()
     }
     fn from_bytes(bytes: &[u8]) -> Result<Self, WireError> {
-        let mut r = Reader::open_for(bytes, ObjectKind::RccaHeader, K::SCHEME, K::CURVE)?;
+        let mut r = Reader::open_for(bytes, ObjectKind::RccaKemHeader, K::SCHEME, K::CURVE)?;
         let c = r.gt("C")?;
         let inner_bytes = r.nested("header")?.to_vec();
         let inner = K::Header::from_bytes(&inner_bytes)?;
@@ -234,7 +238,7 @@ impl<K: BlindedKem> Encoded for RccaHeader<K> {
 impl<K: BlindedKem> Encoded for RccaTransformed<K> {
     fn to_bytes(&self) -> Vec<u8> {
         let mut w = Writer::new(Preamble::new(
-            ObjectKind::RccaTransformed,
+            ObjectKind::RccaTransformedKemHeader,
             K::SCHEME,
             K::CURVE,
         ));
@@ -242,7 +246,12 @@ impl<K: BlindedKem> Encoded for RccaTransformed<K> {
         w.finish()
     }
     fn from_bytes(bytes: &[u8]) -> Result<Self, WireError> {
-        let mut r = Reader::open_for(bytes, ObjectKind::RccaTransformed, K::SCHEME, K::CURVE)?;
+        let mut r = Reader::open_for(
+            bytes,
+            ObjectKind::RccaTransformedKemHeader,
+            K::SCHEME,
+            K::CURVE,
+        )?;
         let c = r.gt("C")?;
         let t = r.gt("T")?;
         r.finish()?;
@@ -256,16 +265,12 @@ impl<K: BlindedKem> Encoded for RccaTransformed<K> {
 
 impl<K: BlindedKem> Encoded for RccaRetrievalKey<K> {
     fn to_bytes(&self) -> Vec<u8> {
-        let mut w = Writer::new(Preamble::new(
-            ObjectKind::RccaRetrievalKey,
-            K::SCHEME,
-            K::CURVE,
-        ));
+        let mut w = Writer::new(Preamble::new(ObjectKind::RetrievalKey, K::SCHEME, K::CURVE));
         w.bytes(&self.inner.to_bytes()).gt(&self.y);
         w.finish()
     }
     fn from_bytes(bytes: &[u8]) -> Result<Self, WireError> {
-        let mut r = Reader::open_for(bytes, ObjectKind::RccaRetrievalKey, K::SCHEME, K::CURVE)?;
+        let mut r = Reader::open_for(bytes, ObjectKind::RetrievalKey, K::SCHEME, K::CURVE)?;
         let inner = K::RetrievalKey::from_bytes(r.nested("retrieval key")?)?;
         let y = r.gt("Y")?;
         r.finish()?;

@@ -407,20 +407,20 @@ macro_rules! key_codec {
         }
     };
 }
-key_codec!(UserKey, ObjectKind::UserKey);
-key_codec!(TransformKey, ObjectKind::TransformKey);
+key_codec!(UserKey, ObjectKind::SchemeUserKey);
+key_codec!(TransformKey, ObjectKind::TransformationKey);
 
 impl<C: Curve> RetrievalKey<C> {
     pub fn setup_id(&self) -> [u8; 16] {
         self.setup_id
     }
     pub fn to_bytes(&self) -> Vec<u8> {
-        let mut w = Writer::new(preamble::<C>(ObjectKind::RetrievalKey));
+        let mut w = Writer::new(preamble::<C>(ObjectKind::CpaRetrievalKey));
         w.raw(&self.setup_id).scalar(&self.z);
         w.finish()
     }
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, WireError> {
-        let (pre, mut r) = Reader::open(bytes, ObjectKind::RetrievalKey)?;
+        let (pre, mut r) = Reader::open(bytes, ObjectKind::CpaRetrievalKey)?;
         check_preamble::<C>(&pre)?;
         let setup_id = r.array("setup id")?;
         let z: C::Scalar = r.scalar("z")?;
@@ -455,7 +455,7 @@ impl<C: Curve> Header<C> {
         self.rows.len()
     }
     pub fn to_bytes(&self) -> Vec<u8> {
-        let mut w = Writer::new(preamble::<C>(ObjectKind::Header));
+        let mut w = Writer::new(preamble::<C>(ObjectKind::KemHeader));
         w.raw(&self.setup_id)
             .str(&self.policy.to_string())
             .point(&self.c_prime);
@@ -466,7 +466,7 @@ impl<C: Curve> Header<C> {
         w.finish()
     }
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, WireError> {
-        let (pre, mut r) = Reader::open(bytes, ObjectKind::Header)?;
+        let (pre, mut r) = Reader::open(bytes, ObjectKind::KemHeader)?;
         check_preamble::<C>(&pre)?;
         let setup_id = r.array("setup id")?;
         let text = r.str("policy")?;
@@ -517,12 +517,12 @@ pub struct Transformed<C: Curve> {
 
 impl<C: Curve> Transformed<C> {
     pub fn to_bytes(&self) -> Vec<u8> {
-        let mut w = Writer::new(preamble::<C>(ObjectKind::TransformedHeader));
+        let mut w = Writer::new(preamble::<C>(ObjectKind::TransformedKemHeader));
         w.raw(&self.setup_id).gt(&self.t);
         w.finish()
     }
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, WireError> {
-        let (pre, mut r) = Reader::open(bytes, ObjectKind::TransformedHeader)?;
+        let (pre, mut r) = Reader::open(bytes, ObjectKind::TransformedKemHeader)?;
         check_preamble::<C>(&pre)?;
         let setup_id = r.array("setup id")?;
         let t = r.gt("T")?;

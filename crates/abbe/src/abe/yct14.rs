@@ -330,7 +330,7 @@ impl<C: Curve> UserKey<C> {
     }
 
     pub fn to_bytes(&self) -> Vec<u8> {
-        let mut w = Writer::new(preamble::<C>(ObjectKind::UserKey));
+        let mut w = Writer::new(preamble::<C>(ObjectKind::SchemeUserKey));
         w.raw(&self.setup_id).str(&self.policy.to_string());
         w.u32(self.d.len() as u32);
         for d in &self.d {
@@ -340,7 +340,7 @@ impl<C: Curve> UserKey<C> {
     }
 
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, WireError> {
-        let mut r = Reader::open_for(bytes, ObjectKind::UserKey, SchemeId::Yct14, C::ID)?;
+        let mut r = Reader::open_for(bytes, ObjectKind::SchemeUserKey, SchemeId::Yct14, C::ID)?;
         let setup_id = r.array("setup id")?;
         let (policy, tree) = parse_policy(r.str("policy")?)?;
         let n = r.count("key components", MAX_ITEMS)?;
@@ -383,7 +383,7 @@ impl<C: Curve> Header<C> {
     }
 
     pub fn to_bytes(&self) -> Vec<u8> {
-        let mut w = Writer::new(preamble::<C>(ObjectKind::Header));
+        let mut w = Writer::new(preamble::<C>(ObjectKind::KemHeader));
         w.raw(&self.setup_id)
             .str(&self.set.display_attrs().join(", "));
         w.u32(self.c.len() as u32);
@@ -394,7 +394,7 @@ impl<C: Curve> Header<C> {
     }
 
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, WireError> {
-        let mut r = Reader::open_for(bytes, ObjectKind::Header, SchemeId::Yct14, C::ID)?;
+        let mut r = Reader::open_for(bytes, ObjectKind::KemHeader, SchemeId::Yct14, C::ID)?;
         let setup_id = r.array("setup id")?;
         let set = AttributeSet::parse(r.str("attribute set")?).map_err(|e| WireError::Invalid {
             what: "attribute set",

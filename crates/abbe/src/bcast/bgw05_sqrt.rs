@@ -325,12 +325,12 @@ impl<C: Curve> UserKey<C> {
         8 + 16 + 4 + 4 + C::G1::COMPRESSED_BYTES
     }
     pub fn to_bytes(&self) -> Vec<u8> {
-        let mut w = Writer::new(preamble::<C>(ObjectKind::UserKey));
+        let mut w = Writer::new(preamble::<C>(ObjectKind::SchemeUserKey));
         w.raw(&self.setup_id).u32(self.n).u32(self.i).point(&self.d);
         w.finish()
     }
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, WireError> {
-        let mut r = Reader::open_for(bytes, ObjectKind::UserKey, SCHEME, C::ID)?;
+        let mut r = Reader::open_for(bytes, ObjectKind::SchemeUserKey, SCHEME, C::ID)?;
         let setup_id = r.array("setup id")?;
         let n = r.u32("number of users")?;
         let i = r.u32("user index")?;
@@ -376,7 +376,7 @@ impl<C: Curve> Header<C> {
         self
     }
     pub fn to_bytes(&self) -> Vec<u8> {
-        let mut w = Writer::new(preamble::<C>(ObjectKind::Header));
+        let mut w = Writer::new(preamble::<C>(ObjectKind::KemHeader));
         w.raw(&self.setup_id).u32(self.n);
         self.set.encode(&mut w);
         w.point(&self.c0);
@@ -386,7 +386,7 @@ impl<C: Curve> Header<C> {
         w.finish()
     }
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, WireError> {
-        let mut r = Reader::open_for(bytes, ObjectKind::Header, SCHEME, C::ID)?;
+        let mut r = Reader::open_for(bytes, ObjectKind::KemHeader, SCHEME, C::ID)?;
         let setup_id = r.array("setup id")?;
         let n = r.u32("number of users")?;
         check_n(n).map_err(|e| WireError::Invalid {

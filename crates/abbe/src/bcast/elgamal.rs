@@ -348,7 +348,7 @@ impl UserKey {
 
 impl Encoded for UserKey {
     fn to_bytes(&self) -> Vec<u8> {
-        let mut w = Writer::new(preamble(ObjectKind::UserKey));
+        let mut w = Writer::new(preamble(ObjectKind::SchemeUserKey));
         w.raw(&self.setup_id)
             .u32(self.n)
             .u32(self.i)
@@ -356,7 +356,7 @@ impl Encoded for UserKey {
         w.finish()
     }
     fn from_bytes(bytes: &[u8]) -> Result<Self, WireError> {
-        let mut r = Reader::open_for(bytes, ObjectKind::UserKey, SCHEME, CURVE)?;
+        let mut r = Reader::open_for(bytes, ObjectKind::SchemeUserKey, SCHEME, CURVE)?;
         let setup_id = r.array("setup id")?;
         let n = r.u32("number of users")?;
         let i = r.u32("user index")?;
@@ -404,7 +404,7 @@ impl Header {
 
 impl Encoded for Header {
     fn to_bytes(&self) -> Vec<u8> {
-        let mut w = Writer::new(preamble(ObjectKind::Header));
+        let mut w = Writer::new(preamble(ObjectKind::KemHeader));
         w.raw(&self.setup_id).u32(self.n);
         self.set.encode(&mut w);
         let mut out = w.finish();
@@ -420,7 +420,7 @@ impl Encoded for Header {
         out
     }
     fn from_bytes(bytes: &[u8]) -> Result<Self, WireError> {
-        let mut r = Reader::open_for(bytes, ObjectKind::Header, SCHEME, CURVE)?;
+        let mut r = Reader::open_for(bytes, ObjectKind::KemHeader, SCHEME, CURVE)?;
         let setup_id = r.array("setup id")?;
         let n = r.u32("number of users")?;
         check_n(n).map_err(|e| WireError::Invalid {

@@ -328,7 +328,7 @@ impl<C: Curve> UserKey<C> {
             .get_or_init(|| self.dd.iter().map(|d| C::prepare(d)).collect())
     }
     pub fn to_bytes(&self) -> Vec<u8> {
-        let mut w = Writer::new(preamble::<C>(ObjectKind::UserKey));
+        let mut w = Writer::new(preamble::<C>(ObjectKind::SchemeUserKey));
         w.raw(&self.setup_id).u32(self.n).u32(self.i);
         for d in &self.dd {
             w.point(d);
@@ -338,7 +338,7 @@ impl<C: Curve> UserKey<C> {
         out
     }
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, WireError> {
-        let mut r = Reader::open_for(bytes, ObjectKind::UserKey, SCHEME, C::ID)?;
+        let mut r = Reader::open_for(bytes, ObjectKind::SchemeUserKey, SCHEME, C::ID)?;
         let setup_id = r.array("setup id")?;
         let n = r.u32("number of users")?;
         let i = r.u32("user index")?;
@@ -395,7 +395,7 @@ impl<C: Curve> Header<C> {
         self
     }
     pub fn to_bytes(&self) -> Vec<u8> {
-        let mut w = Writer::new(preamble::<C>(ObjectKind::Header));
+        let mut w = Writer::new(preamble::<C>(ObjectKind::KemHeader));
         w.raw(&self.setup_id).u32(self.n);
         self.set.encode(&mut w);
         for c in &self.c {
@@ -405,7 +405,7 @@ impl<C: Curve> Header<C> {
         w.finish()
     }
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, WireError> {
-        let mut r = Reader::open_for(bytes, ObjectKind::Header, SCHEME, C::ID)?;
+        let mut r = Reader::open_for(bytes, ObjectKind::KemHeader, SCHEME, C::ID)?;
         let setup_id = r.array("setup id")?;
         let n = r.u32("number of users")?;
         check_n(n).map_err(|e| WireError::Invalid {

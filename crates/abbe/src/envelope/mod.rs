@@ -173,7 +173,7 @@ impl Head {
 /// Bytes of a head: preamble, header length and header, the carried digest
 /// of a transformed file, salt, and (from version 2) AEAD id and flags.
 fn encoded_head_len(kind: ObjectKind, version: u8, header: usize) -> usize {
-    let digest = if kind == ObjectKind::TransformedCiphertext {
+    let digest = if kind == ObjectKind::TransformedFile {
         32
     } else {
         0
@@ -192,7 +192,7 @@ pub fn header_digest(header: &[u8]) -> [u8; 32] {
 /// off a stream before parsing it with [`read_head`].
 pub fn head_len(prefix: &[u8]) -> Option<usize> {
     let pre = Preamble::parse(prefix).ok()?;
-    if pre.kind != ObjectKind::Ciphertext {
+    if pre.kind != ObjectKind::EncryptedFile {
         return None;
     }
     let len: [u8; 4] = prefix
@@ -220,7 +220,7 @@ pub fn read_head<R: Read>(input: &mut R) -> Result<Head, EnvelopeError> {
     let preamble = Preamble::parse(&pre)?;
     if !matches!(
         preamble.kind,
-        ObjectKind::Ciphertext | ObjectKind::TransformedCiphertext
+        ObjectKind::EncryptedFile | ObjectKind::TransformedFile
     ) {
         return Err(WireError::WrongKind {
             expected: "ciphertext",
@@ -250,7 +250,7 @@ pub fn read_head<R: Read>(input: &mut R) -> Result<Head, EnvelopeError> {
     if header.len() != len {
         return Err(WireError::Truncated("KEM header").into());
     }
-    let header_digest = if preamble.kind == ObjectKind::TransformedCiphertext {
+    let header_digest = if preamble.kind == ObjectKind::TransformedFile {
         let mut d = [0u8; 32];
         read_exact_or(input, &mut d, "header digest")?;
         d
@@ -294,7 +294,7 @@ fn write_head<W: Write>(head: &Head, output: &mut W) -> std::io::Result<()> {
     output.write_all(&pre)?;
     output.write_all(&(head.header.len() as u32).to_be_bytes())?;
     output.write_all(&head.header)?;
-    if head.preamble.kind == ObjectKind::TransformedCiphertext {
+    if head.preamble.kind == ObjectKind::TransformedFile {
         output.write_all(&head.header_digest)?;
     }
     output.write_all(&head.salt)?;
@@ -355,7 +355,7 @@ pub fn seal_with<R: Read, W: Write, G: RngCore + CryptoRng>(
     rng.fill_bytes(&mut salt);
     let head = Head {
         preamble: Preamble {
-            kind: ObjectKind::Ciphertext,
+            kind: ObjectKind::EncryptedFile,
             ..hp
         },
         version: FILE_FORMAT_VERSION,
@@ -831,7 +831,7 @@ pub fn write_transformed<R: Read, W: Write>(
     let hp = Preamble::parse(transformed_header)?;
     let out_head = Head {
         preamble: Preamble {
-            kind: ObjectKind::TransformedCiphertext,
+            kind: ObjectKind::TransformedFile,
             ..hp
         },
         header: transformed_header.to_vec(),
@@ -878,7 +878,7 @@ mod tests {
         write_transformed(&head, &t.to_bytes(), cur, &mut tfile).unwrap();
         let mut tcur = &tfile[..];
         let thead = read_head(&mut tcur).unwrap();
-        assert_eq!(thead.preamble.kind, ObjectKind::TransformedCiphertext);
+        assert_eq!(thead.preamble.kind, ObjectKind::TransformedFile);
         let tt = Transformed::<Bls12>::from_bytes(&thead.header).unwrap();
         let k2 = W::decrypt_transformed(&rk, &tt).unwrap();
         let mut out2 = Vec::new();
@@ -1043,7 +1043,7 @@ mod tests {
     #[test]
     fn million_recipient_headers_read_back() {
         let pre = Preamble::new(
-            ObjectKind::Header,
+            ObjectKind::KemHeader,
             crate::wire::SchemeId::ElGamalP256,
             CurveId::P256,
         );
@@ -1061,7 +1061,7 @@ mod tests {
         let hp = Preamble::parse(header).unwrap();
         Head {
             preamble: Preamble {
-                kind: ObjectKind::Ciphertext,
+                kind: ObjectKind::EncryptedFile,
                 ..hp
             },
             version: FILE_FORMAT_VERSION,
@@ -1188,7 +1188,7 @@ mod tests {
         // A version-1 file (AES-256-GCM, "abbe/v1/payload", no suite bytes).
         let hp = Preamble::parse(&header).unwrap();
         let mut v1 = hp.to_bytes();
-        v1[5] = ObjectKind::Ciphertext as u8;
+        v1[5] = ObjectKind::EncryptedFile as u8;
         let mut file = v1.to_vec();
         file.extend_from_slice(&(header.len() as u32).to_be_bytes());
         file.extend_from_slice(&header);
