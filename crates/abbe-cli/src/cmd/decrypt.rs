@@ -47,22 +47,22 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> Result<()> {
-    if let (Some(url), Some(id)) = (&args.proxy, &args.tk_id) {
-        let (url, id) = (url.clone(), id.clone());
-        let Args {
-            key,
-            proxy_ca,
-            token_file,
-            verify_with,
-            allow_cpa,
-            expect_header,
-            output,
-            input,
-            ..
-        } = args;
+    let Args {
+        key,
+        proxy: proxy_url,
+        tk_id,
+        proxy_ca,
+        token_file,
+        verify_with,
+        allow_cpa,
+        expect_header,
+        output,
+        input,
+    } = args;
+    let expect = expected(expect_header.as_deref(), allow_cpa)?;
+    let verify_with = verify_with.as_deref().map(read_verifying_key).transpose()?;
+    if let (Some(url), Some(id)) = (proxy_url, tk_id) {
         let client = proxy::client(&url, token_file.as_deref(), proxy_ca.as_deref())?;
-        let verify_with = verify_with.as_deref().map(read_verifying_key).transpose()?;
-        let expect = expected(expect_header.as_deref(), allow_cpa)?;
         return proxy::decrypt(
             &key,
             &client,
@@ -73,17 +73,6 @@ pub fn run(args: Args) -> Result<()> {
             input,
         );
     }
-    let Args {
-        key,
-        verify_with,
-        allow_cpa,
-        expect_header,
-        output,
-        input,
-        ..
-    } = args;
-    let expect = expected(expect_header.as_deref(), allow_cpa)?;
-    let verify_with = verify_with.as_deref().map(read_verifying_key).transpose()?;
     let (kpre, kbytes) = read_object(
         &key,
         &[
