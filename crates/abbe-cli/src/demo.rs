@@ -4,6 +4,7 @@ use crate::{curve_label, on_curve, CliError, Result};
 use abbe::abe::waters11::{self, Waters11};
 use abbe::curve::{Curve, CurveId};
 use abbe::envelope;
+use abbe::kem::Authority;
 use abbe::kem::{Kem, KemError, Outsourcing};
 use abbe::policy::{AttributeSet, Policy};
 use rand_core::OsRng;
@@ -38,7 +39,7 @@ fn demo<C: Curve>() -> Result<()> {
     say!("working in {}\n", dir.path().display());
 
     let t = Instant::now();
-    let (pk, mk) = Waters11::<C>::setup(&mut OsRng);
+    let (pk, mk) = Waters11::<C>::setup(&Default::default(), &mut OsRng).unwrap();
     say!(
         "1. setup                                   {:>10}   public key {} B",
         ms(t),

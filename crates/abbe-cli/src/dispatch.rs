@@ -3,7 +3,9 @@
 
 use crate::{CliError, Result};
 use abbe::curve::CurveId;
+use abbe::kem::Authority;
 use abbe::kem::KemError;
+use abbe::kem::Universe;
 use abbe::wire::{Preamble, SchemeId};
 use rand_core::OsRng;
 
@@ -186,7 +188,7 @@ pub(crate) fn small_universe_setup(
     }
     match pre.scheme {
         SchemeId::Gpsw06Small => on_curve!(pre.curve, C => pair(
-            Gpsw06Small::<C>::setup_with_universe(universe, &mut OsRng),
+            Gpsw06Small::<C>::setup(&Universe(universe.to_vec()), &mut OsRng),
         )),
         #[cfg(feature = "insecure-benchmark-only")]
         SchemeId::Yct14 => {
@@ -194,7 +196,7 @@ pub(crate) fn small_universe_setup(
                 return Err(e);
             }
             on_classic_curve!(pre.scheme, pre.curve, C => pair(
-                abbe::abe::yct14::InsecureYct14::<C>::setup_with_universe(universe, &mut OsRng),
+                abbe::abe::yct14::InsecureYct14::<C>::setup(&Universe(universe.to_vec()), &mut OsRng),
             ))
         }
         _ => Err(CliError::Other(format!(

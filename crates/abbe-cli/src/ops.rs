@@ -17,7 +17,7 @@ use crate::{CliError, Result};
 use abbe::abe::cca::{CcaHeader, CcaKey};
 use abbe::abe::rcca::RccaHeader;
 use abbe::abe::{Cca, Rcca};
-use abbe::kem::{BlindedKem, Kem, Outsourcing, SessionKey, Side};
+use abbe::kem::{Authority, BlindedKem, Kem, MasterKeyOf, Outsourcing, SessionKey, Side};
 use abbe::wire::{Encoded, ObjectKind, Preamble};
 use rand_core::OsRng;
 
@@ -38,7 +38,7 @@ fn kind_of(bytes: &[u8]) -> Result<ObjectKind> {
 }
 
 pub fn setup<K: Kem>() -> (Vec<u8>, Vec<u8>) {
-    let (pk, mk) = K::setup(&mut OsRng);
+    let (pk, mk) = abbe::kem::setup::<K>(&Default::default(), &mut OsRng).unwrap();
     (pk.to_bytes(), mk.to_bytes())
 }
 
@@ -83,19 +83,20 @@ pub fn side_text<S: Side>(
 /// master key's), else recomputed from the master key.
 pub fn keygen<K: Kem>(mk: &[u8], side: &str, public: Option<&[u8]>) -> Result<Vec<u8>> {
     let side = K::KeySide::parse(side)?;
-    let mk = K::MasterKey::from_bytes(mk)?;
+    let mk = MasterKeyOf::<K>::from_bytes(mk)?;
     let pk = match public {
         Some(bytes) => {
-            if K::master_setup_id(&mk) != Some(abbe::wire::setup_id(bytes)) {
+            let pk = K::PublicKey::from_bytes(bytes)?;
+            if !K::Authority::is_public_key_of(&pk, &mk) {
                 return Err(CliError::Invalid(
                     "--public is not the public key of this master key's setup".into(),
                 ));
             }
-            K::PublicKey::from_bytes(bytes)?
+            pk
         }
-        None => K::public_key(&mk),
+        None => K::Authority::public_key(&mk),
     };
-    Ok(Cca::<K>::keygen(&pk, &mk, &side, &mut OsRng)?.to_bytes())
+    Ok(abbe::kem::keygen::<Cca<K>>(&pk, &mk, &side, &mut OsRng)?.to_bytes())
 }
 
 /// CCA or CPA encapsulation; RCCA goes through [`encrypt_rcca`].
@@ -183,7 +184,7 @@ pub fn describe<K: Kem>(bytes: &[u8]) -> Result<Vec<(String, String)>> {
             ));
         }
         ObjectKind::MasterKey => {
-            K::MasterKey::from_bytes(bytes)?;
+            MasterKeyOf::<K>::from_bytes(bytes)?;
             out.push((
                 "note".into(),
                 "secret: whoever holds this file can issue keys".into(),

@@ -7,6 +7,8 @@
 //! one of the same byte size.
 
 mod common;
+use abbe::kem::Authority;
+use abbe::kem::{MasterKeyOf, Universe};
 use common::*;
 
 use abbe::abe::cca::CcaHeader;
@@ -93,8 +95,8 @@ fn cp_case<K>(t: &T, scheme: &str)
 where
     K: Kem<KeySide = AttributeSet, CiphertextSide = Policy>,
 {
-    let (pk, mk) = K::setup(&mut OsRng);
-    let key = Cca::<K>::keygen(
+    let (pk, mk) = abbe::kem::setup::<K>(&Default::default(), &mut OsRng).unwrap();
+    let key = abbe::kem::keygen::<Cca<K>>(
         &pk,
         &mk,
         &AttributeSet::parse("doctor").unwrap(),
@@ -112,12 +114,14 @@ where
 
 /// A KP-ABE scheme: a forged hostile key bundle (the policy is in the key)
 /// and an honest file for {doctor}.
-fn kp_case<K>(t: &T, scheme: &str, pk: K::PublicKey, mk: K::MasterKey)
+fn kp_case<K>(t: &T, scheme: &str, pk: K::PublicKey, mk: MasterKeyOf<K>)
 where
     K: Kem<KeySide = Policy, CiphertextSide = AttributeSet>,
 {
-    let k2 = Cca::<K>::keygen(&pk, &mk, &Policy::parse(SMALL).unwrap(), &mut OsRng).unwrap();
-    let k3 = Cca::<K>::keygen(&pk, &mk, &Policy::parse(SMALL3).unwrap(), &mut OsRng).unwrap();
+    let k2 =
+        abbe::kem::keygen::<Cca<K>>(&pk, &mk, &Policy::parse(SMALL).unwrap(), &mut OsRng).unwrap();
+    let k3 =
+        abbe::kem::keygen::<Cca<K>>(&pk, &mk, &Policy::parse(SMALL3).unwrap(), &mut OsRng).unwrap();
     let (a, b) = (k2.key.to_bytes(), k3.key.to_bytes());
     let row = row_size(&a, &b, SMALL, SMALL3);
     let forged = forge(&a, SMALL, &hostile_policy(), 4096, row);
@@ -168,13 +172,14 @@ fn hostile_thresholds_are_refused_by_the_work_budget() {
     cp_case::<Waters11<Bn254>>(&t, "waters11");
     cp_case::<Bsw07<Bn254>>(&t, "bsw07");
     cp_case::<FameCp<Bn254>>(&t, "fame-cp");
-    let (pk, mk) = Gpsw06::<Bn254>::setup(&mut OsRng);
+    let (pk, mk) = Gpsw06::<Bn254>::setup(&Default::default(), &mut OsRng).unwrap();
     kp_case::<Gpsw06<Bn254>>(&t, "gpsw06", pk, mk);
-    let (pk, mk) = FameKp::<Bn254>::setup(&mut OsRng);
+    let (pk, mk) = FameKp::<Bn254>::setup(&Default::default(), &mut OsRng).unwrap();
     kp_case::<FameKp<Bn254>>(&t, "fame-kp", pk, mk);
     let mut universe: Vec<String> = (0..4095).map(|i| format!("x{i}")).collect();
     universe.push("doctor".into());
-    let (pk, mk) = Gpsw06Small::<Bn254>::setup_with_universe(&universe, &mut OsRng).unwrap();
+    let (pk, mk) =
+        Gpsw06Small::<Bn254>::setup(&Universe::from_iter(&universe), &mut OsRng).unwrap();
     kp_case::<Gpsw06Small<Bn254>>(&t, "gpsw06-small", pk, mk);
 
     for scheme in [
@@ -456,10 +461,11 @@ fn yct14_is_refused_everywhere_without_the_flag() {
     type Y = InsecureYct14<Bn254>;
     let t = T::new();
     let universe: Vec<String> = ["a", "b", "c"].iter().map(|s| s.to_string()).collect();
-    let (pk, mk) = Y::setup_with_universe(&universe, &mut OsRng).unwrap();
+    let (pk, mk) = Y::setup(&Universe::from_iter(&universe), &mut OsRng).unwrap();
     fs::write(t.path("y.pub"), pk.to_bytes()).unwrap();
     fs::write(t.path("y.master"), mk.to_bytes()).unwrap();
-    let key = Cca::<Y>::keygen(&pk, &mk, &Policy::parse("a and b").unwrap(), &mut OsRng).unwrap();
+    let key = abbe::kem::keygen::<Cca<Y>>(&pk, &mk, &Policy::parse("a and b").unwrap(), &mut OsRng)
+        .unwrap();
     fs::write(t.path("y.key"), key.to_bytes()).unwrap();
     let (session, h) =
         Cca::<Y>::encapsulate(&pk, &AttributeSet::parse("a, b").unwrap(), &mut OsRng).unwrap();

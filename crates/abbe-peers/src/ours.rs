@@ -1,5 +1,6 @@
 //! abbe's schemes as benchmark subjects, through the `Kem` interface.
 
+use abbe::kem::MasterKeyOf;
 use std::marker::PhantomData;
 
 use abbe::kem::Outsourcing;
@@ -38,7 +39,7 @@ fn cold() {
 /// Any abbe KEM, decapsulated directly.
 pub struct Ours<K: Kem> {
     pk: K::PublicKey,
-    mk: K::MasterKey,
+    mk: MasterKeyOf<K>,
     key_side: K::KeySide,
     ct_side: K::CiphertextSide,
     _k: PhantomData<K>,
@@ -54,7 +55,7 @@ where
     type Secret = SessionKey;
 
     fn new(n: usize) -> Self {
-        let (pk, mk) = K::setup(&mut OsRng);
+        let (pk, mk) = abbe::kem::setup::<K>(&Default::default(), &mut OsRng).unwrap();
         Ours {
             pk,
             mk,
@@ -67,7 +68,7 @@ where
         cold();
     }
     fn keygen(&mut self) -> K::UserKey {
-        K::keygen(&self.pk, &self.mk, &self.key_side, &mut OsRng).expect("keygen")
+        abbe::kem::keygen::<K>(&self.pk, &self.mk, &self.key_side, &mut OsRng).expect("keygen")
     }
     fn encrypt(&mut self) -> (SessionKey, K::Header) {
         K::encapsulate(&self.pk, &self.ct_side, &mut OsRng).expect("encapsulate")

@@ -21,6 +21,7 @@ use abbe::abe::rcca::RccaHeader;
 use abbe::abe::{Cca, Rcca, Waters11};
 use abbe::curve::Bls12;
 use abbe::envelope;
+use abbe::kem::Authority;
 use abbe::kem::{Kem, Outsourcing};
 use abbe::policy::{AttributeSet, Policy};
 use abbe::wire::Encoded;
@@ -51,9 +52,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let user_attrs = format!("doctor, cardiology, ward25, mercy, {}", imaging.join(", "));
 
     // The hospital: setup, the clinician's key, the records.
-    let (pk, mk) = W::setup(&mut OsRng);
+    let (pk, mk) = W::setup(&Default::default(), &mut OsRng).unwrap();
     let key: CcaKey<W> =
-        Cca::<W>::keygen(&pk, &mk, &AttributeSet::parse(&user_attrs)?, &mut OsRng)?;
+        abbe::kem::keygen::<Cca<W>>(&pk, &mk, &AttributeSet::parse(&user_attrs)?, &mut OsRng)?;
     let (tk, rk) = Rcca::<W>::transform_key(&key, &mut OsRng);
     let (tk, rk) = (tk.to_bytes(), rk.to_bytes());
     let mut records = Vec::new();

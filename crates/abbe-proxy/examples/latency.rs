@@ -38,6 +38,7 @@ use abbe::abe::cca::CcaKey;
 use abbe::abe::rcca::RccaHeader;
 use abbe::abe::{Cca, Rcca, Waters11};
 use abbe::curve::Bls12;
+use abbe::kem::Authority;
 use abbe::kem::{Kem, Outsourcing};
 use abbe::policy::{AttributeSet, Policy};
 use abbe::wire::Encoded;
@@ -110,8 +111,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     );
     for &n in &ns {
         let attrs: Vec<String> = (1..=n).map(|i| format!("a{i}")).collect();
-        let (pk, mk) = W::setup(&mut OsRng);
-        let key: CcaKey<W> = Cca::<W>::keygen(
+        let (pk, mk) = W::setup(&Default::default(), &mut OsRng).unwrap();
+        let key: CcaKey<W> = abbe::kem::keygen::<Cca<W>>(
             &pk,
             &mk,
             &AttributeSet::parse(&attrs.join(", "))?,

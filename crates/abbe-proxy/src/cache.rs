@@ -156,13 +156,14 @@ mod tests {
         use abbe::abe::cca::CcaKey;
         use abbe::abe::{Cca, Rcca, Waters11};
         use abbe::curve::Bls12;
-        use abbe::kem::{Kem, Outsourcing};
+        use abbe::kem::{Authority, Outsourcing};
         use abbe::policy::AttributeSet;
         type W = Waters11<Bls12>;
         let mut rng = rand_core::OsRng;
-        let (pk, mk) = W::setup(&mut rng);
+        let (pk, mk) = W::setup(&Default::default(), &mut rng).unwrap();
         let k: CcaKey<W> =
-            Cca::<W>::keygen(&pk, &mk, &AttributeSet::parse("a").unwrap(), &mut rng).unwrap();
+            abbe::kem::keygen::<Cca<W>>(&pk, &mk, &AttributeSet::parse("a").unwrap(), &mut rng)
+                .unwrap();
         let (tk, _) = Rcca::<W>::transform_key(&k, &mut rng);
         Arc::new(PreparedTransformKey::decode(&tk.to_bytes()).unwrap())
     }

@@ -6,6 +6,7 @@ use abbe::abe::cca::CcaKey;
 use abbe::abe::{Cca, Rcca, Waters11};
 use abbe::curve::Bls12;
 use abbe::envelope;
+use abbe::kem::Authority;
 use abbe::kem::{Kem, Outsourcing, SessionKey};
 use abbe::policy::{AttributeSet, Policy};
 use abbe::wire::{Encoded, ObjectKind};
@@ -26,9 +27,10 @@ struct Keys {
 }
 
 fn keys(attrs: &str) -> Keys {
-    let (pk, mk) = W::setup(&mut OsRng);
+    let (pk, mk) = W::setup(&Default::default(), &mut OsRng).unwrap();
     let key: CcaKey<W> =
-        Cca::<W>::keygen(&pk, &mk, &AttributeSet::parse(attrs).unwrap(), &mut OsRng).unwrap();
+        abbe::kem::keygen::<Cca<W>>(&pk, &mk, &AttributeSet::parse(attrs).unwrap(), &mut OsRng)
+            .unwrap();
     let (tk, rk) = Rcca::<W>::transform_key(&key, &mut OsRng);
     Keys {
         pk,

@@ -5,7 +5,7 @@
 
 use abbe::bcast::{Bgw05, Bgw05Sqrt, ElGamalP256, Gw09, Recipients, UserIndex, Waters09};
 use abbe::curve::{Bn254, Curve, Group, Scalar};
-use abbe::kem::Kem;
+use abbe::kem::{self, Authority, Kem, Users};
 use criterion::{criterion_group, criterion_main, Criterion};
 use rand_chacha::rand_core::SeedableRng;
 use rand_chacha::ChaCha20Rng;
@@ -16,12 +16,13 @@ const N: u32 = 1000;
 fn bench_scheme<K: Kem<KeySide = UserIndex, CiphertextSide = Recipients>>(
     c: &mut Criterion,
     name: &str,
-    setup: impl Fn(&mut ChaCha20Rng) -> (K::PublicKey, K::MasterKey),
-) {
+) where
+    K::Authority: Authority<Params = Users>,
+{
     let mut rng = ChaCha20Rng::seed_from_u64(1);
-    let (pk, mk) = setup(&mut rng);
+    let (pk, mk) = kem::setup::<K>(&Users(N), &mut rng).unwrap();
     let set = Recipients::from_indices((1..=N).step_by(10)).unwrap();
-    let key = K::keygen(&pk, &mk, &UserIndex(1), &mut rng).unwrap();
+    let key = kem::keygen::<K>(&pk, &mk, &UserIndex(1), &mut rng).unwrap();
     let (_, header) = K::encapsulate(&pk, &set, &mut rng).unwrap();
     c.bench_function(&format!("{name}/encrypt N=1000 S=100"), |b| {
         b.iter(|| K::encapsulate(&pk, &set, &mut rng).unwrap())
@@ -32,11 +33,11 @@ fn bench_scheme<K: Kem<KeySide = UserIndex, CiphertextSide = Recipients>>(
 }
 
 fn benches(c: &mut Criterion) {
-    bench_scheme::<Bgw05<C>>(c, "bgw05", |r| Bgw05::<C>::setup_n(N, r).unwrap());
-    bench_scheme::<Bgw05Sqrt<C>>(c, "bgw05-sqrt", |r| Bgw05Sqrt::<C>::setup_n(N, r).unwrap());
-    bench_scheme::<Gw09<C>>(c, "gw09", |r| Gw09::<C>::setup_n(N, r).unwrap());
-    bench_scheme::<Waters09<C>>(c, "waters09", |r| Waters09::<C>::setup_n(N, r).unwrap());
-    bench_scheme::<ElGamalP256>(c, "elgamal-p256", |r| ElGamalP256::setup_n(N, r).unwrap());
+    bench_scheme::<Bgw05<C>>(c, "bgw05");
+    bench_scheme::<Bgw05Sqrt<C>>(c, "bgw05-sqrt");
+    bench_scheme::<Gw09<C>>(c, "gw09");
+    bench_scheme::<Waters09<C>>(c, "waters09");
+    bench_scheme::<ElGamalP256>(c, "elgamal-p256");
     let g1: Vec<<C as Curve>::G1> = (0..8u64)
         .map(|k| <C as Curve>::G1::generator() * <C as Curve>::Scalar::from_u64(k + 3))
         .collect();

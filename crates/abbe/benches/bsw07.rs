@@ -31,6 +31,7 @@ use abbe::abe::bsw07::{tree_shares, UserKey};
 use abbe::abe::clear_attribute_hash_cache;
 use abbe::abe::Bsw07;
 use abbe::curve::{Bls12, Bn254, Curve, Group, Scalar};
+use abbe::kem::Authority;
 use abbe::policy::{generate, AttributeSet};
 use abbe::Kem;
 use criterion::measurement::WallTime;
@@ -61,8 +62,10 @@ fn bench_scheme<C: Curve>(c: &mut Criterion) {
     let mut group = c.benchmark_group(format!("bsw07/{}", C::NAME));
 
     configure(&mut group, 1);
-    group.bench_function("setup", |b| b.iter(|| Bsw07::<C>::setup(&mut rng)));
-    let (pk, mk) = Bsw07::<C>::setup(&mut rng);
+    group.bench_function("setup", |b| {
+        b.iter(|| Bsw07::<C>::setup(&Default::default(), &mut rng).unwrap())
+    });
+    let (pk, mk) = Bsw07::<C>::setup(&Default::default(), &mut rng).unwrap();
 
     for n in SIZES {
         configure(&mut group, n);
@@ -131,7 +134,7 @@ fn bench_scheme<C: Curve>(c: &mut Criterion) {
 fn bench_shape<C: Curve>(c: &mut Criterion) {
     let mut rng = ChaCha20Rng::seed_from_u64(0xabbe_0607);
     let mut group = c.benchmark_group(format!("bsw07-shape/{}", C::NAME));
-    let (pk, _mk) = Bsw07::<C>::setup(&mut rng);
+    let (pk, _mk) = Bsw07::<C>::setup(&Default::default(), &mut rng).unwrap();
     for n in SHAPE_SIZES {
         configure(&mut group, n);
         for (label, policy) in [

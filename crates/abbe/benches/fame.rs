@@ -53,7 +53,7 @@ fn bench_kem<K: Kem>(
 ) {
     let mut rng = ChaCha20Rng::seed_from_u64(0xfa3e);
     let mut group = c.benchmark_group(name);
-    let (pk, mk) = K::setup(&mut rng);
+    let (pk, mk) = abbe::kem::setup::<K>(&Default::default(), &mut rng).unwrap();
     for n in SIZES {
         configure(&mut group, n);
         let policy = generate::flat_and(n).expect("flat AND policy");
@@ -61,17 +61,17 @@ fn bench_kem<K: Kem>(
         assert_eq!(set.len(), n);
         let (key_side, ct_side) = sides(&policy, &set);
         // Fixtures (also build the fixed-base tables and warm the cache).
-        let key = K::keygen(&pk, &mk, &key_side, &mut rng).expect("keygen");
+        let key = abbe::kem::keygen::<K>(&pk, &mk, &key_side, &mut rng).expect("keygen");
         let (session, header) = K::encapsulate(&pk, &ct_side, &mut rng).expect("encapsulate");
         assert!(K::decapsulate(&key, &header).expect("decapsulate") == session);
 
         group.bench_function(BenchmarkId::new("keygen", n), |b| {
-            b.iter(|| K::keygen(&pk, &mk, black_box(&key_side), &mut rng))
+            b.iter(|| abbe::kem::keygen::<K>(&pk, &mk, black_box(&key_side), &mut rng))
         });
         group.bench_function(BenchmarkId::new("keygen-cold", n), |b| {
             b.iter_batched(
                 clear_attribute_hash_cache,
-                |()| K::keygen(&pk, &mk, black_box(&key_side), &mut rng),
+                |()| abbe::kem::keygen::<K>(&pk, &mk, black_box(&key_side), &mut rng),
                 BatchSize::PerIteration,
             )
         });

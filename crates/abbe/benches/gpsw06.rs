@@ -29,6 +29,7 @@
 use abbe::abe::clear_attribute_hash_cache;
 use abbe::abe::{gpsw06, gpsw06_small, Gpsw06, Gpsw06Small};
 use abbe::curve::{Bls12, Bn254, Curve, Group, Scalar};
+use abbe::kem::Authority;
 use abbe::policy::{generate, AttributeSet};
 use abbe::{Kem, Outsourcing};
 use criterion::measurement::WallTime;
@@ -78,8 +79,10 @@ fn bench_large<C: Curve>(c: &mut Criterion) {
     let mut rng = ChaCha20Rng::seed_from_u64(0xabbe_0006);
     let mut group = c.benchmark_group(format!("gpsw06/{}", C::NAME));
     configure(&mut group, 1);
-    group.bench_function("setup", |b| b.iter(|| S::<C>::setup(&mut rng)));
-    let (pk, mk) = S::<C>::setup(&mut rng);
+    group.bench_function("setup", |b| {
+        b.iter(|| S::<C>::setup(&Default::default(), &mut rng).unwrap())
+    });
+    let (pk, mk) = S::<C>::setup(&Default::default(), &mut rng).unwrap();
 
     for n in SIZES {
         configure(&mut group, n);
@@ -141,8 +144,10 @@ fn bench_small<C: Curve>(c: &mut Criterion) {
     let mut rng = ChaCha20Rng::seed_from_u64(0xabbe_0106);
     let mut group = c.benchmark_group(format!("gpsw06-small/{}", C::NAME));
     configure(&mut group, 50);
-    group.bench_function("setup", |b| b.iter(|| S::<C>::setup(&mut rng)));
-    let (pk, mk) = S::<C>::setup(&mut rng);
+    group.bench_function("setup", |b| {
+        b.iter(|| S::<C>::setup(&Default::default(), &mut rng).unwrap())
+    });
+    let (pk, mk) = S::<C>::setup(&Default::default(), &mut rng).unwrap();
 
     for n in SIZES {
         configure(&mut group, n);

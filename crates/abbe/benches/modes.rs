@@ -28,8 +28,8 @@ fn bench_mode<K: Kem>(
     ct_side: K::CiphertextSide,
 ) {
     let mut rng = ChaCha20Rng::seed_from_u64(n as u64);
-    let (pk, mk) = K::setup(&mut rng);
-    let key = K::keygen(&pk, &mk, &key_side, &mut rng).unwrap();
+    let (pk, mk) = abbe::kem::setup::<K>(&Default::default(), &mut rng).unwrap();
+    let key = abbe::kem::keygen::<K>(&pk, &mk, &key_side, &mut rng).unwrap();
     let (session, header) = K::encapsulate(&pk, &ct_side, &mut rng).unwrap();
     assert_eq!(K::decapsulate(&key, &header).unwrap(), session);
     let mut g = c.benchmark_group(format!("modes/{name}"));
@@ -50,8 +50,8 @@ fn bench_rcca_final<K: abbe::kem::BlindedKem>(
     ct_side: K::CiphertextSide,
 ) {
     let mut rng = ChaCha20Rng::seed_from_u64(7);
-    let (pk, mk) = Rcca::<K>::setup(&mut rng);
-    let key = Rcca::<K>::keygen(&pk, &mk, &key_side, &mut rng).unwrap();
+    let (pk, mk) = abbe::kem::setup::<Rcca<K>>(&Default::default(), &mut rng).unwrap();
+    let key = abbe::kem::keygen::<Rcca<K>>(&pk, &mk, &key_side, &mut rng).unwrap();
     let (session, header) = Rcca::<K>::encapsulate(&pk, &ct_side, &mut rng).unwrap();
     let (tk, rk) = Rcca::<K>::transform_key(&key, &mut rng);
     let t = Rcca::<K>::transform(&tk, &header).unwrap();

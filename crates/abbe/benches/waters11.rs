@@ -31,6 +31,7 @@ use abbe::abe::clear_attribute_hash_cache;
 use abbe::abe::waters11::UserKey;
 use abbe::abe::Waters11;
 use abbe::curve::{Bls12, Bn254, Curve, Group, Scalar};
+use abbe::kem::Authority;
 use abbe::policy::{generate, AttributeSet};
 use abbe::{Kem, Outsourcing};
 use criterion::measurement::WallTime;
@@ -62,8 +63,10 @@ fn bench_scheme<C: Curve>(c: &mut Criterion) {
     let mut group = c.benchmark_group(format!("waters11/{}", C::NAME));
 
     configure(&mut group, 1);
-    group.bench_function("setup", |b| b.iter(|| Waters11::<C>::setup(&mut rng)));
-    let (pk, mk) = Waters11::<C>::setup(&mut rng);
+    group.bench_function("setup", |b| {
+        b.iter(|| Waters11::<C>::setup(&Default::default(), &mut rng).unwrap())
+    });
+    let (pk, mk) = Waters11::<C>::setup(&Default::default(), &mut rng).unwrap();
 
     for n in SIZES {
         configure(&mut group, n);

@@ -19,6 +19,7 @@
 
 use abbe::abe::yct14::InsecureYct14;
 use abbe::curve::{Bls12, Bn254, Curve, Group, Scalar};
+use abbe::kem::Authority;
 use abbe::policy::{generate, AttributeSet};
 use abbe::Kem;
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
@@ -34,7 +35,7 @@ fn bench_scheme<C: Curve>(c: &mut Criterion) {
     let mut rng = ChaCha20Rng::seed_from_u64(0xabbe_0014);
     let mut group = c.benchmark_group(format!("yct14/{}", C::NAME));
     group.sample_size(20);
-    let (pk, mk) = S::<C>::setup(&mut rng);
+    let (pk, mk) = S::<C>::setup(&Default::default(), &mut rng).unwrap();
 
     for n in SIZES {
         let policy = generate::flat_and(n).expect("flat AND policy");

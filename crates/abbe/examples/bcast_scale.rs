@@ -8,7 +8,7 @@
 
 use abbe::bcast::{Bgw05, Gw09, UserIndex, Waters09};
 use abbe::curve::Bn254;
-use abbe::Kem;
+use abbe::kem::{self, Authority, Kem, Users};
 use rand_core::OsRng;
 use std::time::Instant;
 
@@ -23,16 +23,15 @@ fn peak_rss_kib() -> String {
         .unwrap_or_default()
 }
 
-fn run<K: Kem<KeySide = UserIndex>>(
-    name: &str,
-    n: u32,
-    setup: impl Fn(u32) -> (K::PublicKey, K::MasterKey),
-) {
+fn run<K: Kem<KeySide = UserIndex>>(name: &str, n: u32)
+where
+    K::Authority: Authority<Params = Users>,
+{
     let t = Instant::now();
-    let (pk, mk) = setup(n);
+    let (pk, mk) = kem::setup::<K>(&Users(n), &mut OsRng).expect("setup");
     let s = t.elapsed().as_secs_f64();
     let t = Instant::now();
-    let key = K::keygen(&pk, &mk, &UserIndex(n / 2), &mut OsRng);
+    let key = kem::keygen::<K>(&pk, &mk, &UserIndex(n / 2), &mut OsRng);
     let k = t.elapsed().as_secs_f64();
     assert!(key.is_ok());
     println!(
@@ -53,11 +52,9 @@ fn main() {
         .unwrap_or(1_000_000);
     for s in schemes.split(',') {
         match s {
-            "bgw05" => run::<Bgw05<Bn254>>(s, n, |n| Bgw05::setup_n(n, &mut OsRng).expect("setup")),
-            "gw09" => run::<Gw09<Bn254>>(s, n, |n| Gw09::setup_n(n, &mut OsRng).expect("setup")),
-            "waters09" => {
-                run::<Waters09<Bn254>>(s, n, |n| Waters09::setup_n(n, &mut OsRng).expect("setup"))
-            }
+            "bgw05" => run::<Bgw05<Bn254>>(s, n),
+            "gw09" => run::<Gw09<Bn254>>(s, n),
+            "waters09" => run::<Waters09<Bn254>>(s, n),
             other => eprintln!("unknown scheme {other} (bgw05, gw09, waters09)"),
         }
     }

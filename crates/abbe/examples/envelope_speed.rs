@@ -7,6 +7,7 @@
 use abbe::abe::Waters11;
 use abbe::curve::{Bls12, Bls24, Bls48, Bn254, Curve};
 use abbe::envelope::{self, SealOptions};
+use abbe::kem::Authority;
 use abbe::kem::Kem;
 use abbe::policy::Policy;
 use abbe::signature::{AnySigningKey, Bls};
@@ -19,7 +20,7 @@ fn median(mut v: Vec<f64>) -> f64 {
 }
 
 fn level<C: Curve>(data: &[u8]) {
-    let (pk, _mk) = Waters11::<C>::setup(&mut OsRng);
+    let (pk, _mk) = Waters11::<C>::setup(&Default::default(), &mut OsRng).unwrap();
     let policy = Policy::parse("a and b and c and d").unwrap();
     let signer = AnySigningKey::from_bytes(&Bls::<C>::keygen(&mut OsRng).to_bytes()).unwrap();
     let mut out = Vec::with_capacity(data.len() + data.len() / 1000 + 4096);

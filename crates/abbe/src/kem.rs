@@ -1,12 +1,15 @@
-//! The key-encapsulation interface every scheme implements — CP-ABE, KP-ABE
-//! and broadcast encryption.
+//! The two roles every scheme plays — CP-ABE, KP-ABE and broadcast
+//! encryption.
 //!
-//! `setup → (public key, master key)`, `keygen(master, key-side description)`,
-//! `encapsulate(public, ciphertext-side target) → (session key, header)`,
-//! `decapsulate(key, header) → session key | NotSatisfied`.
-//! For CP-ABE the key side is an attribute set and the ciphertext side a
-//! policy; for KP-ABE the other way round; for broadcast encryption a user
-//! index and a set of users.
+//! [`Authority`]: `setup(params) → (public key, master key)`,
+//! `keygen(master, key-side description) → issued key`.
+//! [`Kem`]: `encapsulate(public, ciphertext-side target) → (session key,
+//! header)`, `decapsulate(key, header) → session key | NotSatisfied`.
+//! A scheme implements both; its CCA and RCCA versions ([`crate::abe::cca`],
+//! [`crate::abe::rcca`]) are other KEMs over the same authority, so they share
+//! its keys. For CP-ABE the key side is an attribute set and the ciphertext
+//! side a policy; for KP-ABE the other way round; for broadcast encryption a
+//! user index and a set of users.
 
 use crate::curve::{CurveId, Target};
 use crate::policy::PolicyError;
@@ -128,7 +131,132 @@ impl Side for crate::policy::Policy {
     const IS_POLICY: bool = true;
 }
 
-/// A key-encapsulation mechanism.
+/// What a setup is sized for, as a front end gives it: the number of users
+/// (broadcast encryption) and the attribute universe (small-universe ABE).
+/// A scheme takes what it needs and refuses the rest ([`Params::from_setup`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SetupParams {
+    pub users: Option<u32>,
+    pub universe: Option<Vec<String>>,
+}
+
+/// A scheme's typed setup parameters.
+pub trait Params: Clone + Default + core::fmt::Debug {
+    /// Takes the parameters this scheme needs from `p` (defaults for those
+    /// not given) and refuses the ones it has no use for.
+    fn from_setup(p: &SetupParams) -> Result<Self, KemError>;
+}
+
+/// Large-universe schemes take no parameters.
+impl Params for () {
+    fn from_setup(p: &SetupParams) -> Result<Self, KemError> {
+        refuse_users(p)?;
+        refuse_universe(p)
+    }
+}
+
+/// The number of users N of a broadcast setup (user indices 1..=N).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Users(pub u32);
+
+impl Default for Users {
+    fn default() -> Self {
+        Users(crate::bcast::DEFAULT_USERS)
+    }
+}
+
+impl Params for Users {
+    fn from_setup(p: &SetupParams) -> Result<Self, KemError> {
+        refuse_universe(p)?;
+        Ok(p.users.map_or_else(Users::default, Users))
+    }
+}
+
+/// The attribute universe of a small-universe setup: the names keys and
+/// ciphertexts may use (the default: `A1, …, A256`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Universe(pub Vec<String>);
+
+impl Default for Universe {
+    fn default() -> Self {
+        Universe(
+            (1..=crate::abe::gpsw06_small::DEFAULT_UNIVERSE_SIZE)
+                .map(crate::policy::generate::attr_name)
+                .collect(),
+        )
+    }
+}
+
+impl<S: AsRef<str>> FromIterator<S> for Universe {
+    fn from_iter<I: IntoIterator<Item = S>>(names: I) -> Self {
+        Universe(names.into_iter().map(|n| n.as_ref().to_owned()).collect())
+    }
+}
+
+impl Params for Universe {
+    fn from_setup(p: &SetupParams) -> Result<Self, KemError> {
+        refuse_users(p)?;
+        Ok(p.universe.clone().map_or_else(Universe::default, Universe))
+    }
+}
+
+fn refuse_users(p: &SetupParams) -> Result<(), KemError> {
+    match p.users {
+        Some(_) => Err(KemError::Invalid(
+            "this scheme has no number of users (--users is for broadcast schemes)".into(),
+        )),
+        None => Ok(()),
+    }
+}
+
+fn refuse_universe(p: &SetupParams) -> Result<(), KemError> {
+    match p.universe {
+        Some(_) => Err(KemError::Invalid(
+            "this scheme has no attribute universe (--universe is for small-universe schemes)"
+                .into(),
+        )),
+        None => Ok(()),
+    }
+}
+
+/// The authority's role: setup and key generation. A scheme implements it
+/// once; its CCA and RCCA versions use the same authority (same keys).
+pub trait Authority {
+    type Params: Params;
+    type PublicKey: Encoded + Clone;
+    type MasterKey: Encoded;
+    /// The key the authority issues (object kind 3, scheme user key).
+    type UserKey: Encoded;
+    type KeySide: Side;
+
+    fn setup<R: RngCore + CryptoRng>(
+        params: &Self::Params,
+        rng: &mut R,
+    ) -> Result<(Self::PublicKey, Self::MasterKey), KemError>;
+    /// The public key, recomputed from (or stored in) the master key.
+    fn public_key(mk: &Self::MasterKey) -> Self::PublicKey;
+    /// Whether `pk` is the public key `mk` was set up with. The default
+    /// recomputes it; a scheme whose master key records the setup id
+    /// overrides this to compare ids (BGW05's recomputation is O(N)).
+    fn is_public_key_of(pk: &Self::PublicKey, mk: &Self::MasterKey) -> bool {
+        Self::public_key(mk).to_bytes() == pk.to_bytes()
+    }
+    fn keygen<R: RngCore + CryptoRng>(
+        pk: &Self::PublicKey,
+        mk: &Self::MasterKey,
+        key_side: &Self::KeySide,
+        rng: &mut R,
+    ) -> Result<Self::UserKey, KemError>;
+}
+
+/// The master key type of a KEM's authority.
+pub type MasterKeyOf<K> = <<K as Kem>::Authority as Authority>::MasterKey;
+/// The key type a KEM's authority issues.
+pub type IssuedKeyOf<K> = <<K as Kem>::Authority as Authority>::UserKey;
+/// The setup parameters of a KEM's authority.
+pub type ParamsOf<K> = <<K as Kem>::Authority as Authority>::Params;
+
+/// A key-encapsulation mechanism: the encryptor's and the decryptor's role.
 ///
 /// All randomness comes from the `rng` argument and is drawn in a fixed
 /// order, so that encapsulation with a seeded generator is deterministic —
@@ -137,8 +265,10 @@ pub trait Kem {
     const SCHEME: SchemeId;
     /// The curve the objects live on.
     const CURVE: CurveId;
-    type PublicKey: Encoded;
-    type MasterKey: Encoded;
+    /// Who sets up and issues keys for this KEM.
+    type Authority: Authority<PublicKey = Self::PublicKey, KeySide = Self::KeySide>;
+    type PublicKey: Encoded + Clone;
+    /// The decryptor's key.
     type UserKey: Encoded;
     type Header: Encoded;
     /// What a user key is made for (an attribute set, a policy, a user index).
@@ -146,22 +276,11 @@ pub trait Kem {
     /// What a ciphertext is made for (a policy, an attribute set, a set of users).
     type CiphertextSide: Side;
 
-    fn setup<R: RngCore + CryptoRng>(rng: &mut R) -> (Self::PublicKey, Self::MasterKey);
-    /// The public key, recomputed from (or stored in) the master key.
-    fn public_key(mk: &Self::MasterKey) -> Self::PublicKey;
-    /// The setup id (hash of the public key object) a master key records,
-    /// if the scheme records one: lets key generation use a stored public
-    /// key instead of recomputing it (BGW05's is O(N): 35 s at N = 10^6).
-    fn master_setup_id(mk: &Self::MasterKey) -> Option<[u8; 16]> {
-        let _ = mk;
-        None
-    }
-    fn keygen<R: RngCore + CryptoRng>(
-        pk: &Self::PublicKey,
-        mk: &Self::MasterKey,
-        key_side: &Self::KeySide,
-        rng: &mut R,
-    ) -> Result<Self::UserKey, KemError>;
+    /// The decryptor's key from the key the authority issued and the public
+    /// key it was issued under: the key itself for most schemes; the CCA
+    /// versions keep the public key for their re-encryption check, BGW05
+    /// for the public elements its decryption sums.
+    fn user_key(key: IssuedKeyOf<Self>, pk: &Self::PublicKey) -> Self::UserKey;
     fn encapsulate<R: RngCore + CryptoRng>(
         pk: &Self::PublicKey,
         target: &Self::CiphertextSide,
@@ -172,18 +291,33 @@ pub trait Kem {
     fn key_side(key: &Self::UserKey) -> Self::KeySide;
     /// What the ciphertext was made for.
     fn ciphertext_side(header: &Self::Header) -> Self::CiphertextSide;
-    /// Gives a decoded user key the public key it needs, for schemes whose
-    /// decryption reads public-key elements (BGW05 sums g_{n+1-j+i}); the
-    /// key bundles written by `abbe keygen` carry the public key.
-    fn attach_public_key(key: &mut Self::UserKey, pk: &Self::PublicKey) {
-        let _ = (key, pk);
-    }
     /// The setup (public key) a header was made under, if the scheme
     /// records it.
     fn header_setup_id(header: &Self::Header) -> Option<[u8; 16]> {
         let _ = header;
         None
     }
+}
+
+/// Setup of `K`'s authority.
+pub fn setup<K: Kem>(
+    params: &ParamsOf<K>,
+    rng: &mut (impl RngCore + CryptoRng),
+) -> Result<(K::PublicKey, MasterKeyOf<K>), KemError> {
+    K::Authority::setup(params, rng)
+}
+
+/// Issues a key for `key_side` and makes it `K`'s decryptor key.
+pub fn keygen<K: Kem>(
+    pk: &K::PublicKey,
+    mk: &MasterKeyOf<K>,
+    key_side: &K::KeySide,
+    rng: &mut (impl RngCore + CryptoRng),
+) -> Result<K::UserKey, KemError> {
+    Ok(K::user_key(
+        K::Authority::keygen(pk, mk, key_side, rng)?,
+        pk,
+    ))
 }
 
 /// Outsourced decryption (GHW11): a transformation key lets an untrusted

@@ -28,7 +28,7 @@
 //!
 //! // The CCA-secure Waters11 CP-ABE on BLS12-381 (level 128).
 //! type Scheme = Cca<Waters11<Bls12>>;
-//! let (pk, mk) = Scheme::setup(&mut OsRng);
+//! let (pk, mk) = Scheme::setup(&Default::default(), &mut OsRng).unwrap();
 //! let alice = Scheme::keygen(&pk, &mk, &AttributeSet::parse("doctor, cardiology")?, &mut OsRng)?;
 //! let bob = Scheme::keygen(&pk, &mk, &AttributeSet::parse("nurse")?, &mut OsRng)?;
 //!
@@ -66,7 +66,7 @@ pub mod protect;
 pub mod signature;
 pub mod wire;
 
-pub use kem::{Kem, KemError, Outsourcing, SessionKey};
+pub use kem::{Authority, Kem, KemError, Outsourcing, SessionKey};
 
 /// `ShareField` for every curve scalar, so the policy engine's LSSS runs
 /// over Z_r.

@@ -351,6 +351,7 @@ mod tests {
     use crate::abe::cca::CcaKey;
     use crate::abe::{Cca, Waters11};
     use crate::curve::Bls12;
+    use crate::kem::Authority;
     use crate::kem::Kem;
     use crate::policy::{AttributeSet, Policy};
     use rand_chacha::rand_core::SeedableRng;
@@ -364,9 +365,10 @@ mod tests {
     fn cpa_and_rcca_round_trip_and_refusals() {
         type W = Waters11<Bls12>;
         let mut rng = rand_chacha::ChaCha20Rng::seed_from_u64(5);
-        let (pk, mk) = W::setup(&mut rng);
+        let (pk, mk) = W::setup(&Default::default(), &mut rng).unwrap();
         let key: CcaKey<W> =
-            Cca::<W>::keygen(&pk, &mk, &AttributeSet::parse("a, b").unwrap(), &mut rng).unwrap();
+            crate::kem::keygen::<Cca<W>>(&pk, &mk, &AttributeSet::parse("a, b").unwrap(), &mut rng)
+                .unwrap();
         let (tk, rk) = Rcca::<W>::transform_key(&key, &mut rng);
         let (tk, rk) = (tk.to_bytes(), rk.to_bytes());
         let policy = Policy::parse("a and b").unwrap();

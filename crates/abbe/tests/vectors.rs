@@ -24,7 +24,7 @@ use abbe::abe::{Bsw07, Cca, FameCp, FameKp, Gpsw06, Gpsw06Small, Rcca, Waters11}
 use abbe::bcast::{Bgw05, Bgw05Sqrt, ElGamalP256, Gw09, Waters09};
 use abbe::curve::{Bls12, Bls24, Bls48, Bn254, Curve, CurveId};
 use abbe::envelope::{self, SealOptions};
-use abbe::kem::{BlindedKem, Kem, Outsourcing, Side};
+use abbe::kem::{Authority, BlindedKem, Kem, MasterKeyOf, Outsourcing, Side, Universe, Users};
 use abbe::signature::{AnySigningKey, Bls};
 use abbe::wire::{Encoded, Preamble};
 use rand_chacha::rand_core::SeedableRng;
@@ -86,7 +86,7 @@ struct Spec<'a> {
 /// Makes the vector of `K` from the seed (setup given as a closure).
 fn make<K: Kem>(
     spec: &Spec<'_>,
-    setup: impl FnOnce(&mut ChaCha20Rng) -> (K::PublicKey, K::MasterKey),
+    setup: impl FnOnce(&mut ChaCha20Rng) -> (K::PublicKey, MasterKeyOf<K>),
     signer: Option<&dyn Fn(&mut ChaCha20Rng) -> AnySigningKey>,
     outsourced: Option<AddOutsourced<'_>>,
 ) -> Vector {
@@ -94,7 +94,7 @@ fn make<K: Kem>(
     let (pk, mk) = setup(&mut rng);
     let key_side = K::KeySide::parse(spec.key_side).unwrap();
     let target = K::CiphertextSide::parse(spec.ciphertext_side).unwrap();
-    let key = Cca::<K>::keygen(&pk, &mk, &key_side, &mut rng).unwrap();
+    let key = abbe::kem::keygen::<Cca<K>>(&pk, &mk, &key_side, &mut rng).unwrap();
     let (session, header) = Cca::<K>::encapsulate(&pk, &target, &mut rng).unwrap();
     let mut file = Vec::new();
     envelope::seal(&header.to_bytes(), &session, &mut rng, PLAINTEXT, &mut file).unwrap();
@@ -158,7 +158,7 @@ fn outsourced<'a, K: BlindedKem>(
 fn check_compatible<K: Kem>(name: &str, v: &Vector) {
     K::PublicKey::from_bytes(&v["public-key"])
         .unwrap_or_else(|e| panic!("{name}: public key: {e}"));
-    K::MasterKey::from_bytes(&v["master-key"])
+    MasterKeyOf::<K>::from_bytes(&v["master-key"])
         .unwrap_or_else(|e| panic!("{name}: master key: {e}"));
     let key = <Cca<K> as Kem>::UserKey::from_bytes(&v["user-key"])
         .unwrap_or_else(|e| panic!("{name}: user key: {e}"));
@@ -263,7 +263,12 @@ fn abe<K: Kem, C: Curve>(scheme: &str, key_side: &str, ciphertext_side: &str) {
         key_side,
         ciphertext_side,
     };
-    let v = make::<K>(&spec, |r| K::setup(r), Some(&signer::<C>), None);
+    let v = make::<K>(
+        &spec,
+        |r| abbe::kem::setup::<K>(&Default::default(), r).unwrap(),
+        Some(&signer::<C>),
+        None,
+    );
     run::<K>(v, &spec.name);
 }
 
@@ -274,7 +279,12 @@ fn outsourcing<K: BlindedKem, C: Curve>(scheme: &str, key_side: &str, ciphertext
         ciphertext_side,
     };
     let o = outsourced::<K>(&spec);
-    let v = make::<K>(&spec, |r| K::setup(r), Some(&signer::<C>), Some(&o));
+    let v = make::<K>(
+        &spec,
+        |r| abbe::kem::setup::<K>(&Default::default(), r).unwrap(),
+        Some(&signer::<C>),
+        Some(&o),
+    );
     run::<K>(v, &spec.name);
 }
 
@@ -323,7 +333,7 @@ fn small_universe<C: Curve>() {
     let universe: Vec<String> = ["a", "b", "c", "d"].map(String::from).to_vec();
     let v = make::<Gpsw06Small<C>>(
         &spec,
-        |r| Gpsw06Small::<C>::setup_with_universe(&universe, r).unwrap(),
+        |r| Gpsw06Small::<C>::setup(&Universe::from_iter(&universe), r).unwrap(),
         Some(&signer::<C>),
         None,
     );
@@ -341,7 +351,7 @@ fn gpsw06_small_vectors() {
 /// Broadcast schemes at the two levels they are offered at, N = 8.
 fn broadcast<K: Kem, C: Curve>(
     scheme: &str,
-    setup: impl FnOnce(&mut ChaCha20Rng) -> (K::PublicKey, K::MasterKey),
+    setup: impl FnOnce(&mut ChaCha20Rng) -> (K::PublicKey, MasterKeyOf<K>),
 ) {
     let spec = Spec {
         name: format!("{scheme}-{}", C::NAME),
@@ -356,8 +366,8 @@ fn broadcast<K: Kem, C: Curve>(
 fn broadcast_vectors() {
     macro_rules! two_levels {
         ($S:ident, $name:expr) => {
-            broadcast::<$S<Bn254>, Bn254>($name, |r| $S::<Bn254>::setup_n(8, r).unwrap());
-            broadcast::<$S<Bls12>, Bls12>($name, |r| $S::<Bls12>::setup_n(8, r).unwrap());
+            broadcast::<$S<Bn254>, Bn254>($name, |r| $S::<Bn254>::setup(&Users(8), r).unwrap());
+            broadcast::<$S<Bls12>, Bls12>($name, |r| $S::<Bls12>::setup(&Users(8), r).unwrap());
         };
     }
     two_levels!(Bgw05, "bgw05");
@@ -370,7 +380,12 @@ fn broadcast_vectors() {
         key_side: "3",
         ciphertext_side: "1-4,7",
     };
-    let v = make::<ElGamalP256>(&spec, |r| ElGamalP256::setup_n(8, r).unwrap(), None, None);
+    let v = make::<ElGamalP256>(
+        &spec,
+        |r| ElGamalP256::setup(&Users(8), r).unwrap(),
+        None,
+        None,
+    );
     run::<ElGamalP256>(v, &spec.name);
     assert_eq!(CurveId::P256.level(), 128);
 }

@@ -13,6 +13,8 @@ use crate::report::{Cell, Claim, Section, Table, Verdict};
 use crate::{Ctx, LabError, Profile, ReportCtx};
 use abbe::bcast::{Bgw05, Bgw05Sqrt, ElGamalP256, Gw09, Recipients, UserIndex, Waters09};
 use abbe::curve::{Bls12, Bn254, Counted, Curve, CurveId, Group, OpCounts, Scalar};
+use abbe::kem::Authority;
+use abbe::kem::{MasterKeyOf, Users};
 use abbe::wire::Encoded;
 use abbe::Kem;
 use rand_chacha::rand_core::{RngCore, SeedableRng};
@@ -53,7 +55,7 @@ pub fn measure(ctx: &mut Ctx) -> Result<(), LabError> {
     ctx.plan((ns.len() * SCHEMES.len() * curves.len() + 1) as u64);
     for &n in &ns {
         scheme::<ElGamalP256>(ctx, "elgamal-p256", "p256", 128, n, &|n, r| {
-            ElGamalP256::setup_n(n, r).map_err(fail)
+            ElGamalP256::setup(&Users(n), r).map_err(fail)
         })?;
         for &c in &curves {
             match c {
@@ -125,23 +127,21 @@ fn pairing_bounds<C: Curve>(ctx: &mut Ctx) -> Result<(), LabError> {
 fn pairing_schemes<C: Curve>(ctx: &mut Ctx, n: u32) -> Result<(), LabError> {
     let b = C::ID.security_bits();
     scheme::<Bgw05<C>>(ctx, "bgw05", C::NAME, b, n, &|n, r| {
-        Bgw05::<C>::setup_n(n, r).map_err(fail)
+        Bgw05::<C>::setup(&Users(n), r).map_err(fail)
     })?;
     scheme::<Bgw05Sqrt<C>>(ctx, "bgw05-sqrt", C::NAME, b, n, &|n, r| {
-        Bgw05Sqrt::<C>::setup_n(n, r).map_err(fail)
+        Bgw05Sqrt::<C>::setup(&Users(n), r).map_err(fail)
     })?;
     scheme::<Gw09<C>>(ctx, "gw09", C::NAME, b, n, &|n, r| {
-        Gw09::<C>::setup_n(n, r).map_err(fail)
+        Gw09::<C>::setup(&Users(n), r).map_err(fail)
     })?;
     scheme::<Waters09<C>>(ctx, "waters09", C::NAME, b, n, &|n, r| {
-        Waters09::<C>::setup_n(n, r).map_err(fail)
+        Waters09::<C>::setup(&Users(n), r).map_err(fail)
     })
 }
 
-type SetupFn<K> = dyn Fn(
-    u32,
-    &mut ChaCha20Rng,
-) -> Result<(<K as Kem>::PublicKey, <K as Kem>::MasterKey), LabError>;
+type SetupFn<K> =
+    dyn Fn(u32, &mut ChaCha20Rng) -> Result<(<K as Kem>::PublicKey, MasterKeyOf<K>), LabError>;
 
 /// Table 7/8 at |S| = 10 % and the Tables 3–6 grid of encryption (and
 /// decryption) times over |S| ∈ {1, 5, 10, 20, 50} %.
@@ -206,9 +206,9 @@ where
         budget
     };
     ctx.time(keys[1].clone(), bits, kg_budget, || {
-        K::keygen(&pk, &mk, &UserIndex(member), &mut rng)
+        abbe::kem::keygen::<K>(&pk, &mk, &UserIndex(member), &mut rng)
     });
-    let key = K::keygen(&pk, &mk, &UserIndex(member), &mut rng).map_err(fail)?;
+    let key = abbe::kem::keygen::<K>(&pk, &mk, &UserIndex(member), &mut rng).map_err(fail)?;
     ctx.bytes(keys[2].clone(), bits, pk.to_bytes().len());
     // The user key without its framing (preamble 8, setup id 16, index 4,
     // count 4), as the paper counts elements only.
@@ -256,14 +256,16 @@ where
 fn counts(ctx: &mut Ctx) -> Result<(), LabError> {
     type B = Counted<Bn254>;
     count_one::<Bgw05<B>>(ctx, "bgw05", &|n, r| {
-        Bgw05::<B>::setup_n(n, r).map_err(fail)
+        Bgw05::<B>::setup(&Users(n), r).map_err(fail)
     })?;
     count_one::<Bgw05Sqrt<B>>(ctx, "bgw05-sqrt", &|n, r| {
-        Bgw05Sqrt::<B>::setup_n(n, r).map_err(fail)
+        Bgw05Sqrt::<B>::setup(&Users(n), r).map_err(fail)
     })?;
-    count_one::<Gw09<B>>(ctx, "gw09", &|n, r| Gw09::<B>::setup_n(n, r).map_err(fail))?;
+    count_one::<Gw09<B>>(ctx, "gw09", &|n, r| {
+        Gw09::<B>::setup(&Users(n), r).map_err(fail)
+    })?;
     count_one::<Waters09<B>>(ctx, "waters09", &|n, r| {
-        Waters09::<B>::setup_n(n, r).map_err(fail)
+        Waters09::<B>::setup(&Users(n), r).map_err(fail)
     })
 }
 
@@ -284,7 +286,8 @@ where
     let (pk, mk) = r?;
     let set = random_set(COUNT_N, 10, &mut rng)?;
     let member = set.iter().next().ok_or_else(|| fail("empty set"))?;
-    let (key, kg) = OpCounts::measure(|| K::keygen(&pk, &mk, &UserIndex(member), &mut rng));
+    let (key, kg) =
+        OpCounts::measure(|| abbe::kem::keygen::<K>(&pk, &mk, &UserIndex(member), &mut rng));
     let key = key.map_err(fail)?;
     let (h, enc) = OpCounts::measure(|| K::encapsulate(&pk, &set, &mut rng));
     let (_, header) = h.map_err(fail)?;

@@ -24,6 +24,7 @@ use crate::{Ctx, LabError, Profile, ReportCtx};
 use abbe::abe::{Bsw07, Waters11};
 use abbe::curve::{Curve, CurveId};
 use abbe::envelope::{self, Aead, SealOptions};
+use abbe::kem::Authority;
 use abbe::policy::generate;
 use abbe::signature::{AnySigningKey, Bls};
 use abbe::wire::Encoded;
@@ -90,8 +91,8 @@ pub fn measure(ctx: &mut Ctx) -> Result<(), LabError> {
 
 fn curve<C: Curve>(ctx: &mut Ctx, sizes: &[usize], data: &[u8]) -> Result<(), LabError> {
     let mut rng = ChaCha20Rng::seed_from_u64(ctx.seed ^ 0xde7);
-    let (cp_pk, _) = Bsw07::<C>::setup(&mut rng);
-    let (w_pk, _) = Waters11::<C>::setup(&mut rng);
+    let (cp_pk, _) = Bsw07::<C>::setup(&Default::default(), &mut rng).unwrap();
+    let (w_pk, _) = Waters11::<C>::setup(&Default::default(), &mut rng).unwrap();
     let signer = AnySigningKey::from_bytes(&Bls::<C>::keygen(&mut rng).to_bytes()).map_err(fail)?;
     let (attr_range, runs) = grid(ctx.profile, C::ID);
     for &size in sizes {

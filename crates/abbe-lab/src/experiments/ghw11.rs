@@ -14,6 +14,7 @@ use crate::report::{Cell, Claim, Section, Table, Verdict};
 use crate::{for_each_curve, Ctx, LabError, Profile, ReportCtx};
 use abbe::abe::Waters11;
 use abbe::curve::{Counted, Curve, OpCounts};
+use abbe::kem::Authority;
 use abbe::policy::{generate, AttributeSet};
 use abbe::{Kem, Outsourcing};
 use rand_chacha::rand_core::SeedableRng;
@@ -47,7 +48,7 @@ pub fn measure(ctx: &mut Ctx) -> Result<(), LabError> {
 
 fn curve<C: Curve>(ctx: &mut Ctx, pts: &[usize]) -> Result<(), LabError> {
     let mut rng = ChaCha20Rng::seed_from_u64(ctx.seed);
-    let (pk, mk) = Waters11::<C>::setup(&mut rng);
+    let (pk, mk) = Waters11::<C>::setup(&Default::default(), &mut rng).unwrap();
     let bits = C::ID.security_bits();
     let name = C::NAME;
     for &n in pts {
@@ -104,7 +105,7 @@ fn curve<C: Curve>(ctx: &mut Ctx, pts: &[usize]) -> Result<(), LabError> {
 fn counts<C: Curve>(n: usize, seed: u64) -> Result<[OpCounts; 4], LabError> {
     type W<C> = Waters11<Counted<C>>;
     let mut rng = ChaCha20Rng::seed_from_u64(seed);
-    let (pk, mk) = W::<C>::setup(&mut rng);
+    let (pk, mk) = W::<C>::setup(&Default::default(), &mut rng).unwrap();
     let policy = generate::flat_and(n).map_err(fail)?;
     let set = AttributeSet::from_names(policy.attributes()).map_err(fail)?;
     let key = W::<C>::keygen(&pk, &mk, &set, &mut rng).map_err(fail)?;

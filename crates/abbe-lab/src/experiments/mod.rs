@@ -13,6 +13,7 @@ use crate::record::Row;
 use crate::report::{Cell, Table};
 use crate::{Experiment, LabError};
 use abbe::curve::CurveId;
+use abbe::kem::MasterKeyOf;
 
 pub fn all() -> Vec<Experiment> {
     vec![
@@ -204,7 +205,7 @@ pub fn kem_point<K: abbe::Kem>(
     at: &At<'_>,
     ops: &[&str],
     pk: &K::PublicKey,
-    mk: &K::MasterKey,
+    mk: &MasterKeyOf<K>,
     key_side: &K::KeySide,
     ct_side: &K::CiphertextSide,
     rng: &mut rand_chacha::ChaCha20Rng,
@@ -217,7 +218,7 @@ pub fn kem_point<K: abbe::Kem>(
     if ctx.done(&keys) {
         return Ok(());
     }
-    let key = K::keygen(pk, mk, key_side, rng).map_err(fail)?;
+    let key = abbe::kem::keygen::<K>(pk, mk, key_side, rng).map_err(fail)?;
     let (k0, header) = K::encapsulate(pk, ct_side, rng).map_err(fail)?;
     if K::decapsulate(&key, &header).map_err(fail)? != k0 {
         return Err(fail(format!(
@@ -229,7 +230,9 @@ pub fn kem_point<K: abbe::Kem>(
     for (k, op) in keys.into_iter().zip(ops) {
         match *op {
             "keygen" => {
-                ctx.time(k, at.bits, b, || K::keygen(pk, mk, key_side, rng));
+                ctx.time(k, at.bits, b, || {
+                    abbe::kem::keygen::<K>(pk, mk, key_side, rng)
+                });
             }
             "encrypt" => {
                 ctx.time(k, at.bits, b, || K::encapsulate(pk, ct_side, rng));

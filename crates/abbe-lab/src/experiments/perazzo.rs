@@ -14,6 +14,8 @@ use crate::{for_each_curve, papers::paper, Ctx, LabError, Profile, ReportCtx};
 use abbe::abe::yct14::InsecureYct14;
 use abbe::abe::{Bsw07, Gpsw06Small};
 use abbe::curve::{Bn254, Counted, Curve, CurveId, Group, OpCounts, Scalar, Target};
+use abbe::kem::Authority;
+use abbe::kem::{MasterKeyOf, Universe};
 use abbe::policy::{generate, AttributeSet, Policy};
 use abbe::Kem;
 use rand_chacha::rand_core::SeedableRng;
@@ -82,10 +84,10 @@ fn curve<C: Curve>(ctx: &mut Ctx, pts: &[usize]) -> Result<(), LabError> {
     let mut rng = ChaCha20Rng::seed_from_u64(ctx.seed ^ 0x9e7a);
     let max = *pts.iter().max().unwrap_or(&50);
     let (g_pk, g_mk) =
-        Gpsw06Small::<C>::setup_with_universe(&universe(max), &mut rng).map_err(fail)?;
+        Gpsw06Small::<C>::setup(&Universe::from_iter(&universe(max)), &mut rng).map_err(fail)?;
     let (y_pk, y_mk) =
-        InsecureYct14::<C>::setup_with_universe(universe(max), &mut rng).map_err(fail)?;
-    let (b_pk, b_mk) = Bsw07::<C>::setup(&mut rng);
+        InsecureYct14::<C>::setup(&Universe::from_iter(&universe(max)), &mut rng).map_err(fail)?;
+    let (b_pk, b_mk) = Bsw07::<C>::setup(&Default::default(), &mut rng).unwrap();
     for &n in pts {
         ctx.tick(format!("{} n={n}", C::NAME));
         let flat = shape("flat", n)?;
@@ -160,11 +162,12 @@ fn counts<C: Curve>(ctx: &mut Ctx, n: usize) -> Result<(), LabError> {
     let flat = shape("flat", n)?;
     let set = AttributeSet::from_names(flat.attributes()).map_err(fail)?;
     let u = universe(n);
-    let (pk, mk) = Gpsw06Small::<Cc<C>>::setup_with_universe(&u, &mut rng).map_err(fail)?;
+    let (pk, mk) = Gpsw06Small::<Cc<C>>::setup(&Universe::from_iter(&u), &mut rng).map_err(fail)?;
     let g = count_pair::<Gpsw06Small<Cc<C>>>(&pk, &mk, &flat, &set, &mut rng)?;
-    let (pk, mk) = InsecureYct14::<Cc<C>>::setup_with_universe(u, &mut rng).map_err(fail)?;
+    let (pk, mk) =
+        InsecureYct14::<Cc<C>>::setup(&Universe::from_iter(&u), &mut rng).map_err(fail)?;
     let y = count_pair::<InsecureYct14<Cc<C>>>(&pk, &mk, &flat, &set, &mut rng)?;
-    let (pk, mk) = Bsw07::<Cc<C>>::setup(&mut rng);
+    let (pk, mk) = Bsw07::<Cc<C>>::setup(&Default::default(), &mut rng).unwrap();
     let bf = count_pair::<Bsw07<Cc<C>>>(&pk, &mk, &set, &flat, &mut rng)?;
     let b3 = count_pair::<Bsw07<Cc<C>>>(&pk, &mk, &set, &shape("3-level", n)?, &mut rng)?;
     for (k, c) in keys
@@ -180,12 +183,12 @@ fn counts<C: Curve>(ctx: &mut Ctx, n: usize) -> Result<(), LabError> {
 
 fn count_pair<K: Kem>(
     pk: &K::PublicKey,
-    mk: &K::MasterKey,
+    mk: &MasterKeyOf<K>,
     key_side: &K::KeySide,
     ct_side: &K::CiphertextSide,
     rng: &mut ChaCha20Rng,
 ) -> Result<(OpCounts, OpCounts), LabError> {
-    let key = K::keygen(pk, mk, key_side, rng).map_err(fail)?;
+    let key = abbe::kem::keygen::<K>(pk, mk, key_side, rng).map_err(fail)?;
     // Attribute hashes are excluded from encryption as in §5 (precomputable):
     // warm the cache first.
     let _ = K::encapsulate(pk, ct_side, rng).map_err(fail)?;
@@ -284,9 +287,10 @@ fn average_case(ctx: &mut Ctx, pts: &[usize]) -> Result<(), LabError> {
     let params = format!("p_c={P_C};p_and={P_AND};p_a={P_A};seed={}", ctx.seed);
     let mut rng = ChaCha20Rng::seed_from_u64(ctx.seed ^ 0xa7e);
     let u = universe(*pts.iter().max().unwrap_or(&10));
-    let (g_pk, g_mk) = Gpsw06Small::<C>::setup_with_universe(&u, &mut rng).map_err(fail)?;
-    let (y_pk, y_mk) = InsecureYct14::<C>::setup_with_universe(u, &mut rng).map_err(fail)?;
-    let (b_pk, b_mk) = Bsw07::<C>::setup(&mut rng);
+    let (g_pk, g_mk) = Gpsw06Small::<C>::setup(&Universe::from_iter(&u), &mut rng).map_err(fail)?;
+    let (y_pk, y_mk) =
+        InsecureYct14::<C>::setup(&Universe::from_iter(&u), &mut rng).map_err(fail)?;
+    let (b_pk, b_mk) = Bsw07::<C>::setup(&Default::default(), &mut rng).unwrap();
     for &n in pts {
         let x = n as f64;
         let model_keys = [
@@ -395,12 +399,12 @@ fn mean_visits(n: usize, pairs: usize, seed: u64) -> Result<(f64, f64), LabError
 
 fn decrypt_once<K: Kem>(
     pk: &K::PublicKey,
-    mk: &K::MasterKey,
+    mk: &MasterKeyOf<K>,
     key_side: &K::KeySide,
     ct_side: &K::CiphertextSide,
     rng: &mut ChaCha20Rng,
 ) -> Result<f64, LabError> {
-    let key = K::keygen(pk, mk, key_side, rng).map_err(fail)?;
+    let key = abbe::kem::keygen::<K>(pk, mk, key_side, rng).map_err(fail)?;
     let (k0, header) = K::encapsulate(pk, ct_side, rng).map_err(fail)?;
     let t = std::time::Instant::now();
     let k1 = K::decapsulate(&key, &header).map_err(fail)?;

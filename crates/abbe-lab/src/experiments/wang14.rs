@@ -16,8 +16,8 @@ use crate::report::{Cell, Claim, Section, Table, Verdict};
 use crate::{for_each_curve, harness::Budget, Ctx, LabError, Profile, ReportCtx};
 use abbe::abe::{Bsw07, Gpsw06};
 use abbe::curve::{Curve, CurveId};
+use abbe::kem::Authority;
 use abbe::policy::{generate, AttributeSet, Policy};
-use abbe::Kem;
 use rand_chacha::rand_core::SeedableRng;
 use rand_chacha::ChaCha20Rng;
 
@@ -50,8 +50,8 @@ const ALL_OPS: [&str; 5] = ["keygen", "encrypt", "decrypt", "key-bytes", "ct-byt
 fn curve<C: Curve>(ctx: &mut Ctx, pts: &[usize]) -> Result<(), LabError> {
     let mut rng = ChaCha20Rng::seed_from_u64(ctx.seed ^ 0x14);
     let bits = C::ID.security_bits();
-    let (cp_pk, cp_mk) = Bsw07::<C>::setup(&mut rng);
-    let (kp_pk, kp_mk) = Gpsw06::<C>::setup(&mut rng);
+    let (cp_pk, cp_mk) = Bsw07::<C>::setup(&Default::default(), &mut rng).unwrap();
+    let (kp_pk, kp_mk) = Gpsw06::<C>::setup(&Default::default(), &mut rng).unwrap();
     for &n in pts {
         let policy = generate::flat_and(n).map_err(fail)?;
         let set = AttributeSet::from_names(policy.attributes()).map_err(fail)?;

@@ -100,7 +100,7 @@
 
 use crate::curve::CurveId;
 use crate::curve::{par_map, wipe, Curve, FixedBaseTable, Group, Scalar, Target};
-use crate::kem::{Kem, KemError, SessionKey};
+use crate::kem::{Authority, Kem, KemError, SessionKey};
 use crate::policy::{AccessTree, AttributeSet, Node, Policy, Selection};
 use crate::wire::{ObjectKind, Reader, SchemeId, WireError, Writer, MAX_ITEMS};
 use rand_core::{CryptoRng, RngCore};
@@ -749,17 +749,17 @@ fn hex16(b: &[u8; 16]) -> String {
     b.iter().map(|x| format!("{x:02x}")).collect()
 }
 
-impl<C: Curve> Kem for Bsw07<C> {
-    const SCHEME: SchemeId = SchemeId::Bsw07;
-    const CURVE: CurveId = C::ID;
+impl<C: Curve> Authority for Bsw07<C> {
+    type Params = ();
     type PublicKey = PublicKey<C>;
     type MasterKey = MasterKey<C>;
     type UserKey = UserKey<C>;
-    type Header = Header<C>;
     type KeySide = AttributeSet;
-    type CiphertextSide = Policy;
 
-    fn setup<R: RngCore + CryptoRng>(rng: &mut R) -> (PublicKey<C>, MasterKey<C>) {
+    fn setup<R: RngCore + CryptoRng>(
+        _: &(),
+        rng: &mut R,
+    ) -> Result<(PublicKey<C>, MasterKey<C>), KemError> {
         let beta = loop {
             let b = C::Scalar::random(rng);
             if !b.is_zero() {
@@ -773,7 +773,11 @@ impl<C: Curve> Kem for Bsw07<C> {
         };
         let pk = mk.public_key();
         mk.setup_id = pk.setup_id();
-        (pk, mk)
+        Ok((pk, mk))
+    }
+
+    fn public_key(mk: &MasterKey<C>) -> PublicKey<C> {
+        mk.public_key()
     }
 
     fn keygen<R: RngCore + CryptoRng>(
@@ -827,6 +831,21 @@ impl<C: Curve> Kem for Bsw07<C> {
             attrs: attrs_map,
         })
     }
+}
+
+impl<C: Curve> Kem for Bsw07<C> {
+    const SCHEME: SchemeId = SchemeId::Bsw07;
+    const CURVE: CurveId = C::ID;
+    type Authority = Self;
+    type PublicKey = PublicKey<C>;
+    type UserKey = UserKey<C>;
+    type Header = Header<C>;
+    type KeySide = AttributeSet;
+    type CiphertextSide = Policy;
+
+    fn user_key(key: UserKey<C>, _: &PublicKey<C>) -> UserKey<C> {
+        key
+    }
 
     fn encapsulate<R: RngCore + CryptoRng>(
         pk: &PublicKey<C>,
@@ -867,10 +886,6 @@ impl<C: Curve> Kem for Bsw07<C> {
         Ok(SessionKey::from_gt(&e, SchemeId::Bsw07, C::ID))
     }
 
-    fn public_key(mk: &MasterKey<C>) -> PublicKey<C> {
-        mk.public_key()
-    }
-
     fn key_side(key: &UserKey<C>) -> AttributeSet {
         key.set.clone()
     }
@@ -906,7 +921,7 @@ mod tests {
 
     fn round_trip<C: Curve>() {
         let mut r = rng(1);
-        let (pk, mk) = Bsw07::<C>::setup(&mut r);
+        let (pk, mk) = Bsw07::<C>::setup(&(), &mut r).unwrap();
         let pk = PublicKey::<C>::from_bytes(&pk.to_bytes()).unwrap();
         let mk = MasterKey::<C>::from_bytes(&mk.to_bytes()).unwrap();
         assert_eq!(pk.setup_id(), mk.setup_id());
@@ -952,7 +967,7 @@ mod tests {
     #[test]
     fn thresholds_and_repeated_attributes() {
         let mut r = rng(11);
-        let (pk, mk) = B::setup(&mut r);
+        let (pk, mk) = B::setup(&(), &mut r).unwrap();
         // Non-consecutive Lagrange sets, nested thresholds, an attribute at
         // two leaves.
         let policy =
@@ -1024,8 +1039,8 @@ mod tests {
     #[test]
     fn wrong_setup_is_reported() {
         let mut r = rng(2);
-        let (pk1, _) = B::setup(&mut r);
-        let (pk2, mk2) = B::setup(&mut r);
+        let (pk1, _) = B::setup(&(), &mut r).unwrap();
+        let (pk2, mk2) = B::setup(&(), &mut r).unwrap();
         let (_, header) = B::encapsulate(&pk1, &Policy::parse("a").unwrap(), &mut r).unwrap();
         let key = B::keygen(&pk2, &mk2, &attrs("a"), &mut r).unwrap();
         assert!(matches!(
@@ -1041,7 +1056,7 @@ mod tests {
     #[test]
     fn encapsulation_is_deterministic_for_a_seeded_rng() {
         let mut r = rng(13);
-        let (pk, _) = B::setup(&mut r);
+        let (pk, _) = B::setup(&(), &mut r).unwrap();
         let policy = Policy::parse("2 of (a, b, c) and (d or e)").unwrap();
         let (k1, h1) = B::encapsulate(&pk, &policy, &mut rng(99)).unwrap();
         let (k2, h2) = B::encapsulate(&pk, &policy, &mut rng(99)).unwrap();
@@ -1072,7 +1087,7 @@ mod tests {
     #[test]
     fn collusion_fails() {
         let mut r = rng(3);
-        let (pk, mk) = B::setup(&mut r);
+        let (pk, mk) = B::setup(&(), &mut r).unwrap();
         let policy = Policy::parse("a and b and c").unwrap();
         let (key, header) = B::encapsulate(&pk, &policy, &mut r).unwrap();
         let k1 = B::keygen(&pk, &mk, &attrs("a, b"), &mut r).unwrap();
@@ -1112,7 +1127,7 @@ mod tests {
     #[test]
     fn key_for_a_cannot_be_turned_into_b_and_c() {
         let mut r = rng(4);
-        let (pk, mk) = B::setup(&mut r);
+        let (pk, mk) = B::setup(&(), &mut r).unwrap();
         let (key, header) =
             B::encapsulate(&pk, &Policy::parse("b and c").unwrap(), &mut r).unwrap();
         let k = B::keygen(&pk, &mk, &attrs("a"), &mut r).unwrap();
@@ -1175,7 +1190,7 @@ mod tests {
     fn op_counts_match_the_formula() {
         type CB = Bsw07<Counted<Bls12>>;
         let mut r = rng(5);
-        let (pk, mk) = CB::setup(&mut r);
+        let (pk, mk) = CB::setup(&(), &mut r).unwrap();
         for n in [1usize, 5, 20] {
             let n64 = n as u64;
             let policy = generate::flat_and(n).unwrap();
@@ -1221,7 +1236,7 @@ mod tests {
     #[test]
     fn decoders_reject_mutations() {
         let mut r = rng(6);
-        let (pk, mk) = B::setup(&mut r);
+        let (pk, mk) = B::setup(&(), &mut r).unwrap();
         let (_, header) = B::encapsulate(&pk, &Policy::parse("a or b").unwrap(), &mut r).unwrap();
         let key = B::keygen(&pk, &mk, &attrs("a"), &mut r).unwrap();
         for bytes in [
@@ -1246,7 +1261,7 @@ mod tests {
         }
         // Other curves and other schemes are refused.
         assert!(Header::<Bn254>::from_bytes(&header.to_bytes()).is_err());
-        let (wpk, _) = crate::abe::Waters11::<Bls12>::setup(&mut r);
+        let (wpk, _) = crate::abe::Waters11::<Bls12>::setup(&(), &mut r).unwrap();
         assert!(PublicKey::<Bls12>::from_bytes(&wpk.to_bytes()).is_err());
         // A header whose leaf count does not match its policy.
         let (_, h3) = B::encapsulate(&pk, &Policy::parse("a or b or c").unwrap(), &mut r).unwrap();
@@ -1277,7 +1292,7 @@ mod tests {
                 .filter(|_| (rand_core::RngCore::next_u32(&mut r) as f64 / u32::MAX as f64) < pa).collect();
             let names = if names.is_empty() { vec!["unrelated".to_string()] } else { names };
             let set = AttributeSet::from_names(names).unwrap();
-            let (pk, mk) = B::setup(&mut r);
+            let (pk, mk) = B::setup(&(), &mut r).unwrap();
             let (key, header) = B::encapsulate(&pk, &policy, &mut r).unwrap();
             let uk = B::keygen(&pk, &mk, &set, &mut r).unwrap();
             match B::decapsulate(&uk, &header) {
@@ -1304,7 +1319,7 @@ mod tests {
     #[test]
     fn mutated_valid_encodings_never_panic() {
         let mut r = rng(7);
-        let (pk, mk) = B::setup(&mut r);
+        let (pk, mk) = B::setup(&(), &mut r).unwrap();
         let (key, header) =
             B::encapsulate(&pk, &Policy::parse("a and (b or c)").unwrap(), &mut r).unwrap();
         let uk = B::keygen(&pk, &mk, &attrs("a, b"), &mut r).unwrap();

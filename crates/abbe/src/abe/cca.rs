@@ -33,7 +33,7 @@
 //! Requirement on `K`: `encapsulate` draws all its randomness from the rng it
 //! is given, in a fixed order (every scheme here does, see [`crate::kem::Kem`]).
 
-use crate::kem::{Kem, KemError, SessionKey, Side};
+use crate::kem::{IssuedKeyOf, Kem, KemError, SessionKey, Side};
 use crate::wire::{Encoded, ObjectKind, Preamble, Reader, WireError, Writer};
 use hkdf::Hkdf;
 use rand_chacha::rand_core::SeedableRng;
@@ -117,31 +117,17 @@ fn session(m: &[u8; 32], inner_bytes: &[u8], masked: &[u8; 32]) -> SessionKey {
 impl<K: Kem> Kem for Cca<K> {
     const SCHEME: crate::wire::SchemeId = K::SCHEME;
     const CURVE: crate::curve::CurveId = K::CURVE;
+    type Authority = K::Authority;
     type PublicKey = K::PublicKey;
-    type MasterKey = K::MasterKey;
     type UserKey = CcaKey<K>;
     type Header = CcaHeader<K>;
     type KeySide = K::KeySide;
     type CiphertextSide = K::CiphertextSide;
 
-    fn setup<R: RngCore + CryptoRng>(rng: &mut R) -> (K::PublicKey, K::MasterKey) {
-        K::setup(rng)
+    fn user_key(key: IssuedKeyOf<K>, pk: &K::PublicKey) -> CcaKey<K> {
+        CcaKey::new(K::user_key(key, pk), pk.clone())
     }
-    fn public_key(mk: &K::MasterKey) -> K::PublicKey {
-        K::public_key(mk)
-    }
-    fn master_setup_id(mk: &K::MasterKey) -> Option<[u8; 16]> {
-        K::master_setup_id(mk)
-    }
-    fn keygen<R: RngCore + CryptoRng>(
-        pk: &K::PublicKey,
-        mk: &K::MasterKey,
-        key_side: &K::KeySide,
-        rng: &mut R,
-    ) -> Result<CcaKey<K>, KemError> {
-        let key = K::keygen(pk, mk, key_side, rng)?;
-        Ok(CcaKey::new(key, K::PublicKey::from_bytes(&pk.to_bytes())?))
-    }
+
     fn encapsulate<R: RngCore + CryptoRng>(
         pk: &K::PublicKey,
         target: &K::CiphertextSide,
@@ -209,11 +195,10 @@ impl<K: Kem> Encoded for CcaKey<K> {
     }
     fn from_bytes(bytes: &[u8]) -> Result<Self, WireError> {
         let mut r = Reader::open_for(bytes, ObjectKind::UserKey, K::SCHEME, K::CURVE)?;
-        let mut key = K::UserKey::from_bytes(r.nested("user key")?)?;
+        let key = IssuedKeyOf::<K>::from_bytes(r.nested("user key")?)?;
         let pk = K::PublicKey::from_bytes(r.nested("public key")?)?;
         r.finish()?;
-        K::attach_public_key(&mut key, &pk);
-        Ok(CcaKey::new(key, pk))
+        Ok(CcaKey::new(K::user_key(key, &pk), pk))
     }
 }
 
@@ -253,15 +238,18 @@ mod tests {
     fn flow<C: Curve>() {
         type K<C> = Cca<Waters11<C>>;
         let mut r = rng(1);
-        let (pk, mk) = K::<C>::setup(&mut r);
+        let (pk, mk) = crate::kem::setup::<K<C>>(&(), &mut r).unwrap();
         let policy = Policy::parse("(a and b) or 2 of (c, d, n >= 5)").unwrap();
         let (key, header) = K::<C>::encapsulate(&pk, &policy, &mut r).unwrap();
         let header = CcaHeader::<Waters11<C>>::from_bytes(&header.to_bytes()).unwrap();
         let good =
-            K::<C>::keygen(&pk, &mk, &AttributeSet::parse("c, n = 7").unwrap(), &mut r).unwrap();
+            crate::kem::keygen::<K<C>>(&pk, &mk, &AttributeSet::parse("c, n = 7").unwrap(), &mut r)
+                .unwrap();
         let good = CcaKey::<Waters11<C>>::from_bytes(&good.to_bytes()).unwrap();
         assert_eq!(K::<C>::decapsulate(&good, &header).unwrap(), key);
-        let bad = K::<C>::keygen(&pk, &mk, &AttributeSet::parse("a, c").unwrap(), &mut r).unwrap();
+        let bad =
+            crate::kem::keygen::<K<C>>(&pk, &mk, &AttributeSet::parse("a, c").unwrap(), &mut r)
+                .unwrap();
         assert!(matches!(
             K::<C>::decapsulate(&bad, &header),
             Err(KemError::NotSatisfied)
@@ -280,10 +268,12 @@ mod tests {
     #[test]
     fn mauled_headers_are_rejected() {
         let mut r = rng(2);
-        let (pk, mk) = W::setup(&mut r);
+        let (pk, mk) = crate::kem::setup::<W>(&(), &mut r).unwrap();
         let policy = Policy::parse("a and (b or c)").unwrap();
         let (key, header) = W::encapsulate(&pk, &policy, &mut r).unwrap();
-        let uk = W::keygen(&pk, &mk, &AttributeSet::parse("a, b, c").unwrap(), &mut r).unwrap();
+        let uk =
+            crate::kem::keygen::<W>(&pk, &mk, &AttributeSet::parse("a, b, c").unwrap(), &mut r)
+                .unwrap();
         let bytes = header.to_bytes();
         let mut rejected = 0;
         for i in 8..bytes.len() {
@@ -304,12 +294,13 @@ mod tests {
     #[test]
     fn sub_formula_keys_fail_and_spliced_headers_are_rejected() {
         let mut r = rng(3);
-        let (pk, mk) = W::setup(&mut r);
+        let (pk, mk) = crate::kem::setup::<W>(&(), &mut r).unwrap();
         let and = Policy::parse("a and b").unwrap();
         let or = Policy::parse("a or b").unwrap();
         let (_, h_and) = W::encapsulate(&pk, &and, &mut r).unwrap();
         let (_, h_or) = W::encapsulate(&pk, &or, &mut r).unwrap();
-        let only_a = W::keygen(&pk, &mk, &AttributeSet::parse("a").unwrap(), &mut r).unwrap();
+        let only_a =
+            crate::kem::keygen::<W>(&pk, &mk, &AttributeSet::parse("a").unwrap(), &mut r).unwrap();
         assert!(matches!(
             W::decapsulate(&only_a, &h_and),
             Err(KemError::NotSatisfied)

@@ -105,7 +105,7 @@
 
 use crate::curve::CurveId;
 use crate::curve::{par_map, wipe, Curve, FixedBaseTable, Group, Scalar, Target};
-use crate::kem::{Kem, KemError, SessionKey};
+use crate::kem::{Authority, Kem, KemError, SessionKey};
 use crate::policy::{AccessTree, AttributeSet, Lsss, Policy};
 use crate::wire::{Encoded, ObjectKind, Reader, SchemeId, WireError, Writer, MAX_ITEMS};
 use rand_core::{CryptoRng, RngCore};
@@ -779,18 +779,18 @@ pub(crate) fn wipe_scalars<S: Scalar>(s: &mut [S]) {
     }
 }
 
-impl<C: Curve> Kem for FameCp<C> {
-    const SCHEME: SchemeId = SchemeId::FameCp;
-    const CURVE: CurveId = C::ID;
+impl<C: Curve> Authority for FameCp<C> {
+    type Params = ();
     type PublicKey = PublicKey<C>;
     type MasterKey = MasterKey<C>;
     type UserKey = UserKey<C>;
-    type Header = Header<C>;
     type KeySide = AttributeSet;
-    type CiphertextSide = Policy;
 
-    fn setup<R: RngCore + CryptoRng>(rng: &mut R) -> (PublicKey<C>, MasterKey<C>) {
-        MasterKey::<C>::generate(rng)
+    fn setup<R: RngCore + CryptoRng>(
+        _: &(),
+        rng: &mut R,
+    ) -> Result<(PublicKey<C>, MasterKey<C>), KemError> {
+        Ok(MasterKey::<C>::generate(rng))
     }
 
     fn public_key(mk: &MasterKey<C>) -> PublicKey<C> {
@@ -856,6 +856,21 @@ impl<C: Curve> Kem for FameCp<C> {
             sky,
             sk0_lines: OnceLock::new(),
         })
+    }
+}
+
+impl<C: Curve> Kem for FameCp<C> {
+    const SCHEME: SchemeId = SchemeId::FameCp;
+    const CURVE: CurveId = C::ID;
+    type Authority = Self;
+    type PublicKey = PublicKey<C>;
+    type UserKey = UserKey<C>;
+    type Header = Header<C>;
+    type KeySide = AttributeSet;
+    type CiphertextSide = Policy;
+
+    fn user_key(key: UserKey<C>, _: &PublicKey<C>) -> UserKey<C> {
+        key
     }
 
     fn encapsulate<R: RngCore + CryptoRng>(
@@ -990,7 +1005,7 @@ mod tests {
 
     fn round_trip<C: Curve>() {
         let mut r = rng(1);
-        let (pk, mk) = FameCp::<C>::setup(&mut r);
+        let (pk, mk) = FameCp::<C>::setup(&(), &mut r).unwrap();
         let pk = PublicKey::<C>::from_bytes(&pk.to_bytes()).unwrap();
         let mk = MasterKey::<C>::from_bytes(&mk.to_bytes()).unwrap();
         assert_eq!(FameCp::<C>::public_key(&mk).to_bytes(), pk.to_bytes());
@@ -1036,7 +1051,7 @@ mod tests {
     #[test]
     fn encapsulation_is_deterministic() {
         let mut r = rng(11);
-        let (pk, _) = F::setup(&mut r);
+        let (pk, _) = F::setup(&(), &mut r).unwrap();
         let policy = Policy::parse("a and (b or 2 of (c, d, e))").unwrap();
         let (k1, h1) = F::encapsulate(&pk, &policy, &mut rng(5)).unwrap();
         let (k2, h2) = F::encapsulate(&pk, &policy, &mut rng(5)).unwrap();
@@ -1047,8 +1062,8 @@ mod tests {
     #[test]
     fn wrong_setup_is_reported() {
         let mut r = rng(2);
-        let (pk1, _) = F::setup(&mut r);
-        let (pk2, mk2) = F::setup(&mut r);
+        let (pk1, _) = F::setup(&(), &mut r).unwrap();
+        let (pk2, mk2) = F::setup(&(), &mut r).unwrap();
         let (_, header) = F::encapsulate(&pk1, &Policy::parse("a").unwrap(), &mut r).unwrap();
         let key = F::keygen(&pk2, &mk2, &attrs("a"), &mut r).unwrap();
         assert!(matches!(
@@ -1070,7 +1085,7 @@ mod tests {
     #[test]
     fn collusion_fails() {
         let mut r = rng(3);
-        let (pk, mk) = F::setup(&mut r);
+        let (pk, mk) = F::setup(&(), &mut r).unwrap();
         let policy = Policy::parse("a and b and c").unwrap();
         let (key, header) = F::encapsulate(&pk, &policy, &mut r).unwrap();
         let k1 = F::keygen(&pk, &mk, &attrs("a, b"), &mut r).unwrap();
@@ -1105,7 +1120,7 @@ mod tests {
     #[test]
     fn relabelled_attribute_does_not_decrypt() {
         let mut r = rng(4);
-        let (pk, mk) = F::setup(&mut r);
+        let (pk, mk) = F::setup(&(), &mut r).unwrap();
         let (key, header) = F::encapsulate(&pk, &Policy::parse("b").unwrap(), &mut r).unwrap();
         let k = F::keygen(&pk, &mk, &attrs("a"), &mut r).unwrap();
         let mut sky = BTreeMap::new();
@@ -1125,7 +1140,7 @@ mod tests {
     fn op_counts_match_the_formula() {
         type CF = FameCp<Counted<Bls12>>;
         let mut r = rng(5);
-        let (pk, mk) = CF::setup(&mut r);
+        let (pk, mk) = CF::setup(&(), &mut r).unwrap();
         for n in [1usize, 5, 20] {
             let names: Vec<String> = (0..n).map(|i| format!("opcount-cp-{n}-{i}")).collect();
             let policy = Policy::parse(&names.join(" and ")).unwrap();
@@ -1182,7 +1197,7 @@ mod tests {
     #[test]
     fn decoders_reject_mutations() {
         let mut r = rng(6);
-        let (pk, mk) = F::setup(&mut r);
+        let (pk, mk) = F::setup(&(), &mut r).unwrap();
         let (_, header) = F::encapsulate(&pk, &Policy::parse("a or b").unwrap(), &mut r).unwrap();
         let key = F::keygen(&pk, &mk, &attrs("a"), &mut r).unwrap();
         for bytes in [
@@ -1232,7 +1247,7 @@ mod tests {
                 .filter(|_| (rand_core::RngCore::next_u32(&mut r) as f64 / u32::MAX as f64) < pa).collect();
             let names = if names.is_empty() { vec!["unrelated".to_string()] } else { names };
             let set = AttributeSet::from_names(names).unwrap();
-            let (pk, mk) = F::setup(&mut r);
+            let (pk, mk) = F::setup(&(), &mut r).unwrap();
             let (key, header) = F::encapsulate(&pk, &policy, &mut r).unwrap();
             let uk = F::keygen(&pk, &mk, &set, &mut r).unwrap();
             match F::decapsulate(&uk, &header) {
@@ -1258,7 +1273,7 @@ mod tests {
     #[test]
     fn mutated_valid_encodings_never_panic() {
         let mut r = rng(7);
-        let (pk, mk) = F::setup(&mut r);
+        let (pk, mk) = F::setup(&(), &mut r).unwrap();
         let (_, header) =
             F::encapsulate(&pk, &Policy::parse("a and (b or c)").unwrap(), &mut r).unwrap();
         let key = F::keygen(&pk, &mk, &attrs("a, b"), &mut r).unwrap();

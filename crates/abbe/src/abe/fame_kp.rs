@@ -67,7 +67,7 @@
 
 use crate::curve::CurveId;
 use crate::curve::{par_map, wipe, Curve, Group, Scalar};
-use crate::kem::{Kem, KemError, SessionKey};
+use crate::kem::{Authority, Kem, KemError, SessionKey};
 use crate::policy::{AccessTree, AttributeSet, Lsss, Policy};
 use crate::wire::{Encoded, ObjectKind, Reader, SchemeId, WireError, Writer, MAX_ITEMS};
 use rand_core::{CryptoRng, RngCore};
@@ -249,18 +249,18 @@ impl<C: Curve> Encoded for Header<C> {
     }
 }
 
-impl<C: Curve> Kem for FameKp<C> {
-    const SCHEME: SchemeId = SchemeId::FameKp;
-    const CURVE: CurveId = C::ID;
+impl<C: Curve> Authority for FameKp<C> {
+    type Params = ();
     type PublicKey = PublicKey<C>;
     type MasterKey = MasterKey<C>;
     type UserKey = UserKey<C>;
-    type Header = Header<C>;
     type KeySide = Policy;
-    type CiphertextSide = AttributeSet;
 
-    fn setup<R: RngCore + CryptoRng>(rng: &mut R) -> (PublicKey<C>, MasterKey<C>) {
-        MasterKey::<C>::generate(rng)
+    fn setup<R: RngCore + CryptoRng>(
+        _: &(),
+        rng: &mut R,
+    ) -> Result<(PublicKey<C>, MasterKey<C>), KemError> {
+        Ok(MasterKey::<C>::generate(rng))
     }
 
     fn public_key(mk: &MasterKey<C>) -> PublicKey<C> {
@@ -361,6 +361,21 @@ impl<C: Curve> Kem for FameKp<C> {
             rows,
             sk0_lines: OnceLock::new(),
         })
+    }
+}
+
+impl<C: Curve> Kem for FameKp<C> {
+    const SCHEME: SchemeId = SchemeId::FameKp;
+    const CURVE: CurveId = C::ID;
+    type Authority = Self;
+    type PublicKey = PublicKey<C>;
+    type UserKey = UserKey<C>;
+    type Header = Header<C>;
+    type KeySide = Policy;
+    type CiphertextSide = AttributeSet;
+
+    fn user_key(key: UserKey<C>, _: &PublicKey<C>) -> UserKey<C> {
+        key
     }
 
     fn encapsulate<R: RngCore + CryptoRng>(
@@ -474,7 +489,7 @@ mod tests {
 
     fn round_trip<C: Curve>() {
         let mut r = rng(1);
-        let (pk, mk) = FameKp::<C>::setup(&mut r);
+        let (pk, mk) = FameKp::<C>::setup(&(), &mut r).unwrap();
         let pk = PublicKey::<C>::from_bytes(&pk.to_bytes()).unwrap();
         let mk = MasterKey::<C>::from_bytes(&mk.to_bytes()).unwrap();
         assert_eq!(FameKp::<C>::public_key(&mk).to_bytes(), pk.to_bytes());
@@ -518,7 +533,7 @@ mod tests {
     #[test]
     fn encapsulation_is_deterministic() {
         let mut r = rng(11);
-        let (pk, _) = F::setup(&mut r);
+        let (pk, _) = F::setup(&(), &mut r).unwrap();
         let set = attrs("a, b, level = 7");
         let (k1, h1) = F::encapsulate(&pk, &set, &mut rng(5)).unwrap();
         let (k2, h2) = F::encapsulate(&pk, &set, &mut rng(5)).unwrap();
@@ -529,8 +544,8 @@ mod tests {
     #[test]
     fn wrong_setup_is_reported() {
         let mut r = rng(2);
-        let (pk1, _) = F::setup(&mut r);
-        let (pk2, mk2) = F::setup(&mut r);
+        let (pk1, _) = F::setup(&(), &mut r).unwrap();
+        let (pk2, mk2) = F::setup(&(), &mut r).unwrap();
         let (_, header) = F::encapsulate(&pk1, &attrs("a"), &mut r).unwrap();
         let key = F::keygen(&pk2, &mk2, &Policy::parse("a").unwrap(), &mut r).unwrap();
         assert!(matches!(
@@ -554,7 +569,7 @@ mod tests {
     #[test]
     fn collusion_fails() {
         let mut r = rng(3);
-        let (pk, mk) = F::setup(&mut r);
+        let (pk, mk) = F::setup(&(), &mut r).unwrap();
         let policy = Policy::parse("a and b").unwrap();
         let k1 = F::keygen(&pk, &mk, &policy, &mut r).unwrap();
         let k2 = F::keygen(&pk, &mk, &policy, &mut r).unwrap();
@@ -605,7 +620,7 @@ mod tests {
     fn op_counts_match_the_formula() {
         type CF = FameKp<Counted<Bls12>>;
         let mut r = rng(5);
-        let (pk, mk) = CF::setup(&mut r);
+        let (pk, mk) = CF::setup(&(), &mut r).unwrap();
         for n in [1usize, 5, 20] {
             let names: Vec<String> = (0..n).map(|i| format!("opcount-kp-{n}-{i}")).collect();
             let policy = Policy::parse(&names.join(" and ")).unwrap();
@@ -661,7 +676,7 @@ mod tests {
     #[test]
     fn decoders_reject_mutations() {
         let mut r = rng(6);
-        let (pk, mk) = F::setup(&mut r);
+        let (pk, mk) = F::setup(&(), &mut r).unwrap();
         let (_, header) = F::encapsulate(&pk, &attrs("a, b"), &mut r).unwrap();
         let key = F::keygen(&pk, &mk, &Policy::parse("a or b").unwrap(), &mut r).unwrap();
         for bytes in [
@@ -686,7 +701,7 @@ mod tests {
         }
         assert!(Header::<Bn254>::from_bytes(&header.to_bytes()).is_err());
         // FAME-CP objects are refused.
-        let (cp_pk, _) = super::super::fame_cp::FameCp::<Bls12>::setup(&mut r);
+        let (cp_pk, _) = super::super::fame_cp::FameCp::<Bls12>::setup(&(), &mut r).unwrap();
         assert!(PublicKey::<Bls12>::from_bytes(&cp_pk.to_bytes()).is_err());
     }
 
@@ -704,7 +719,7 @@ mod tests {
                 .filter(|_| (rand_core::RngCore::next_u32(&mut r) as f64 / u32::MAX as f64) < pa).collect();
             let names = if names.is_empty() { vec!["unrelated".to_string()] } else { names };
             let set = AttributeSet::from_names(names).unwrap();
-            let (pk, mk) = F::setup(&mut r);
+            let (pk, mk) = F::setup(&(), &mut r).unwrap();
             let uk = F::keygen(&pk, &mk, &policy, &mut r).unwrap();
             let (key, header) = F::encapsulate(&pk, &set, &mut r).unwrap();
             match F::decapsulate(&uk, &header) {
@@ -730,7 +745,7 @@ mod tests {
     #[test]
     fn mutated_valid_encodings_never_panic() {
         let mut r = rng(7);
-        let (pk, mk) = F::setup(&mut r);
+        let (pk, mk) = F::setup(&(), &mut r).unwrap();
         let (_, header) = F::encapsulate(&pk, &attrs("a, b"), &mut r).unwrap();
         let key = F::keygen(&pk, &mk, &Policy::parse("a and (b or c)").unwrap(), &mut r).unwrap();
         for bytes in [header.to_bytes(), key.to_bytes(), pk.to_bytes()] {

@@ -85,7 +85,7 @@
 
 use crate::curve::CurveId;
 use crate::curve::{par_map, wipe, Curve, FixedBaseTable, Group, Scalar, Target};
-use crate::kem::{Kem, KemError, Outsourcing, SessionKey};
+use crate::kem::{Authority, Kem, KemError, Outsourcing, SessionKey};
 use crate::policy::{AccessTree, AttributeSet, Policy};
 use crate::wire::{ObjectKind, Preamble, Reader, SchemeId, WireError, Writer, MAX_ITEMS};
 use rand_core::{CryptoRng, RngCore};
@@ -561,24 +561,28 @@ fn hex16(b: &[u8; 16]) -> String {
     b.iter().map(|x| format!("{x:02x}")).collect()
 }
 
-impl<C: Curve> Kem for Gpsw06<C> {
-    const SCHEME: SchemeId = SCHEME;
-    const CURVE: CurveId = C::ID;
+impl<C: Curve> Authority for Gpsw06<C> {
+    type Params = ();
     type PublicKey = PublicKey<C>;
     type MasterKey = MasterKey<C>;
     type UserKey = UserKey<C>;
-    type Header = Header<C>;
     type KeySide = Policy;
-    type CiphertextSide = AttributeSet;
 
-    fn setup<R: RngCore + CryptoRng>(rng: &mut R) -> (PublicKey<C>, MasterKey<C>) {
+    fn setup<R: RngCore + CryptoRng>(
+        _: &(),
+        rng: &mut R,
+    ) -> Result<(PublicKey<C>, MasterKey<C>), KemError> {
         let mut mk = MasterKey {
             alpha: C::Scalar::random(rng),
             setup_id: [0; 16],
         };
         let pk = mk.public_key();
         mk.setup_id = pk.setup_id();
-        (pk, mk)
+        Ok((pk, mk))
+    }
+
+    fn public_key(mk: &MasterKey<C>) -> PublicKey<C> {
+        mk.public_key()
     }
 
     fn keygen<R: RngCore + CryptoRng>(
@@ -625,6 +629,21 @@ impl<C: Curve> Kem for Gpsw06<C> {
             rows,
         )))
     }
+}
+
+impl<C: Curve> Kem for Gpsw06<C> {
+    const SCHEME: SchemeId = SCHEME;
+    const CURVE: CurveId = C::ID;
+    type Authority = Self;
+    type PublicKey = PublicKey<C>;
+    type UserKey = UserKey<C>;
+    type Header = Header<C>;
+    type KeySide = Policy;
+    type CiphertextSide = AttributeSet;
+
+    fn user_key(key: UserKey<C>, _: &PublicKey<C>) -> UserKey<C> {
+        key
+    }
 
     fn encapsulate<R: RngCore + CryptoRng>(
         pk: &PublicKey<C>,
@@ -641,10 +660,6 @@ impl<C: Curve> Kem for Gpsw06<C> {
     fn decapsulate(key: &UserKey<C>, header: &Header<C>) -> Result<SessionKey, KemError> {
         let e = key.0.pair(header)?;
         Ok(SessionKey::from_gt(&e, SCHEME, C::ID))
-    }
-
-    fn public_key(mk: &MasterKey<C>) -> PublicKey<C> {
-        mk.public_key()
     }
 
     fn key_side(key: &UserKey<C>) -> Policy {
@@ -787,7 +802,7 @@ mod tests {
 
     fn round_trip<C: Curve>() {
         let mut r = rng(1);
-        let (pk, mk) = Gpsw06::<C>::setup(&mut r);
+        let (pk, mk) = Gpsw06::<C>::setup(&(), &mut r).unwrap();
         let pk = PublicKey::<C>::from_bytes(&pk.to_bytes()).unwrap();
         let mk = MasterKey::<C>::from_bytes(&mk.to_bytes()).unwrap();
         let key = Gpsw06::<C>::keygen(
@@ -846,7 +861,7 @@ mod tests {
     #[test]
     fn non_canonical_policies_survive_encoding() {
         let mut r = rng(11);
-        let (pk, mk) = G::setup(&mut r);
+        let (pk, mk) = G::setup(&(), &mut r).unwrap();
         for policy in [
             generate::three_level(9).unwrap(),
             generate::random_policy(7, 0.5, 0.5, 3).unwrap(),
@@ -863,8 +878,8 @@ mod tests {
     #[test]
     fn wrong_setup_is_reported() {
         let mut r = rng(2);
-        let (pk1, _) = G::setup(&mut r);
-        let (pk2, mk2) = G::setup(&mut r);
+        let (pk1, _) = G::setup(&(), &mut r).unwrap();
+        let (pk2, mk2) = G::setup(&(), &mut r).unwrap();
         let (_, header) = G::encapsulate(&pk1, &attrs("a"), &mut r).unwrap();
         let key = G::keygen(&pk2, &mk2, &pol("a"), &mut r).unwrap();
         assert!(matches!(
@@ -895,7 +910,7 @@ mod tests {
     #[test]
     fn collusion_fails() {
         let mut r = rng(3);
-        let (pk, mk) = G::setup(&mut r);
+        let (pk, mk) = G::setup(&(), &mut r).unwrap();
         // The ciphertext has a, b; key 1 needs c, key 2 needs d.
         let (session, header) = G::encapsulate(&pk, &attrs("a, b"), &mut r).unwrap();
         let policy1 = pol("a and c");
@@ -947,7 +962,7 @@ mod tests {
     fn op_counts_match_the_formula() {
         type CG = Gpsw06<Counted<Bls12>>;
         let mut r = rng(5);
-        let (pk, mk) = CG::setup(&mut r);
+        let (pk, mk) = CG::setup(&(), &mut r).unwrap();
         for n in [1usize, 5, 20] {
             let policy = generate::flat_and(n).unwrap();
             let set = AttributeSet::from_names(policy.attributes()).unwrap();
@@ -998,7 +1013,7 @@ mod tests {
     #[test]
     fn decoders_reject_mutations() {
         let mut r = rng(6);
-        let (pk, mk) = G::setup(&mut r);
+        let (pk, mk) = G::setup(&(), &mut r).unwrap();
         let (_, header) = G::encapsulate(&pk, &attrs("a, b"), &mut r).unwrap();
         let key = G::keygen(&pk, &mk, &pol("a or b"), &mut r).unwrap();
         let (tk, rk) = G::transform_key(&key, &mut r);
@@ -1052,7 +1067,7 @@ mod tests {
                 .filter(|_| (rand_core::RngCore::next_u32(&mut r) as f64 / u32::MAX as f64) < pa).collect();
             let names = if names.is_empty() { vec!["unrelated".to_string()] } else { names };
             let set = AttributeSet::from_names(names).unwrap();
-            let (pk, mk) = G::setup(&mut r);
+            let (pk, mk) = G::setup(&(), &mut r).unwrap();
             let (session, header) = G::encapsulate(&pk, &set, &mut r).unwrap();
             let uk = G::keygen(&pk, &mk, &policy, &mut r).unwrap();
             match G::decapsulate(&uk, &header) {
@@ -1083,7 +1098,7 @@ mod tests {
     #[test]
     fn mutated_valid_encodings_never_panic() {
         let mut r = rng(7);
-        let (pk, mk) = G::setup(&mut r);
+        let (pk, mk) = G::setup(&(), &mut r).unwrap();
         let (_, header) = G::encapsulate(&pk, &attrs("a, b, c"), &mut r).unwrap();
         let key = G::keygen(&pk, &mk, &pol("a and (b or c)"), &mut r).unwrap();
         for bytes in [header.to_bytes(), key.to_bytes(), pk.to_bytes()] {
@@ -1131,12 +1146,12 @@ mod timing {
         let mut r = ChaCha20Rng::seed_from_u64(100);
         let policy = generate::flat_and(n).unwrap();
         let set = AttributeSet::from_names(policy.attributes()).unwrap();
-        let (pk, mk) = Gpsw06::<C>::setup(&mut r);
+        let (pk, mk) = Gpsw06::<C>::setup(&(), &mut r).unwrap();
         let key = Gpsw06::<C>::keygen(&pk, &mk, &policy, &mut r).unwrap();
         let (_, header) = Gpsw06::<C>::encapsulate(&pk, &set, &mut r).unwrap();
         let (tk, rk) = Gpsw06::<C>::transform_key(&key, &mut r);
         let t = Gpsw06::<C>::transform(&tk, &header).unwrap();
-        let (spk, smk) = Gpsw06Small::<C>::setup(&mut r);
+        let (spk, smk) = Gpsw06Small::<C>::setup(&Default::default(), &mut r).unwrap();
         let skey = Gpsw06Small::<C>::keygen(&spk, &smk, &policy, &mut r).unwrap();
         let (_, sheader) = Gpsw06Small::<C>::encapsulate(&spk, &set, &mut r).unwrap();
         Gpsw06Small::<C>::decapsulate(&skey, &sheader).unwrap();

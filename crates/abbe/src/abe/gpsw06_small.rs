@@ -17,7 +17,7 @@
 //! ```
 //!
 //! ## The universe
-//! [`Gpsw06Small::setup_with_universe`] takes the universe as a list of
+//! Setup takes the universe ([`kem::Universe`]) as a list of
 //! attribute names: the (expanded) attribute strings that keys and
 //! ciphertexts may use. The public and master keys store the names, so an
 //! [`AttributeSet`] or a policy is mapped to universe indices by name; an
@@ -26,8 +26,7 @@
 //! bag-of-bits markers (the strings [`AttributeSet::iter`] and
 //! [`AccessTree::leaves`] show).
 //!
-//! [`Kem::setup`] (which has no universe argument) creates the **default
-//! universe `A1, A2, …, A256`** ([`DEFAULT_UNIVERSE_SIZE`] attributes named
+//! The default [`kem::Universe`] is **`A1, A2, …, A256`** ([`DEFAULT_UNIVERSE_SIZE`] attributes named
 //! like [`crate::policy::generate::attr_name`], i.e. the benchmark
 //! policies' attributes).
 //!
@@ -70,8 +69,8 @@
 
 use crate::curve::CurveId;
 use crate::curve::{par_map, wipe, Curve, FixedBaseTable, Group, Scalar, Target};
-use crate::kem::{Kem, KemError, SessionKey};
-use crate::policy::{generate, AccessTree, AttributeSet, Policy};
+use crate::kem::{self, Authority, Kem, KemError, SessionKey};
+use crate::policy::{AccessTree, AttributeSet, Policy};
 use crate::wire::{ObjectKind, Preamble, Reader, SchemeId, WireError, Writer, MAX_ITEMS};
 use rand_core::{CryptoRng, RngCore};
 use std::collections::{BTreeMap, HashMap};
@@ -82,18 +81,11 @@ use std::sync::{Arc, OnceLock};
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Gpsw06Small<C>(PhantomData<C>);
 
-/// Size of the universe [`Kem::setup`] creates: `A1` … `A256`.
+/// Size of the default universe ([`kem::Universe::default`]): `A1` … `A256`.
 pub const DEFAULT_UNIVERSE_SIZE: usize = 256;
 
 /// Longest universe attribute name, in bytes.
 pub const MAX_UNIVERSE_NAME_BYTES: usize = 1024;
-
-/// The default universe `A1, …, A256`.
-pub fn default_universe() -> Vec<String> {
-    (1..=DEFAULT_UNIVERSE_SIZE)
-        .map(generate::attr_name)
-        .collect()
-}
 
 /// Checks a universe (non-empty, at most [`MAX_ITEMS`] names of 1 to
 /// [`MAX_UNIVERSE_NAME_BYTES`] bytes, no duplicates) and indexes it.
@@ -553,18 +545,6 @@ fn batch_invert<S: Scalar>(xs: &[S]) -> Option<Vec<S>> {
 }
 
 impl<C: Curve> Gpsw06Small<C> {
-    /// Setup over the given universe (see the module docs): one t_i per
-    /// attribute name. Errors on an empty universe, a duplicate name, a name
-    /// longer than [`MAX_UNIVERSE_NAME_BYTES`] or more than [`MAX_ITEMS`]
-    /// names.
-    pub fn setup_with_universe<R: RngCore + CryptoRng>(
-        universe: &[String],
-        rng: &mut R,
-    ) -> Result<(PublicKey<C>, MasterKey<C>), KemError> {
-        let index = index_universe(universe).map_err(KemError::Invalid)?;
-        Ok(Self::setup_indexed(universe.to_vec(), index, rng))
-    }
-
     fn setup_indexed<R: RngCore + CryptoRng>(
         names: Vec<String>,
         index: HashMap<String, usize>,
@@ -592,25 +572,27 @@ impl<C: Curve> Gpsw06Small<C> {
     }
 }
 
-impl<C: Curve> Kem for Gpsw06Small<C> {
-    const SCHEME: SchemeId = SCHEME;
-    const CURVE: CurveId = C::ID;
+impl<C: Curve> Authority for Gpsw06Small<C> {
+    type Params = kem::Universe;
     type PublicKey = PublicKey<C>;
     type MasterKey = MasterKey<C>;
     type UserKey = UserKey<C>;
-    type Header = Header<C>;
     type KeySide = Policy;
-    type CiphertextSide = AttributeSet;
 
-    /// Setup over the default universe `A1 … A256` ([`default_universe`]).
-    fn setup<R: RngCore + CryptoRng>(rng: &mut R) -> (PublicKey<C>, MasterKey<C>) {
-        let names = default_universe();
-        let index = names
-            .iter()
-            .enumerate()
-            .map(|(i, n)| (n.clone(), i))
-            .collect();
-        Self::setup_indexed(names, index, rng)
+    /// Setup over the given universe (see the module docs): one t_i per
+    /// attribute name. Errors on an empty universe, a duplicate name, a name
+    /// longer than [`MAX_UNIVERSE_NAME_BYTES`] or more than [`MAX_ITEMS`]
+    /// names.
+    fn setup<R: RngCore + CryptoRng>(
+        universe: &kem::Universe,
+        rng: &mut R,
+    ) -> Result<(PublicKey<C>, MasterKey<C>), KemError> {
+        let index = index_universe(&universe.0).map_err(KemError::Invalid)?;
+        Ok(Self::setup_indexed(universe.0.clone(), index, rng))
+    }
+
+    fn public_key(mk: &MasterKey<C>) -> PublicKey<C> {
+        mk.public_key()
     }
 
     fn keygen<R: RngCore + CryptoRng>(
@@ -648,6 +630,21 @@ impl<C: Curve> Kem for Gpsw06Small<C> {
             wipe(v, C::Scalar::zero());
         }
         Ok(UserKey::new(mk.setup_id, policy.clone(), tree, rows))
+    }
+}
+
+impl<C: Curve> Kem for Gpsw06Small<C> {
+    const SCHEME: SchemeId = SCHEME;
+    const CURVE: CurveId = C::ID;
+    type Authority = Self;
+    type PublicKey = PublicKey<C>;
+    type UserKey = UserKey<C>;
+    type Header = Header<C>;
+    type KeySide = Policy;
+    type CiphertextSide = AttributeSet;
+
+    fn user_key(key: UserKey<C>, _: &PublicKey<C>) -> UserKey<C> {
+        key
     }
 
     fn encapsulate<R: RngCore + CryptoRng>(
@@ -690,10 +687,6 @@ impl<C: Curve> Kem for Gpsw06Small<C> {
         Ok(SessionKey::from_gt(&e, SCHEME, C::ID))
     }
 
-    fn public_key(mk: &MasterKey<C>) -> PublicKey<C> {
-        mk.public_key()
-    }
-
     fn key_side(key: &UserKey<C>) -> Policy {
         key.policy.clone()
     }
@@ -711,6 +704,7 @@ impl<C: Curve> Kem for Gpsw06Small<C> {
 mod tests {
     use super::*;
     use crate::curve::{Bls12, Bn254, Counted, OpCounts};
+    use crate::policy::generate;
     use proptest::prelude::*;
     use rand_chacha::rand_core::SeedableRng;
     use rand_chacha::ChaCha20Rng;
@@ -752,7 +746,8 @@ mod tests {
         }
         universe.sort();
         universe.dedup();
-        let (pk, mk) = Gpsw06Small::<C>::setup_with_universe(&universe, &mut r).unwrap();
+        let (pk, mk) =
+            Gpsw06Small::<C>::setup(&kem::Universe::from_iter(&universe), &mut r).unwrap();
         assert_eq!(pk.universe(), universe.as_slice());
         let pk = PublicKey::<C>::from_bytes(&pk.to_bytes()).unwrap();
         let mk = MasterKey::<C>::from_bytes(&mk.to_bytes()).unwrap();
@@ -789,7 +784,7 @@ mod tests {
     #[test]
     fn default_universe_and_unknown_attributes() {
         let mut r = rng(2);
-        let (pk, mk) = G::setup(&mut r);
+        let (pk, mk) = G::setup(&Default::default(), &mut r).unwrap();
         assert_eq!(pk.universe().len(), DEFAULT_UNIVERSE_SIZE);
         assert_eq!(pk.universe()[0], "A1");
         assert_eq!(pk.universe()[255], "A256");
@@ -810,17 +805,17 @@ mod tests {
         }
         assert!(G::encapsulate(&pk, &AttributeSet::new(), &mut r).is_err());
         // Bad universes.
-        assert!(G::setup_with_universe(&[], &mut r).is_err());
-        assert!(G::setup_with_universe(&names(&["a", "b", "a"]), &mut r).is_err());
-        assert!(G::setup_with_universe(&names(&["a", ""]), &mut r).is_err());
+        assert!(G::setup(&kem::Universe(vec![]), &mut r).is_err());
+        assert!(G::setup(&kem::Universe::from_iter(["a", "b", "a"]), &mut r).is_err());
+        assert!(G::setup(&kem::Universe::from_iter(["a", ""]), &mut r).is_err());
     }
 
     #[test]
     fn wrong_setup_is_reported() {
         let mut r = rng(3);
         let u = names(&["a", "b"]);
-        let (pk1, _) = G::setup_with_universe(&u, &mut r).unwrap();
-        let (pk2, mk2) = G::setup_with_universe(&u, &mut r).unwrap();
+        let (pk1, _) = G::setup(&kem::Universe::from_iter(&u), &mut r).unwrap();
+        let (pk2, mk2) = G::setup(&kem::Universe::from_iter(&u), &mut r).unwrap();
         let (_, header) = G::encapsulate(&pk1, &attrs("a"), &mut r).unwrap();
         let key = G::keygen(&pk2, &mk2, &pol("a"), &mut r).unwrap();
         assert!(matches!(
@@ -838,7 +833,7 @@ mod tests {
     #[test]
     fn collusion_fails() {
         let mut r = rng(4);
-        let (pk, mk) = G::setup_with_universe(&names(&["a", "b", "c", "d"]), &mut r).unwrap();
+        let (pk, mk) = G::setup(&kem::Universe::from_iter(["a", "b", "c", "d"]), &mut r).unwrap();
         let (session, header) = G::encapsulate(&pk, &attrs("a, b"), &mut r).unwrap();
         let k1 = G::keygen(&pk, &mk, &pol("a and c"), &mut r).unwrap();
         let k2 = G::keygen(&pk, &mk, &pol("b and d"), &mut r).unwrap();
@@ -869,7 +864,7 @@ mod tests {
         type CG = Gpsw06Small<Counted<Bls12>>;
         let mut r = rng(5);
         let universe: Vec<String> = (1..=20).map(generate::attr_name).collect();
-        let (pk, mk) = CG::setup_with_universe(&universe, &mut r).unwrap();
+        let (pk, mk) = CG::setup(&kem::Universe::from_iter(&universe), &mut r).unwrap();
         for n in [1usize, 5, 20] {
             let policy = generate::flat_and(n).unwrap();
             let set = AttributeSet::from_names(policy.attributes()).unwrap();
@@ -899,7 +894,7 @@ mod tests {
     #[test]
     fn decoders_reject_mutations() {
         let mut r = rng(6);
-        let (pk, mk) = G::setup_with_universe(&names(&["a", "b"]), &mut r).unwrap();
+        let (pk, mk) = G::setup(&kem::Universe::from_iter(["a", "b"]), &mut r).unwrap();
         let (_, header) = G::encapsulate(&pk, &attrs("a, b"), &mut r).unwrap();
         let key = G::keygen(&pk, &mk, &pol("a or b"), &mut r).unwrap();
         for bytes in [
@@ -941,7 +936,7 @@ mod tests {
                 .filter(|_| (rand_core::RngCore::next_u32(&mut r) as f64 / u32::MAX as f64) < pa).collect();
             let names = if names.is_empty() { vec![generate::attr_name(200)] } else { names };
             let set = AttributeSet::from_names(names).unwrap();
-            let (pk, mk) = G::setup(&mut r);
+            let (pk, mk) = G::setup(&Default::default(), &mut r).unwrap();
             let (session, header) = G::encapsulate(&pk, &set, &mut r).unwrap();
             let uk = G::keygen(&pk, &mk, &policy, &mut r).unwrap();
             match G::decapsulate(&uk, &header) {
@@ -966,7 +961,7 @@ mod tests {
     #[test]
     fn mutated_valid_encodings_never_panic() {
         let mut r = rng(7);
-        let (pk, mk) = G::setup_with_universe(&names(&["a", "b", "c"]), &mut r).unwrap();
+        let (pk, mk) = G::setup(&kem::Universe::from_iter(["a", "b", "c"]), &mut r).unwrap();
         let (_, header) = G::encapsulate(&pk, &attrs("a, b, c"), &mut r).unwrap();
         let key = G::keygen(&pk, &mk, &pol("a and (b or c)"), &mut r).unwrap();
         for bytes in [

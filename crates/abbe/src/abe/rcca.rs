@@ -31,7 +31,7 @@
 
 use super::cca::CcaKey;
 use crate::curve::{Curve, Scalar, Target};
-use crate::kem::{BlindedKem, Kem, KemError, Outsourcing, SessionKey};
+use crate::kem::{BlindedKem, IssuedKeyOf, Kem, KemError, Outsourcing, SessionKey};
 use crate::wire::{Encoded, ObjectKind, Preamble, Reader, WireError, Writer};
 use hkdf::Hkdf;
 use rand_core::{CryptoRng, RngCore};
@@ -112,31 +112,17 @@ fn open<K: BlindedKem>(y: &Gt<K>, c: &Gt<K>, ys: &Gt<K>) -> Result<SessionKey, K
 impl<K: BlindedKem> Kem for Rcca<K> {
     const SCHEME: crate::wire::SchemeId = K::SCHEME;
     const CURVE: crate::curve::CurveId = K::CURVE;
+    type Authority = K::Authority;
     type PublicKey = K::PublicKey;
-    type MasterKey = K::MasterKey;
     type UserKey = CcaKey<K>;
     type Header = RccaHeader<K>;
     type KeySide = K::KeySide;
     type CiphertextSide = K::CiphertextSide;
 
-    fn setup<R: RngCore + CryptoRng>(rng: &mut R) -> (K::PublicKey, K::MasterKey) {
-        K::setup(rng)
+    fn user_key(key: IssuedKeyOf<K>, pk: &K::PublicKey) -> CcaKey<K> {
+        CcaKey::new(K::user_key(key, pk), pk.clone())
     }
-    fn public_key(mk: &K::MasterKey) -> K::PublicKey {
-        K::public_key(mk)
-    }
-    fn master_setup_id(mk: &K::MasterKey) -> Option<[u8; 16]> {
-        K::master_setup_id(mk)
-    }
-    fn keygen<R: RngCore + CryptoRng>(
-        pk: &K::PublicKey,
-        mk: &K::MasterKey,
-        key_side: &K::KeySide,
-        rng: &mut R,
-    ) -> Result<CcaKey<K>, KemError> {
-        let key = K::keygen(pk, mk, key_side, rng)?;
-        Ok(CcaKey::new(key, K::PublicKey::from_bytes(&pk.to_bytes())?))
-    }
+
     fn encapsulate<R: RngCore + CryptoRng>(
         pk: &K::PublicKey,
         target: &K::CiphertextSide,
@@ -290,11 +276,13 @@ mod tests {
     fn flow<C: Curve>() {
         type K<C> = Rcca<Waters11<C>>;
         let mut r = ChaCha20Rng::seed_from_u64(1);
-        let (pk, mk) = K::<C>::setup(&mut r);
+        let (pk, mk) = crate::kem::setup::<K<C>>(&(), &mut r).unwrap();
         let policy = Policy::parse("a and (b or c)").unwrap();
         let (key, header) = K::<C>::encapsulate(&pk, &policy, &mut r).unwrap();
         let header = RccaHeader::<Waters11<C>>::from_bytes(&header.to_bytes()).unwrap();
-        let uk = K::<C>::keygen(&pk, &mk, &AttributeSet::parse("a, c").unwrap(), &mut r).unwrap();
+        let uk =
+            crate::kem::keygen::<K<C>>(&pk, &mk, &AttributeSet::parse("a, c").unwrap(), &mut r)
+                .unwrap();
         assert_eq!(K::<C>::decapsulate(&uk, &header).unwrap(), key);
         let (tk, rk) = K::<C>::transform_key(&uk, &mut r);
         let rk = RccaRetrievalKey::<Waters11<C>>::from_bytes(&rk.to_bytes()).unwrap();
@@ -351,7 +339,8 @@ mod tests {
         ));
         // Not satisfied stays NotSatisfied.
         let other_key =
-            K::<C>::keygen(&pk, &mk, &AttributeSet::parse("b, c").unwrap(), &mut r).unwrap();
+            crate::kem::keygen::<K<C>>(&pk, &mk, &AttributeSet::parse("b, c").unwrap(), &mut r)
+                .unwrap();
         assert!(matches!(
             K::<C>::decapsulate(&other_key, &other),
             Err(KemError::NotSatisfied)
@@ -370,10 +359,12 @@ mod tests {
         use crate::abe::Gpsw06;
         type K = Rcca<Gpsw06<Bls12>>;
         let mut r = ChaCha20Rng::seed_from_u64(3);
-        let (pk, mk) = K::setup(&mut r);
+        let (pk, mk) = crate::kem::setup::<K>(&(), &mut r).unwrap();
         let (key, header) =
             K::encapsulate(&pk, &AttributeSet::parse("a, c").unwrap(), &mut r).unwrap();
-        let uk = K::keygen(&pk, &mk, &Policy::parse("a and (b or c)").unwrap(), &mut r).unwrap();
+        let uk =
+            crate::kem::keygen::<K>(&pk, &mk, &Policy::parse("a and (b or c)").unwrap(), &mut r)
+                .unwrap();
         assert_eq!(K::decapsulate(&uk, &header).unwrap(), key);
         let (tk, rk) = K::transform_key(&uk, &mut r);
         let t = K::transform(&tk, &header).unwrap();
@@ -387,7 +378,8 @@ mod tests {
             K::decrypt_transformed(&rk, &lie),
             Err(KemError::BadTransformation(_))
         ));
-        let no = K::keygen(&pk, &mk, &Policy::parse("a and b").unwrap(), &mut r).unwrap();
+        let no =
+            crate::kem::keygen::<K>(&pk, &mk, &Policy::parse("a and b").unwrap(), &mut r).unwrap();
         assert!(matches!(
             K::decapsulate(&no, &header),
             Err(KemError::NotSatisfied)
@@ -398,9 +390,10 @@ mod tests {
     fn final_decryption_is_two_gt_exponentiations() {
         type K = Rcca<Waters11<Counted<Bls12>>>;
         let mut r = ChaCha20Rng::seed_from_u64(2);
-        let (pk, mk) = K::setup(&mut r);
+        let (pk, mk) = crate::kem::setup::<K>(&(), &mut r).unwrap();
         let (_, header) = K::encapsulate(&pk, &Policy::parse("a and b").unwrap(), &mut r).unwrap();
-        let uk = K::keygen(&pk, &mk, &AttributeSet::parse("a, b").unwrap(), &mut r).unwrap();
+        let uk = crate::kem::keygen::<K>(&pk, &mk, &AttributeSet::parse("a, b").unwrap(), &mut r)
+            .unwrap();
         let (tk, rk) = K::transform_key(&uk, &mut r);
         let t = K::transform(&tk, &header).unwrap();
         let (_, n) = OpCounts::measure(|| K::decrypt_transformed(&rk, &t).unwrap());

@@ -73,7 +73,7 @@
 
 use crate::curve::CurveId;
 use crate::curve::{par_map, wipe, Curve, FixedBaseTable, Group, Scalar, Target};
-use crate::kem::{Kem, KemError, Outsourcing, SessionKey};
+use crate::kem::{Authority, Kem, KemError, Outsourcing, SessionKey};
 use crate::policy::{AccessTree, AttributeSet, Policy};
 use crate::wire::{ObjectKind, Preamble, Reader, SchemeId, WireError, Writer, MAX_ITEMS};
 use rand_core::{CryptoRng, RngCore};
@@ -612,17 +612,17 @@ impl<C: Curve> crate::kem::BlindedKem for Waters11<C> {
     }
 }
 
-impl<C: Curve> Kem for Waters11<C> {
-    const SCHEME: SchemeId = SchemeId::Waters11;
-    const CURVE: CurveId = C::ID;
+impl<C: Curve> Authority for Waters11<C> {
+    type Params = ();
     type PublicKey = PublicKey<C>;
     type MasterKey = MasterKey<C>;
     type UserKey = UserKey<C>;
-    type Header = Header<C>;
     type KeySide = AttributeSet;
-    type CiphertextSide = Policy;
 
-    fn setup<R: RngCore + CryptoRng>(rng: &mut R) -> (PublicKey<C>, MasterKey<C>) {
+    fn setup<R: RngCore + CryptoRng>(
+        _: &(),
+        rng: &mut R,
+    ) -> Result<(PublicKey<C>, MasterKey<C>), KemError> {
         let mut mk = MasterKey {
             alpha: C::Scalar::random(rng),
             a: C::Scalar::random(rng),
@@ -630,7 +630,11 @@ impl<C: Curve> Kem for Waters11<C> {
         };
         let pk = mk.public_key();
         mk.setup_id = pk.setup_id();
-        (pk, mk)
+        Ok((pk, mk))
+    }
+
+    fn public_key(mk: &MasterKey<C>) -> PublicKey<C> {
+        mk.public_key()
     }
 
     fn keygen<R: RngCore + CryptoRng>(
@@ -671,6 +675,21 @@ impl<C: Curve> Kem for Waters11<C> {
             k_lines: OnceLock::new(),
         }))
     }
+}
+
+impl<C: Curve> Kem for Waters11<C> {
+    const SCHEME: SchemeId = SchemeId::Waters11;
+    const CURVE: CurveId = C::ID;
+    type Authority = Self;
+    type PublicKey = PublicKey<C>;
+    type UserKey = UserKey<C>;
+    type Header = Header<C>;
+    type KeySide = AttributeSet;
+    type CiphertextSide = Policy;
+
+    fn user_key(key: UserKey<C>, _: &PublicKey<C>) -> UserKey<C> {
+        key
+    }
 
     fn encapsulate<R: RngCore + CryptoRng>(
         pk: &PublicKey<C>,
@@ -686,10 +705,6 @@ impl<C: Curve> Kem for Waters11<C> {
     fn decapsulate(key: &UserKey<C>, header: &Header<C>) -> Result<SessionKey, KemError> {
         let e = key.0.pair(header)?;
         Ok(SessionKey::from_gt(&e, SchemeId::Waters11, C::ID))
-    }
-
-    fn public_key(mk: &MasterKey<C>) -> PublicKey<C> {
-        mk.public_key()
     }
 
     fn key_side(key: &UserKey<C>) -> AttributeSet {
@@ -791,7 +806,7 @@ mod tests {
 
     fn round_trip<C: Curve>() {
         let mut r = rng(1);
-        let (pk, mk) = Waters11::<C>::setup(&mut r);
+        let (pk, mk) = Waters11::<C>::setup(&(), &mut r).unwrap();
         let policy =
             Policy::parse("(doctor and cardiology) or 2 of (nurse, ward25, age >= 30)").unwrap();
         let (key, header) = Waters11::<C>::encapsulate(&pk, &policy, &mut r).unwrap();
@@ -835,8 +850,8 @@ mod tests {
     #[test]
     fn wrong_setup_is_reported() {
         let mut r = rng(2);
-        let (pk1, _) = W::setup(&mut r);
-        let (pk2, mk2) = W::setup(&mut r);
+        let (pk1, _) = W::setup(&(), &mut r).unwrap();
+        let (pk2, mk2) = W::setup(&(), &mut r).unwrap();
         let (_, header) = W::encapsulate(&pk1, &Policy::parse("a").unwrap(), &mut r).unwrap();
         let key = W::keygen(&pk2, &mk2, &attrs("a"), &mut r).unwrap();
         assert!(matches!(
@@ -855,7 +870,7 @@ mod tests {
     #[test]
     fn collusion_fails() {
         let mut r = rng(3);
-        let (pk, mk) = W::setup(&mut r);
+        let (pk, mk) = W::setup(&(), &mut r).unwrap();
         let policy = Policy::parse("a and b and c").unwrap();
         let (key, header) = W::encapsulate(&pk, &policy, &mut r).unwrap();
         let k1 = W::keygen(&pk, &mk, &attrs("a, b"), &mut r).unwrap();
@@ -898,7 +913,7 @@ mod tests {
     #[test]
     fn relabelled_attribute_does_not_decrypt() {
         let mut r = rng(4);
-        let (pk, mk) = W::setup(&mut r);
+        let (pk, mk) = W::setup(&(), &mut r).unwrap();
         let (key, header) =
             W::encapsulate(&pk, &Policy::parse("b and c").unwrap(), &mut r).unwrap();
         let k = W::keygen(&pk, &mk, &attrs("a"), &mut r).unwrap();
@@ -924,7 +939,7 @@ mod tests {
     fn op_counts_match_the_formula() {
         type CW = Waters11<Counted<Bls12>>;
         let mut r = rng(5);
-        let (pk, mk) = CW::setup(&mut r);
+        let (pk, mk) = CW::setup(&(), &mut r).unwrap();
         for n in [1usize, 5, 20] {
             let policy = generate::flat_and(n).unwrap();
             let set = AttributeSet::from_names(policy.attributes()).unwrap();
@@ -955,7 +970,7 @@ mod tests {
     #[test]
     fn decoders_reject_mutations() {
         let mut r = rng(6);
-        let (pk, mk) = W::setup(&mut r);
+        let (pk, mk) = W::setup(&(), &mut r).unwrap();
         let (_, header) = W::encapsulate(&pk, &Policy::parse("a or b").unwrap(), &mut r).unwrap();
         let key = W::keygen(&pk, &mk, &attrs("a"), &mut r).unwrap();
         for bytes in [
@@ -997,7 +1012,7 @@ mod tests {
                 .filter(|_| (rand_core::RngCore::next_u32(&mut r) as f64 / u32::MAX as f64) < pa).collect();
             let names = if names.is_empty() { vec!["unrelated".to_string()] } else { names };
             let set = AttributeSet::from_names(names).unwrap();
-            let (pk, mk) = W::setup(&mut r);
+            let (pk, mk) = W::setup(&(), &mut r).unwrap();
             let (key, header) = W::encapsulate(&pk, &policy, &mut r).unwrap();
             let uk = W::keygen(&pk, &mk, &set, &mut r).unwrap();
             match W::decapsulate(&uk, &header) {
@@ -1027,7 +1042,7 @@ mod tests {
     #[test]
     fn mutated_valid_encodings_never_panic() {
         let mut r = rng(7);
-        let (pk, mk) = W::setup(&mut r);
+        let (pk, mk) = W::setup(&(), &mut r).unwrap();
         let (_, header) =
             W::encapsulate(&pk, &Policy::parse("a and (b or c)").unwrap(), &mut r).unwrap();
         let key = W::keygen(&pk, &mk, &attrs("a, b"), &mut r).unwrap();

@@ -41,7 +41,7 @@
 //! scheme for the Internet of Things", Future Generation Computer Systems 49
 //! (2015). KP-ABE, pairing-free, over one elliptic-curve group of prime order
 //! r with generator G; the attribute universe U is fixed at setup (default
-//! `A1 … A256`, [`InsecureYct14::setup_with_universe`] for others). KEM form
+//! `A1 … A256`, a [`kem::Universe`] for others). KEM form
 //! as everywhere in abbe.
 //!
 //! ```text
@@ -89,8 +89,8 @@
 
 use crate::curve::CurveId;
 use crate::curve::{par_map, wipe, Curve, FixedBaseTable, Group, Scalar};
-use crate::kem::{Kem, KemError, SessionKey};
-use crate::policy::{generate, validate_name, AccessTree, AttributeSet, Policy};
+use crate::kem::{Authority, Kem, KemError, SessionKey, Universe};
+use crate::policy::{validate_name, AccessTree, AttributeSet, Policy};
 use crate::wire::{ObjectKind, Preamble, Reader, SchemeId, WireError, Writer, MAX_ITEMS};
 use rand_core::{CryptoRng, RngCore};
 use std::collections::{BTreeMap, BTreeSet};
@@ -471,41 +471,6 @@ fn session_key<C: Curve>(point: &C::G1) -> SessionKey {
 }
 
 impl<C: Curve> InsecureYct14<C> {
-    /// The default universe `A1 … A256` (`generate::attr_name`), which covers
-    /// the perazzo benchmark policies.
-    pub fn default_universe() -> Vec<String> {
-        (1..=DEFAULT_UNIVERSE).map(generate::attr_name).collect()
-    }
-
-    /// Setup with an explicit attribute universe (names as in policies;
-    /// duplicates are merged). Numeric attributes (`age = 42`), whose
-    /// bag-of-bits markers contain the reserved `#`, are not supported.
-    pub fn setup_with_universe<I, S, R>(
-        universe: I,
-        rng: &mut R,
-    ) -> Result<(PublicKey<C>, MasterKey<C>), KemError>
-    where
-        I: IntoIterator<Item = S>,
-        S: AsRef<str>,
-        R: RngCore + CryptoRng,
-    {
-        let mut names = BTreeSet::new();
-        for n in universe {
-            let n = n.as_ref();
-            validate_name(n)?;
-            names.insert(n.to_owned());
-            if names.len() > MAX_ITEMS {
-                return Err(KemError::Invalid(format!(
-                    "an attribute universe of at most {MAX_ITEMS} names"
-                )));
-            }
-        }
-        if names.is_empty() {
-            return Err(KemError::Invalid("an empty attribute universe".into()));
-        }
-        Ok(Self::setup_names(names, rng))
-    }
-
     fn setup_names<R: RngCore + CryptoRng>(
         names: BTreeSet<String>,
         rng: &mut R,
@@ -541,19 +506,34 @@ pub fn forge_and_key<F: Scalar>(d_a: F, d_b: F, d2_a: F, d2_c: F) -> Option<(F, 
     Some((-(d_b * inv), d2_c * r * inv))
 }
 
-impl<C: Curve> Kem for InsecureYct14<C> {
-    const SCHEME: SchemeId = SchemeId::Yct14;
-    const CURVE: CurveId = C::ID;
+impl<C: Curve> Authority for InsecureYct14<C> {
+    type Params = Universe;
     type PublicKey = PublicKey<C>;
     type MasterKey = MasterKey<C>;
     type UserKey = UserKey<C>;
-    type Header = Header<C>;
     type KeySide = Policy;
-    type CiphertextSide = AttributeSet;
 
-    /// Setup with the default universe `A1 … A256`.
-    fn setup<R: RngCore + CryptoRng>(rng: &mut R) -> (PublicKey<C>, MasterKey<C>) {
-        Self::setup_names(Self::default_universe().into_iter().collect(), rng)
+    /// Setup with an explicit attribute universe (names as in policies;
+    /// duplicates are merged). Numeric attributes (`age = 42`), whose
+    /// bag-of-bits markers contain the reserved `#`, are not supported.
+    fn setup<R: RngCore + CryptoRng>(
+        universe: &Universe,
+        rng: &mut R,
+    ) -> Result<(PublicKey<C>, MasterKey<C>), KemError> {
+        let mut names = BTreeSet::new();
+        for n in &universe.0 {
+            validate_name(n)?;
+            names.insert(n.to_owned());
+            if names.len() > MAX_ITEMS {
+                return Err(KemError::Invalid(format!(
+                    "an attribute universe of at most {MAX_ITEMS} names"
+                )));
+            }
+        }
+        if names.is_empty() {
+            return Err(KemError::Invalid("an empty attribute universe".into()));
+        }
+        Ok(Self::setup_names(names, rng))
     }
 
     fn public_key(mk: &MasterKey<C>) -> PublicKey<C> {
@@ -602,6 +582,21 @@ impl<C: Curve> Kem for InsecureYct14<C> {
         };
         // `key` wipes the components already computed if we fail here.
         result.map(|()| key)
+    }
+}
+
+impl<C: Curve> Kem for InsecureYct14<C> {
+    const SCHEME: SchemeId = SchemeId::Yct14;
+    const CURVE: CurveId = C::ID;
+    type Authority = Self;
+    type PublicKey = PublicKey<C>;
+    type UserKey = UserKey<C>;
+    type Header = Header<C>;
+    type KeySide = Policy;
+    type CiphertextSide = AttributeSet;
+
+    fn user_key(key: UserKey<C>, _: &PublicKey<C>) -> UserKey<C> {
+        key
     }
 
     fn encapsulate<R: RngCore + CryptoRng>(
@@ -694,6 +689,7 @@ impl<C: Curve> Kem for InsecureYct14<C> {
 mod tests {
     use super::*;
     use crate::curve::{Bls12, Bn254, Counted, OpCounts};
+    use crate::policy::generate;
     use proptest::prelude::*;
     use rand_chacha::rand_core::SeedableRng;
     use rand_chacha::ChaCha20Rng;
@@ -716,7 +712,7 @@ mod tests {
 
     fn round_trip<C: Curve>() {
         let mut r = rng(1);
-        let (pk, mk) = InsecureYct14::<C>::setup_with_universe(UNIVERSE, &mut r).unwrap();
+        let (pk, mk) = InsecureYct14::<C>::setup(&Universe::from_iter(&UNIVERSE), &mut r).unwrap();
         let pk = PublicKey::<C>::from_bytes(&pk.to_bytes()).unwrap();
         let mk = MasterKey::<C>::from_bytes(&mk.to_bytes()).unwrap();
         assert_eq!(
@@ -762,7 +758,7 @@ mod tests {
     #[test]
     fn default_universe_and_its_limits() {
         let mut r = rng(2);
-        let (pk, mk) = Y::setup(&mut r);
+        let (pk, mk) = Y::setup(&Default::default(), &mut r).unwrap();
         assert_eq!(pk.universe().count(), DEFAULT_UNIVERSE);
         let policy = generate::flat_and(10).unwrap();
         let key = Y::keygen(&pk, &mk, &policy, &mut r).unwrap();
@@ -782,15 +778,15 @@ mod tests {
             Y::encapsulate(&pk, &AttributeSet::new(), &mut r),
             Err(KemError::Invalid(_))
         ));
-        assert!(Y::setup_with_universe(Vec::<String>::new(), &mut r).is_err());
-        assert!(Y::setup_with_universe(["a#b"], &mut r).is_err());
+        assert!(Y::setup(&Universe::from_iter(&Vec::<String>::new()), &mut r).is_err());
+        assert!(Y::setup(&Universe::from_iter(&["a#b"]), &mut r).is_err());
     }
 
     #[test]
     fn wrong_setup_is_reported() {
         let mut r = rng(3);
-        let (pk1, _) = Y::setup_with_universe(["a"], &mut r).unwrap();
-        let (pk2, mk2) = Y::setup_with_universe(["a"], &mut r).unwrap();
+        let (pk1, _) = Y::setup(&Universe::from_iter(&["a"]), &mut r).unwrap();
+        let (pk2, mk2) = Y::setup(&Universe::from_iter(&["a"]), &mut r).unwrap();
         let (_, header) = Y::encapsulate(&pk1, &attrs("a"), &mut r).unwrap();
         let key = Y::keygen(&pk2, &mk2, &pol("a"), &mut r).unwrap();
         assert!(matches!(
@@ -826,7 +822,7 @@ mod tests {
     #[test]
     fn attack_two_keys_forge_a_third() {
         let mut r = rng(4);
-        let (pk, mk) = Y::setup_with_universe(UNIVERSE, &mut r).unwrap();
+        let (pk, mk) = Y::setup(&Universe::from_iter(&UNIVERSE), &mut r).unwrap();
         let k1 = Y::keygen(&pk, &mk, &pol("A and B"), &mut r).unwrap();
         let k2 = Y::keygen(&pk, &mk, &pol("A and C"), &mut r).unwrap();
         let (target, header) = Y::encapsulate(&pk, &attrs("B, C"), &mut r).unwrap();
@@ -854,7 +850,7 @@ mod tests {
     #[test]
     fn attack_single_key_escalates() {
         let mut r = rng(5);
-        let (pk, mk) = Y::setup_with_universe(UNIVERSE, &mut r).unwrap();
+        let (pk, mk) = Y::setup(&Universe::from_iter(&UNIVERSE), &mut r).unwrap();
         let k = Y::keygen(&pk, &mk, &pol("(A and B) or (A and C)"), &mut r).unwrap();
         let (target, header) = Y::encapsulate(&pk, &attrs("B, C"), &mut r).unwrap();
         assert!(matches!(
@@ -873,7 +869,7 @@ mod tests {
     #[test]
     fn naive_merge_does_not_decrypt() {
         let mut r = rng(6);
-        let (pk, mk) = Y::setup_with_universe(UNIVERSE, &mut r).unwrap();
+        let (pk, mk) = Y::setup(&Universe::from_iter(&UNIVERSE), &mut r).unwrap();
         let k1 = Y::keygen(&pk, &mk, &pol("A and B"), &mut r).unwrap();
         let k2 = Y::keygen(&pk, &mk, &pol("A and C"), &mut r).unwrap();
         let (target, header) = Y::encapsulate(&pk, &attrs("B, C"), &mut r).unwrap();
@@ -885,7 +881,8 @@ mod tests {
     fn op_counts_match_the_formula() {
         type CY = InsecureYct14<Counted<Bls12>>;
         let mut r = rng(7);
-        let ((pk, mk), setup) = OpCounts::measure(|| CY::setup(&mut r));
+        let ((pk, mk), setup) =
+            OpCounts::measure(|| CY::setup(&Default::default(), &mut r).unwrap());
         assert_eq!(setup.g1_fixed_exp, DEFAULT_UNIVERSE as u64 + 1);
         assert_eq!(setup.g1_exp + setup.g1_msm_terms + setup.miller_loops, 0);
         for n in [1usize, 5, 20] {
@@ -929,7 +926,7 @@ mod tests {
     #[test]
     fn decoders_reject_mutations() {
         let mut r = rng(8);
-        let (pk, mk) = Y::setup_with_universe(UNIVERSE, &mut r).unwrap();
+        let (pk, mk) = Y::setup(&Universe::from_iter(&UNIVERSE), &mut r).unwrap();
         let (_, header) = Y::encapsulate(&pk, &attrs("A, B"), &mut r).unwrap();
         let key = Y::keygen(&pk, &mk, &pol("A or B"), &mut r).unwrap();
         for bytes in [
@@ -961,7 +958,7 @@ mod tests {
     #[test]
     fn mutated_valid_encodings_never_panic() {
         let mut r = rng(9);
-        let (pk, mk) = Y::setup_with_universe(UNIVERSE, &mut r).unwrap();
+        let (pk, mk) = Y::setup(&Universe::from_iter(&UNIVERSE), &mut r).unwrap();
         let (_, header) = Y::encapsulate(&pk, &attrs("A, B, doctor"), &mut r).unwrap();
         let key = Y::keygen(&pk, &mk, &pol("A and (B or C)"), &mut r).unwrap();
         for bytes in [
@@ -1003,8 +1000,8 @@ mod tests {
                 .filter(|_| (rand_core::RngCore::next_u32(&mut r) as f64 / u32::MAX as f64) < pa).collect();
             let names = if names.is_empty() { vec![generate::attr_name(200)] } else { names };
             let set = AttributeSet::from_names(names).unwrap();
-            let (pk, mk) = Y::setup_with_universe(
-                (1..=n).map(generate::attr_name).chain([generate::attr_name(200)]), &mut r).unwrap();
+            let (pk, mk) = Y::setup(
+                &Universe::from_iter((1..=n).map(generate::attr_name).chain([generate::attr_name(200)])), &mut r).unwrap();
             let uk = Y::keygen(&pk, &mk, &policy, &mut r).unwrap();
             let (key, header) = Y::encapsulate(&pk, &set, &mut r).unwrap();
             match Y::decapsulate(&uk, &header) {

@@ -60,10 +60,10 @@
 
 use super::{
     check_n, decode_affine, encode_affine, encoded, fixed_base_affine, hex16, scalar_pow,
-    sum_points, Recipients, SetupIdHasher, UserIndex, CHUNK, DEFAULT_USERS,
+    sum_points, Recipients, SetupIdHasher, UserIndex, CHUNK,
 };
 use crate::curve::{wipe, Curve, CurveId, FixedBaseTable, Group, Scalar, Target};
-use crate::kem::{Kem, KemError, SessionKey};
+use crate::kem::{Authority, Kem, KemError, SessionKey, Users};
 use crate::wire::{ObjectKind, Preamble, Reader, SchemeId, WireError, Writer};
 use rand_core::{CryptoRng, RngCore};
 use std::marker::PhantomData;
@@ -487,17 +487,6 @@ impl<C: Curve> Bgw05<C> {
         })
     }
 
-    /// Setup for N = `n` users, the public key in memory.
-    pub fn setup_n<R: RngCore + CryptoRng>(
-        n: u32,
-        rng: &mut R,
-    ) -> Result<(PublicKey<C>, MasterKey<C>), KemError> {
-        let mut mk = Self::draw(n, rng)?;
-        let pk = mk.public_key();
-        mk.setup_id = pk.setup_id();
-        Ok((pk, mk))
-    }
-
     /// Setup for N = `n` users in bounded memory: the encoded public key is
     /// handed to `sink` in order, chunk by chunk (a caller writes it to a
     /// file); the master key (with the setup id of those bytes) is returned.
@@ -574,37 +563,32 @@ impl<C: Curve> Bgw05<C> {
     }
 }
 
-impl<C: Curve> Kem for Bgw05<C> {
-    const SCHEME: SchemeId = SCHEME;
-    const CURVE: CurveId = C::ID;
+impl<C: Curve> Authority for Bgw05<C> {
+    type Params = Users;
     type PublicKey = PublicKey<C>;
     type MasterKey = MasterKey<C>;
     type UserKey = UserKey<C>;
-    type Header = Header<C>;
     type KeySide = UserIndex;
-    type CiphertextSide = Recipients;
 
-    /// Setup for [`DEFAULT_USERS`] users; use [`Bgw05::setup_n`] to choose N.
-    /// Attaches the public key when it belongs to the key's setup (a
-    /// mismatch is left for decryption to report as `WrongSetup`).
-    fn attach_public_key(key: &mut UserKey<C>, pk: &PublicKey<C>) {
-        if pk.setup_id() == key.setup_id && pk.users() == key.n {
-            key.pk = Some(pk.clone());
-        }
+    /// Setup for N users, the public key in memory.
+    fn setup<R: RngCore + CryptoRng>(
+        users: &Users,
+        rng: &mut R,
+    ) -> Result<(PublicKey<C>, MasterKey<C>), KemError> {
+        let n = users.0;
+        let mut mk = Self::draw(n, rng)?;
+        let pk = mk.public_key();
+        mk.setup_id = pk.setup_id();
+        Ok((pk, mk))
     }
 
-    fn setup<R: RngCore + CryptoRng>(rng: &mut R) -> (PublicKey<C>, MasterKey<C>) {
-        match Self::setup_n(DEFAULT_USERS, rng) {
-            Ok(k) => k,
-            Err(_) => unreachable!("the default N is valid"),
-        }
-    }
-
-    fn master_setup_id(mk: &MasterKey<C>) -> Option<[u8; 16]> {
-        Some(mk.setup_id)
-    }
     fn public_key(mk: &MasterKey<C>) -> PublicKey<C> {
         mk.public_key()
+    }
+
+    /// Compares setup ids: recomputing the public key is O(N).
+    fn is_public_key_of(pk: &PublicKey<C>, mk: &MasterKey<C>) -> bool {
+        pk.setup_id() == mk.setup_id
     }
 
     fn keygen<R: RngCore + CryptoRng>(
@@ -628,6 +612,27 @@ impl<C: Curve> Kem for Bgw05<C> {
             pk: Some(pk.clone()),
             lines: OnceLock::new(),
         })
+    }
+}
+
+impl<C: Curve> Kem for Bgw05<C> {
+    const SCHEME: SchemeId = SCHEME;
+    const CURVE: CurveId = C::ID;
+    type Authority = Self;
+    type PublicKey = PublicKey<C>;
+    type UserKey = UserKey<C>;
+    type Header = Header<C>;
+    type KeySide = UserIndex;
+    type CiphertextSide = Recipients;
+
+    /// Attaches the public key when it belongs to the key's setup (a
+    /// mismatch is left for decryption to report as `WrongSetup`): the
+    /// decryption sums public elements.
+    fn user_key(mut key: UserKey<C>, pk: &PublicKey<C>) -> UserKey<C> {
+        if pk.setup_id() == key.setup_id && pk.users() == key.n {
+            key.pk = Some(pk.clone());
+        }
+        key
     }
 
     fn encapsulate<R: RngCore + CryptoRng>(
@@ -693,7 +698,7 @@ mod tests {
     fn round_trip<C: Curve>() {
         let mut r = rng(1);
         let n = 20;
-        let (pk, mk) = Bgw05::<C>::setup_n(n, &mut r).unwrap();
+        let (pk, mk) = Bgw05::<C>::setup(&Users(n), &mut r).unwrap();
         let pk2 = PublicKey::<C>::from_bytes(&pk.to_bytes()).unwrap();
         assert_eq!(pk2.setup_id(), pk.setup_id());
         assert_eq!(pk.to_bytes().len(), public_key_len::<C>(n));
@@ -744,7 +749,7 @@ mod tests {
             );
         }
         let mut r = rng(8);
-        let (pk, _) = Bgw05::<Bn254>::setup_n(100, &mut r).unwrap();
+        let (pk, _) = Bgw05::<Bn254>::setup(&Users(100), &mut r).unwrap();
         assert_eq!(pk.to_bytes().len(), public_key_len::<Bn254>(100));
         let (_, h) =
             Bgw05::<Bn254>::encapsulate(&pk, &Recipients::range(1, 10).unwrap(), &mut r).unwrap();
@@ -768,7 +773,7 @@ mod tests {
     #[test]
     fn outsiders_and_replayed_headers_fail() {
         let mut r = rng(3);
-        let (pk, mk) = B::setup_n(16, &mut r).unwrap();
+        let (pk, mk) = B::setup(&Users(16), &mut r).unwrap();
         let set = Recipients::parse("1-4,9").unwrap();
         let (key, header) = B::encapsulate(&pk, &set, &mut r).unwrap();
         // A valid key of a user outside S.
@@ -784,7 +789,7 @@ mod tests {
         let inside = B::keygen(&pk, &mk, &UserIndex(2), &mut r).unwrap();
         assert_ne!(B::decapsulate(&inside, &forged).unwrap(), key);
         // Another setup.
-        let (pk2, mk2) = B::setup_n(16, &mut r).unwrap();
+        let (pk2, mk2) = B::setup(&Users(16), &mut r).unwrap();
         let k2 = B::keygen(&pk2, &mk2, &UserIndex(2), &mut r).unwrap();
         assert!(matches!(
             B::decapsulate(&k2, &forged),
@@ -804,7 +809,7 @@ mod tests {
         type CB = Bgw05<Counted<Bls12>>;
         let mut r = rng(5);
         let n = 24u64;
-        let ((pk, mk), setup) = OpCounts::measure(|| CB::setup_n(n as u32, &mut r).unwrap());
+        let ((pk, mk), setup) = OpCounts::measure(|| CB::setup(&Users(n as u32), &mut r).unwrap());
         assert_eq!(
             setup.g1_fixed_exp,
             2 * n - 1 + 1 + 1,
@@ -833,7 +838,7 @@ mod tests {
     #[test]
     fn decoders_reject_truncation_and_mutation() {
         let mut r = rng(6);
-        let (pk, mk) = B::setup_n(5, &mut r).unwrap();
+        let (pk, mk) = B::setup(&Users(5), &mut r).unwrap();
         let (_, header) = B::encapsulate(&pk, &Recipients::parse("1,3").unwrap(), &mut r).unwrap();
         let key = B::keygen(&pk, &mk, &UserIndex(3), &mut r).unwrap();
         for bytes in [
@@ -875,7 +880,7 @@ mod tests {
     fn g2_powers_are_checked_when_used() {
         let mut r = rng(12);
         let n = 5u32;
-        let (pk, mk) = B::setup_n(n, &mut r).unwrap();
+        let (pk, mk) = B::setup(&Users(n), &mut r).unwrap();
         let set = Recipients::parse("1-5").unwrap();
         let (k, header) = B::encapsulate(&pk, &set, &mut r).unwrap();
         let bytes = pk.to_bytes();
@@ -909,7 +914,7 @@ mod tests {
         #[test]
         fn members_decrypt_and_others_do_not((n, seed, frac) in set_strategy()) {
             let mut r = rng(seed);
-            let (pk, mk) = B::setup_n(n, &mut r).unwrap();
+            let (pk, mk) = B::setup(&Users(n), &mut r).unwrap();
             let set = random_set(n, seed, frac);
             let (key, header) = B::encapsulate(&pk, &set, &mut r).unwrap();
             for i in 1..=n {

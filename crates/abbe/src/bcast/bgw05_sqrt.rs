@@ -42,10 +42,10 @@
 
 use super::{
     check_n, decode_affine, encode_affine, encoded, fixed_base_affine, hex16, prf_scalar,
-    scalar_pow, Recipients, UserIndex, DEFAULT_USERS,
+    scalar_pow, Recipients, UserIndex,
 };
 use crate::curve::{par_map, wipe, Curve, CurveId, FixedBaseTable, Group, Scalar, Target};
-use crate::kem::{Kem, KemError, SessionKey};
+use crate::kem::{Authority, Kem, KemError, SessionKey, Users};
 use crate::wire::{ObjectKind, Preamble, Reader, SchemeId, WireError, Writer};
 use rand_core::{CryptoRng, RngCore};
 use std::marker::PhantomData;
@@ -419,12 +419,21 @@ impl<C: Curve> Header<C> {
 
 encoded!(PublicKey, MasterKey, UserKey, Header);
 
-impl<C: Curve> Bgw05Sqrt<C> {
-    /// Setup for N = `n` users.
-    pub fn setup_n<R: RngCore + CryptoRng>(
-        n: u32,
+impl<C: Curve> Bgw05Sqrt<C> {}
+
+impl<C: Curve> Authority for Bgw05Sqrt<C> {
+    type Params = Users;
+    type PublicKey = PublicKey<C>;
+    type MasterKey = MasterKey<C>;
+    type UserKey = UserKey<C>;
+    type KeySide = UserIndex;
+
+    /// Setup for N users (indices 1..=N).
+    fn setup<R: RngCore + CryptoRng>(
+        users: &Users,
         rng: &mut R,
     ) -> Result<(PublicKey<C>, MasterKey<C>), KemError> {
+        let n = users.0;
         check_n(n)?;
         let alpha = C::Scalar::random(rng);
         let mut seed = [0u8; 32];
@@ -440,39 +449,14 @@ impl<C: Curve> Bgw05Sqrt<C> {
         mk.setup_id = pk.setup_id();
         Ok((pk, mk))
     }
-}
 
-impl<C: Curve> Kem for Bgw05Sqrt<C> {
-    const SCHEME: SchemeId = SCHEME;
-    const CURVE: CurveId = C::ID;
-    type PublicKey = PublicKey<C>;
-    type MasterKey = MasterKey<C>;
-    type UserKey = UserKey<C>;
-    type Header = Header<C>;
-    type KeySide = UserIndex;
-    type CiphertextSide = Recipients;
-
-    /// Setup for [`DEFAULT_USERS`] users; [`Bgw05Sqrt::setup_n`] chooses N.
-    /// Attaches the public key when it belongs to the key's setup (a
-    /// mismatch is left for decryption to report as `WrongSetup`).
-    fn attach_public_key(key: &mut UserKey<C>, pk: &PublicKey<C>) {
-        if pk.setup_id() == key.setup_id && pk.users() == key.n {
-            key.pk = Some(pk.clone());
-        }
-    }
-
-    fn setup<R: RngCore + CryptoRng>(rng: &mut R) -> (PublicKey<C>, MasterKey<C>) {
-        match Self::setup_n(DEFAULT_USERS, rng) {
-            Ok(k) => k,
-            Err(_) => unreachable!("the default N is valid"),
-        }
-    }
-
-    fn master_setup_id(mk: &MasterKey<C>) -> Option<[u8; 16]> {
-        Some(mk.setup_id)
-    }
     fn public_key(mk: &MasterKey<C>) -> PublicKey<C> {
         mk.public_key()
+    }
+
+    /// Compares setup ids: recomputing the public key is O(N).
+    fn is_public_key_of(pk: &PublicKey<C>, mk: &MasterKey<C>) -> bool {
+        pk.setup_id() == mk.setup_id
     }
 
     fn keygen<R: RngCore + CryptoRng>(
@@ -498,6 +482,27 @@ impl<C: Curve> Kem for Bgw05Sqrt<C> {
             pk: Some(pk.clone()),
             lines: OnceLock::new(),
         })
+    }
+}
+
+impl<C: Curve> Kem for Bgw05Sqrt<C> {
+    const SCHEME: SchemeId = SCHEME;
+    const CURVE: CurveId = C::ID;
+    type Authority = Self;
+    type PublicKey = PublicKey<C>;
+    type UserKey = UserKey<C>;
+    type Header = Header<C>;
+    type KeySide = UserIndex;
+    type CiphertextSide = Recipients;
+
+    /// Attaches the public key when it belongs to the key's setup (a
+    /// mismatch is left for decryption to report as `WrongSetup`): the
+    /// decryption sums public elements.
+    fn user_key(mut key: UserKey<C>, pk: &PublicKey<C>) -> UserKey<C> {
+        if pk.setup_id() == key.setup_id && pk.users() == key.n {
+            key.pk = Some(pk.clone());
+        }
+        key
     }
 
     fn encapsulate<R: RngCore + CryptoRng>(
@@ -617,7 +622,7 @@ mod tests {
     fn round_trip<C: Curve>() {
         let mut r = rng(1);
         let n = 23;
-        let (pk, mk) = Bgw05Sqrt::<C>::setup_n(n, &mut r).unwrap();
+        let (pk, mk) = Bgw05Sqrt::<C>::setup(&Users(n), &mut r).unwrap();
         let pk2 = PublicKey::<C>::from_bytes(&pk.to_bytes()).unwrap();
         assert_eq!(pk2.setup_id(), pk.setup_id());
         assert_eq!(pk.to_bytes().len(), public_key_len::<C>(n));
@@ -665,7 +670,7 @@ mod tests {
     #[test]
     fn outsiders_and_replayed_headers_fail() {
         let mut r = rng(3);
-        let (pk, mk) = B::setup_n(16, &mut r).unwrap();
+        let (pk, mk) = B::setup(&Users(16), &mut r).unwrap();
         let (key, header) =
             B::encapsulate(&pk, &Recipients::parse("1-3").unwrap(), &mut r).unwrap();
         let out = B::keygen(&pk, &mk, &UserIndex(4), &mut r).unwrap();
@@ -687,7 +692,7 @@ mod tests {
         let n = 30u32;
         let (b, a) = shape(n);
         let (b, a) = (b as u64, a as u64);
-        let ((pk, mk), setup) = OpCounts::measure(|| CB::setup_n(n, &mut r).unwrap());
+        let ((pk, mk), setup) = OpCounts::measure(|| CB::setup(&Users(n), &mut r).unwrap());
         assert_eq!(setup.g1_fixed_exp, 2 * b + a - 1);
         assert_eq!(setup.g2_fixed_exp, b);
         assert_eq!((setup.miller_loops, setup.final_exps), (1, 1));
@@ -709,7 +714,7 @@ mod tests {
     #[test]
     fn decoders_reject_truncation_and_mutation() {
         let mut r = rng(6);
-        let (pk, mk) = B::setup_n(5, &mut r).unwrap();
+        let (pk, mk) = B::setup(&Users(5), &mut r).unwrap();
         let (_, header) = B::encapsulate(&pk, &Recipients::parse("1,3").unwrap(), &mut r).unwrap();
         let key = B::keygen(&pk, &mk, &UserIndex(3), &mut r).unwrap();
         for bytes in [
@@ -741,7 +746,7 @@ mod tests {
         #[test]
         fn members_decrypt_and_others_do_not((n, seed, frac) in set_strategy()) {
             let mut r = rng(seed);
-            let (pk, mk) = B::setup_n(n, &mut r).unwrap();
+            let (pk, mk) = B::setup(&Users(n), &mut r).unwrap();
             let set = random_set(n, seed, frac);
             let (key, header) = B::encapsulate(&pk, &set, &mut r).unwrap();
             for i in 1..=n {

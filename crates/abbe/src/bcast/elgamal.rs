@@ -33,9 +33,9 @@
 //! Operation counts (Table 9: Setup λ0^3·N, Enc λ0^3·(|S|+1) + λ0·|S|,
 //! Dec 2·λ0^3 + λ0 — we need one exponentiation to decrypt: c^{x_i}).
 
-use super::{check_n, hex16, Recipients, UserIndex, DEFAULT_USERS};
+use super::{check_n, hex16, Recipients, UserIndex};
 use crate::curve::{wipe, CurveId};
-use crate::kem::{Kem, KemError, SessionKey};
+use crate::kem::{Authority, Kem, KemError, SessionKey, Users};
 use crate::wire::{Encoded, ObjectKind, Preamble, Reader, SchemeId, WireError, Writer};
 use p256::elliptic_curve::ff::Field;
 use p256::elliptic_curve::group::Group as _;
@@ -448,11 +448,27 @@ impl Encoded for Header {
 }
 
 impl ElGamalP256 {
-    /// Setup for N = `n` users.
-    pub fn setup_n<R: RngCore + CryptoRng>(
-        n: u32,
+    fn session_key(m: &AffinePoint) -> SessionKey {
+        let mut b = m.to_encoded_point(true).as_bytes().to_vec();
+        let k = SessionKey::from_bytes_kdf(&b, SCHEME, CURVE);
+        b.fill(0);
+        k
+    }
+}
+
+impl Authority for ElGamalP256 {
+    type Params = Users;
+    type PublicKey = PublicKey;
+    type MasterKey = MasterKey;
+    type UserKey = UserKey;
+    type KeySide = UserIndex;
+
+    /// Setup for N users (indices 1..=N).
+    fn setup<R: RngCore + CryptoRng>(
+        users: &Users,
         rng: &mut R,
     ) -> Result<(PublicKey, MasterKey), KemError> {
+        let n = users.0;
         check_n(n)?;
         let mut mk = MasterKey {
             n,
@@ -465,37 +481,13 @@ impl ElGamalP256 {
         Ok((pk, mk))
     }
 
-    fn session_key(m: &AffinePoint) -> SessionKey {
-        let mut b = m.to_encoded_point(true).as_bytes().to_vec();
-        let k = SessionKey::from_bytes_kdf(&b, SCHEME, CURVE);
-        b.fill(0);
-        k
-    }
-}
-
-impl Kem for ElGamalP256 {
-    const SCHEME: SchemeId = SCHEME;
-    const CURVE: CurveId = CURVE;
-    type PublicKey = PublicKey;
-    type MasterKey = MasterKey;
-    type UserKey = UserKey;
-    type Header = Header;
-    type KeySide = UserIndex;
-    type CiphertextSide = Recipients;
-
-    /// Setup for [`DEFAULT_USERS`] users; [`ElGamalP256::setup_n`] chooses N.
-    fn setup<R: RngCore + CryptoRng>(rng: &mut R) -> (PublicKey, MasterKey) {
-        match Self::setup_n(DEFAULT_USERS, rng) {
-            Ok(k) => k,
-            Err(_) => unreachable!("the default N is valid"),
-        }
-    }
-
-    fn master_setup_id(mk: &MasterKey) -> Option<[u8; 16]> {
-        Some(mk.setup_id)
-    }
     fn public_key(mk: &MasterKey) -> PublicKey {
         mk.public_key()
+    }
+
+    /// Compares setup ids: recomputing the public key is O(N).
+    fn is_public_key_of(pk: &PublicKey, mk: &MasterKey) -> bool {
+        pk.setup_id() == mk.setup_id
     }
 
     fn keygen<R: RngCore + CryptoRng>(
@@ -514,6 +506,21 @@ impl Kem for ElGamalP256 {
             i: user.0,
             x: prf_x(&mk.seed, user.0),
         })
+    }
+}
+
+impl Kem for ElGamalP256 {
+    const SCHEME: SchemeId = SCHEME;
+    const CURVE: CurveId = CURVE;
+    type Authority = Self;
+    type PublicKey = PublicKey;
+    type UserKey = UserKey;
+    type Header = Header;
+    type KeySide = UserIndex;
+    type CiphertextSide = Recipients;
+
+    fn user_key(key: UserKey, _: &PublicKey) -> UserKey {
+        key
     }
 
     fn encapsulate<R: RngCore + CryptoRng>(
@@ -611,7 +618,7 @@ mod tests {
     fn round_trip_and_sizes() {
         let mut r = rng(2);
         let n = 300;
-        let (pk, mk) = E::setup_n(n, &mut r).unwrap();
+        let (pk, mk) = E::setup(&Users(n), &mut r).unwrap();
         assert_eq!(pk.to_bytes().len(), public_key_len(n));
         let pk2 = PublicKey::from_bytes(&pk.to_bytes()).unwrap();
         assert_eq!(pk2.setup_id(), pk.setup_id());
@@ -639,7 +646,7 @@ mod tests {
     #[test]
     fn outsiders_and_replayed_headers_fail() {
         let mut r = rng(3);
-        let (pk, mk) = E::setup_n(10, &mut r).unwrap();
+        let (pk, mk) = E::setup(&Users(10), &mut r).unwrap();
         let (key, header) =
             E::encapsulate(&pk, &Recipients::parse("1-3").unwrap(), &mut r).unwrap();
         let out = E::keygen(&pk, &mk, &UserIndex(4), &mut r).unwrap();
@@ -650,7 +657,7 @@ mod tests {
         // S' = {2,3,4}: user 4 gets z_3's slot, which is not for it.
         let forged = header.with_recipients(Recipients::parse("2-4").unwrap());
         assert_ne!(E::decapsulate(&out, &forged).unwrap(), key);
-        let (_, mk2) = E::setup_n(10, &mut r).unwrap();
+        let (_, mk2) = E::setup(&Users(10), &mut r).unwrap();
         assert!(matches!(
             E::keygen(&pk, &mk2, &UserIndex(1), &mut r),
             Err(KemError::WrongSetup)
@@ -660,7 +667,7 @@ mod tests {
     #[test]
     fn decoders_reject_truncation_and_mutation() {
         let mut r = rng(6);
-        let (pk, mk) = E::setup_n(4, &mut r).unwrap();
+        let (pk, mk) = E::setup(&Users(4), &mut r).unwrap();
         let (_, header) = E::encapsulate(&pk, &Recipients::parse("1,3").unwrap(), &mut r).unwrap();
         let key = E::keygen(&pk, &mk, &UserIndex(3), &mut r).unwrap();
         for bytes in [
@@ -692,7 +699,7 @@ mod tests {
         #[test]
         fn members_decrypt_and_others_do_not((n, seed, frac) in set_strategy()) {
             let mut r = rng(seed);
-            let (pk, mk) = E::setup_n(n, &mut r).unwrap();
+            let (pk, mk) = E::setup(&Users(n), &mut r).unwrap();
             let set = random_set(n, seed, frac);
             let (key, header) = E::encapsulate(&pk, &set, &mut r).unwrap();
             for i in 1..=n {

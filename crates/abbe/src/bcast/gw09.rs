@@ -45,10 +45,10 @@
 
 use super::{
     check_n, decode_affine, encode_affine, encoded, fixed_base_affine, hex16, prf_scalar,
-    sum_points, Recipients, UserIndex, CHUNK, DEFAULT_USERS,
+    sum_points, Recipients, UserIndex, CHUNK,
 };
 use crate::curve::{wipe, Curve, CurveId, FixedBaseTable, Group, Scalar, Target};
-use crate::kem::{Kem, KemError, SessionKey};
+use crate::kem::{Authority, Kem, KemError, SessionKey, Users};
 use crate::wire::{ObjectKind, Preamble, Reader, SchemeId, WireError, Writer};
 use rand_core::{CryptoRng, RngCore};
 use std::marker::PhantomData;
@@ -359,12 +359,21 @@ impl<C: Curve> Header<C> {
 
 encoded!(PublicKey, MasterKey, UserKey, Header);
 
-impl<C: Curve> Gw09<C> {
-    /// Setup for N = `n` users.
-    pub fn setup_n<R: RngCore + CryptoRng>(
-        n: u32,
+impl<C: Curve> Gw09<C> {}
+
+impl<C: Curve> Authority for Gw09<C> {
+    type Params = Users;
+    type PublicKey = PublicKey<C>;
+    type MasterKey = MasterKey<C>;
+    type UserKey = UserKey<C>;
+    type KeySide = UserIndex;
+
+    /// Setup for N users (indices 1..=N).
+    fn setup<R: RngCore + CryptoRng>(
+        users: &Users,
         rng: &mut R,
     ) -> Result<(PublicKey<C>, MasterKey<C>), KemError> {
+        let n = users.0;
         check_n(n)?;
         let alpha = C::Scalar::random(rng);
         let mut seed = [0u8; 32];
@@ -380,31 +389,14 @@ impl<C: Curve> Gw09<C> {
         mk.setup_id = pk.setup_id();
         Ok((pk, mk))
     }
-}
 
-impl<C: Curve> Kem for Gw09<C> {
-    const SCHEME: SchemeId = SCHEME;
-    const CURVE: CurveId = C::ID;
-    type PublicKey = PublicKey<C>;
-    type MasterKey = MasterKey<C>;
-    type UserKey = UserKey<C>;
-    type Header = Header<C>;
-    type KeySide = UserIndex;
-    type CiphertextSide = Recipients;
-
-    /// Setup for [`DEFAULT_USERS`] users; [`Gw09::setup_n`] chooses N.
-    fn setup<R: RngCore + CryptoRng>(rng: &mut R) -> (PublicKey<C>, MasterKey<C>) {
-        match Self::setup_n(DEFAULT_USERS, rng) {
-            Ok(k) => k,
-            Err(_) => unreachable!("the default N is valid"),
-        }
-    }
-
-    fn master_setup_id(mk: &MasterKey<C>) -> Option<[u8; 16]> {
-        Some(mk.setup_id)
-    }
     fn public_key(mk: &MasterKey<C>) -> PublicKey<C> {
         mk.public_key()
+    }
+
+    /// Compares setup ids: recomputing the public key is O(N).
+    fn is_public_key_of(pk: &PublicKey<C>, mk: &MasterKey<C>) -> bool {
+        pk.setup_id() == mk.setup_id
     }
 
     fn keygen<R: RngCore + CryptoRng>(
@@ -448,6 +440,21 @@ impl<C: Curve> Kem for Gw09<C> {
             d,
             d0_lines: OnceLock::new(),
         })
+    }
+}
+
+impl<C: Curve> Kem for Gw09<C> {
+    const SCHEME: SchemeId = SCHEME;
+    const CURVE: CurveId = C::ID;
+    type Authority = Self;
+    type PublicKey = PublicKey<C>;
+    type UserKey = UserKey<C>;
+    type Header = Header<C>;
+    type KeySide = UserIndex;
+    type CiphertextSide = Recipients;
+
+    fn user_key(key: UserKey<C>, _: &PublicKey<C>) -> UserKey<C> {
+        key
     }
 
     fn encapsulate<R: RngCore + CryptoRng>(
@@ -521,7 +528,7 @@ mod tests {
     fn round_trip<C: Curve>() {
         let mut r = rng(1);
         let n = 12;
-        let (pk, mk) = Gw09::<C>::setup_n(n, &mut r).unwrap();
+        let (pk, mk) = Gw09::<C>::setup(&Users(n), &mut r).unwrap();
         let pk2 = PublicKey::<C>::from_bytes(&pk.to_bytes()).unwrap();
         assert_eq!(pk2.setup_id(), pk.setup_id());
         assert_eq!(pk.to_bytes().len(), public_key_len::<C>(n));
@@ -562,7 +569,7 @@ mod tests {
     #[test]
     fn outsiders_and_replayed_headers_fail() {
         let mut r = rng(3);
-        let (pk, mk) = G::setup_n(10, &mut r).unwrap();
+        let (pk, mk) = G::setup(&Users(10), &mut r).unwrap();
         let (key, header) =
             G::encapsulate(&pk, &Recipients::parse("1-3").unwrap(), &mut r).unwrap();
         let out = G::keygen(&pk, &mk, &UserIndex(4), &mut r).unwrap();
@@ -574,7 +581,7 @@ mod tests {
         assert_ne!(G::decapsulate(&out, &forged).unwrap(), key);
         let inside = G::keygen(&pk, &mk, &UserIndex(1), &mut r).unwrap();
         assert_ne!(G::decapsulate(&inside, &forged).unwrap(), key);
-        let (_, mk2) = G::setup_n(10, &mut r).unwrap();
+        let (_, mk2) = G::setup(&Users(10), &mut r).unwrap();
         assert!(matches!(
             G::keygen(&pk, &mk2, &UserIndex(1), &mut r),
             Err(KemError::WrongSetup)
@@ -586,7 +593,7 @@ mod tests {
         type CG = Gw09<Counted<Bls12>>;
         let mut r = rng(5);
         let n = 20u64;
-        let ((pk, mk), setup) = OpCounts::measure(|| CG::setup_n(n as u32, &mut r).unwrap());
+        let ((pk, mk), setup) = OpCounts::measure(|| CG::setup(&Users(n as u32), &mut r).unwrap());
         assert_eq!(setup.g1_fixed_exp, n);
         assert_eq!(
             (setup.miller_loops, setup.final_exps, setup.gt_exp),
@@ -609,7 +616,7 @@ mod tests {
     #[test]
     fn decoders_reject_truncation_and_mutation() {
         let mut r = rng(6);
-        let (pk, mk) = G::setup_n(4, &mut r).unwrap();
+        let (pk, mk) = G::setup(&Users(4), &mut r).unwrap();
         let (_, header) = G::encapsulate(&pk, &Recipients::parse("1,3").unwrap(), &mut r).unwrap();
         let key = G::keygen(&pk, &mk, &UserIndex(3), &mut r).unwrap();
         for bytes in [
@@ -641,7 +648,7 @@ mod tests {
         #[test]
         fn members_decrypt_and_others_do_not((n, seed, frac) in set_strategy()) {
             let mut r = rng(seed);
-            let (pk, mk) = G::setup_n(n, &mut r).unwrap();
+            let (pk, mk) = G::setup(&Users(n), &mut r).unwrap();
             let set = random_set(n, seed, frac);
             let (key, header) = G::encapsulate(&pk, &set, &mut r).unwrap();
             // O(N) keys: every member and outsider of a sample of users.

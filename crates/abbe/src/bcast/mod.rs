@@ -16,8 +16,8 @@
 //!
 //! All of them implement [`crate::kem::Kem`] with key side a [`UserIndex`]
 //! i ∈ [1, N] and ciphertext side a set of users [`Recipients`] ⊆ [1, N].
-//! The number of users N is fixed at setup: each scheme has an inherent
-//! `setup_n(n, rng)`; `Kem::setup` uses [`DEFAULT_USERS`].
+//! The number of users N is fixed at setup, the scheme's parameter
+//! ([`crate::kem::Users`], [`DEFAULT_USERS`] by default).
 //!
 //! Decryption in BGW05 needs the public key (the g_i and ĝ_i are public), so
 //! a BGW05 user key decoded from bytes is attached to its public key before
@@ -40,7 +40,7 @@ use crate::kem::{KemError, Side};
 use crate::policy::{ErrorKind, PolicyError};
 use crate::wire::{Reader, WireError, Writer};
 
-/// N used by `Kem::setup` (which has no argument for it).
+/// N of a setup that does not choose it ([`crate::kem::Users::default`]).
 pub const DEFAULT_USERS: u32 = 1024;
 /// Largest number of users a setup accepts (2^24 ≈ 16.8 million).
 pub const MAX_USERS: u32 = 1 << 24;

@@ -68,10 +68,10 @@
 
 use super::{
     check_n, decode_affine, encode_affine, encoded, fixed_base_affine, hex16, prf_scalar,
-    sum_points, Recipients, UserIndex, CHUNK, DEFAULT_USERS,
+    sum_points, Recipients, UserIndex, CHUNK,
 };
 use crate::curve::{wipe, Curve, CurveId, FixedBaseTable, Group, Scalar, Target};
-use crate::kem::{Kem, KemError, SessionKey};
+use crate::kem::{Authority, Kem, KemError, SessionKey, Users};
 use crate::wire::{ObjectKind, Preamble, Reader, SchemeId, WireError, Writer};
 use rand_core::{CryptoRng, RngCore};
 use std::marker::PhantomData;
@@ -432,30 +432,6 @@ impl<C: Curve> Header<C> {
 encoded!(PublicKey, MasterKey, UserKey, Header);
 
 impl<C: Curve> Waters09<C> {
-    /// Setup for N = `n` users.
-    pub fn setup_n<R: RngCore + CryptoRng>(
-        n: u32,
-        rng: &mut R,
-    ) -> Result<(PublicKey<C>, MasterKey<C>), KemError> {
-        check_n(n)?;
-        let mut s = [C::Scalar::zero(); 8];
-        for x in s.iter_mut() {
-            *x = C::Scalar::random(rng);
-        }
-        let mut seed = [0u8; 32];
-        rng.fill_bytes(&mut seed);
-        let mut mk = MasterKey {
-            n,
-            s,
-            seed,
-            setup_id: [0; 16],
-        };
-        seed.fill(0);
-        let pk = mk.public_key();
-        mk.setup_id = pk.setup_id();
-        Ok((pk, mk))
-    }
-
     /// The pairs of decryption's shared Miller loop (for benchmarks of the
     /// lower bound); `None` when the user is not in S.
     pub fn decapsulate_gt(key: &UserKey<C>, header: &Header<C>) -> Result<C::Gt, KemError> {
@@ -484,29 +460,45 @@ impl<C: Curve> Waters09<C> {
     }
 }
 
-impl<C: Curve> Kem for Waters09<C> {
-    const SCHEME: SchemeId = SCHEME;
-    const CURVE: CurveId = C::ID;
+impl<C: Curve> Authority for Waters09<C> {
+    type Params = Users;
     type PublicKey = PublicKey<C>;
     type MasterKey = MasterKey<C>;
     type UserKey = UserKey<C>;
-    type Header = Header<C>;
     type KeySide = UserIndex;
-    type CiphertextSide = Recipients;
 
-    /// Setup for [`DEFAULT_USERS`] users; [`Waters09::setup_n`] chooses N.
-    fn setup<R: RngCore + CryptoRng>(rng: &mut R) -> (PublicKey<C>, MasterKey<C>) {
-        match Self::setup_n(DEFAULT_USERS, rng) {
-            Ok(k) => k,
-            Err(_) => unreachable!("the default N is valid"),
+    /// Setup for N users (indices 1..=N).
+    fn setup<R: RngCore + CryptoRng>(
+        users: &Users,
+        rng: &mut R,
+    ) -> Result<(PublicKey<C>, MasterKey<C>), KemError> {
+        let n = users.0;
+        check_n(n)?;
+        let mut s = [C::Scalar::zero(); 8];
+        for x in s.iter_mut() {
+            *x = C::Scalar::random(rng);
         }
+        let mut seed = [0u8; 32];
+        rng.fill_bytes(&mut seed);
+        let mut mk = MasterKey {
+            n,
+            s,
+            seed,
+            setup_id: [0; 16],
+        };
+        seed.fill(0);
+        let pk = mk.public_key();
+        mk.setup_id = pk.setup_id();
+        Ok((pk, mk))
     }
 
-    fn master_setup_id(mk: &MasterKey<C>) -> Option<[u8; 16]> {
-        Some(mk.setup_id)
-    }
     fn public_key(mk: &MasterKey<C>) -> PublicKey<C> {
         mk.public_key()
+    }
+
+    /// Compares setup ids: recomputing the public key is O(N).
+    fn is_public_key_of(pk: &PublicKey<C>, mk: &MasterKey<C>) -> bool {
+        pk.setup_id() == mk.setup_id
     }
 
     fn keygen<R: RngCore + CryptoRng>(
@@ -572,6 +564,21 @@ impl<C: Curve> Kem for Waters09<C> {
             k,
             lines: OnceLock::new(),
         })
+    }
+}
+
+impl<C: Curve> Kem for Waters09<C> {
+    const SCHEME: SchemeId = SCHEME;
+    const CURVE: CurveId = C::ID;
+    type Authority = Self;
+    type PublicKey = PublicKey<C>;
+    type UserKey = UserKey<C>;
+    type Header = Header<C>;
+    type KeySide = UserIndex;
+    type CiphertextSide = Recipients;
+
+    fn user_key(key: UserKey<C>, _: &PublicKey<C>) -> UserKey<C> {
+        key
     }
 
     fn encapsulate<R: RngCore + CryptoRng>(
@@ -648,7 +655,7 @@ mod tests {
     fn round_trip<C: Curve>() {
         let mut r = rng(1);
         let n = 9;
-        let (pk, mk) = Waters09::<C>::setup_n(n, &mut r).unwrap();
+        let (pk, mk) = Waters09::<C>::setup(&Users(n), &mut r).unwrap();
         let pk2 = PublicKey::<C>::from_bytes(&pk.to_bytes()).unwrap();
         assert_eq!(pk2.setup_id(), pk.setup_id());
         assert_eq!(pk.to_bytes().len(), public_key_len::<C>(n));
@@ -689,7 +696,7 @@ mod tests {
     #[test]
     fn outsiders_merged_keys_and_replayed_headers_fail() {
         let mut r = rng(3);
-        let (pk, mk) = W9::setup_n(8, &mut r).unwrap();
+        let (pk, mk) = W9::setup(&Users(8), &mut r).unwrap();
         let (key, header) =
             W9::encapsulate(&pk, &Recipients::parse("1-3").unwrap(), &mut r).unwrap();
         let out = W9::keygen(&pk, &mk, &UserIndex(4), &mut r).unwrap();
@@ -724,7 +731,7 @@ mod tests {
         type CW = Waters09<Counted<Bls12>>;
         let mut r = rng(5);
         let n = 16u64;
-        let ((pk, mk), setup) = OpCounts::measure(|| CW::setup_n(n as u32, &mut r).unwrap());
+        let ((pk, mk), setup) = OpCounts::measure(|| CW::setup(&Users(n as u32), &mut r).unwrap());
         assert_eq!(setup.g1_fixed_exp, n + 10);
         assert_eq!(
             (setup.miller_loops, setup.final_exps, setup.gt_exp),
@@ -758,7 +765,7 @@ mod tests {
     #[test]
     fn decoders_reject_truncation_and_mutation() {
         let mut r = rng(6);
-        let (pk, mk) = W9::setup_n(3, &mut r).unwrap();
+        let (pk, mk) = W9::setup(&Users(3), &mut r).unwrap();
         let (_, header) = W9::encapsulate(&pk, &Recipients::parse("1,3").unwrap(), &mut r).unwrap();
         let key = W9::keygen(&pk, &mk, &UserIndex(3), &mut r).unwrap();
         for bytes in [
@@ -790,7 +797,7 @@ mod tests {
         #[test]
         fn members_decrypt_and_others_do_not((n, seed, frac) in set_strategy()) {
             let mut r = rng(seed);
-            let (pk, mk) = W9::setup_n(n, &mut r).unwrap();
+            let (pk, mk) = W9::setup(&Users(n), &mut r).unwrap();
             let set = random_set(n, seed, frac);
             let (key, header) = W9::encapsulate(&pk, &set, &mut r).unwrap();
             let users: Vec<u32> = (1..=n).filter(|i| i % 11 == (seed % 11) as u32).collect();

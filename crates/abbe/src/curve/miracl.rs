@@ -1245,11 +1245,12 @@ pub(crate) mod tests_support {
 
     fn round_trip<K: Kem<KeySide = AttributeSet, CiphertextSide = Policy>>() {
         let mut r = rand_chacha::ChaCha20Rng::seed_from_u64(5);
-        let (pk, mk) = K::setup(&mut r);
+        let (pk, mk) = crate::kem::setup::<K>(&Default::default(), &mut r).unwrap();
         let (policy, sets) = cases();
         let (key, header) = K::encapsulate(&pk, &policy, &mut r).unwrap();
         for (set, ok) in sets {
-            let uk = K::keygen(&pk, &mk, &AttributeSet::parse(set).unwrap(), &mut r).unwrap();
+            let uk = crate::kem::keygen::<K>(&pk, &mk, &AttributeSet::parse(set).unwrap(), &mut r)
+                .unwrap();
             match K::decapsulate(&uk, &header) {
                 Ok(k) => {
                     assert!(ok, "{set} should not decrypt");

@@ -848,6 +848,7 @@ mod tests {
     use super::*;
     use crate::abe::waters11::{Header, Transformed, Waters11};
     use crate::curve::Bls12;
+    use crate::kem::Authority;
     use crate::kem::{Kem, Outsourcing};
     use crate::policy::{AttributeSet, Policy};
     use rand_chacha::rand_core::SeedableRng;
@@ -855,7 +856,7 @@ mod tests {
     #[test]
     fn seal_open_and_transform() {
         let mut rng = rand_chacha::ChaCha20Rng::seed_from_u64(9);
-        let (pk, mk) = W::setup(&mut rng);
+        let (pk, mk) = W::setup(&Default::default(), &mut rng).unwrap();
         let (session, header) =
             W::encapsulate(&pk, &Policy::parse("a and b").unwrap(), &mut rng).unwrap();
         let data: Vec<u8> = (0..200_000u32).map(|i| i as u8).collect();
@@ -898,7 +899,7 @@ mod tests {
 
     fn encapsulated(seed: u64) -> (Vec<u8>, SessionKey, crate::abe::waters11::UserKey<Bls12>) {
         let mut rng = rand_chacha::ChaCha20Rng::seed_from_u64(seed);
-        let (pk, mk) = W::setup(&mut rng);
+        let (pk, mk) = W::setup(&Default::default(), &mut rng).unwrap();
         let (session, header) =
             W::encapsulate(&pk, &Policy::parse("a and b").unwrap(), &mut rng).unwrap();
         let key = W::keygen(&pk, &mk, &AttributeSet::parse("a, b").unwrap(), &mut rng).unwrap();
