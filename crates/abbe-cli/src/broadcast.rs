@@ -1,44 +1,14 @@
-//! Broadcast-encryption specifics of the CLI: setup for N users (BGW05's
-//! public key streamed to disk) and recipient files.
+//! Broadcast-encryption specifics of the CLI: BGW05 setup with its public
+//! key streamed to disk, and recipient files.
 
 use crate::{io, CliError, Result};
-use abbe::bcast::{Bgw05, Bgw05Sqrt, ElGamalP256, Gw09, Waters09};
+use abbe::bcast::Bgw05;
 use abbe::curve::{Bls12, Bn254, Curve, CurveId, Group};
-use abbe::kem::Authority;
-use abbe::kem::Users;
-use abbe::wire::{Encoded, Preamble, SchemeId};
 use rand_core::OsRng;
 use std::path::Path;
 
 /// Largest recipient file read (indices are short; 10^7 users fit).
 const MAX_INDEX_FILE: u64 = 256 << 20;
-
-fn pair<P: Encoded, M: Encoded>(
-    r: std::result::Result<(P, M), abbe::kem::KemError>,
-) -> Result<(Vec<u8>, Vec<u8>)> {
-    let (pk, mk) = r?;
-    Ok((pk.to_bytes(), mk.to_bytes()))
-}
-
-/// Setup for N users.
-pub fn setup(pre: Preamble, n: u32) -> Result<(Vec<u8>, Vec<u8>)> {
-    let r = &mut OsRng;
-    match (pre.scheme, pre.curve) {
-        (SchemeId::Bgw05, CurveId::Bls12_381) => pair(Bgw05::<Bls12>::setup(&Users(n), r)),
-        (SchemeId::Bgw05, CurveId::Bn254) => pair(Bgw05::<Bn254>::setup(&Users(n), r)),
-        (SchemeId::Bgw05Sqrt, CurveId::Bls12_381) => pair(Bgw05Sqrt::<Bls12>::setup(&Users(n), r)),
-        (SchemeId::Bgw05Sqrt, CurveId::Bn254) => pair(Bgw05Sqrt::<Bn254>::setup(&Users(n), r)),
-        (SchemeId::Gw09, CurveId::Bls12_381) => pair(Gw09::<Bls12>::setup(&Users(n), r)),
-        (SchemeId::Gw09, CurveId::Bn254) => pair(Gw09::<Bn254>::setup(&Users(n), r)),
-        (SchemeId::Waters09, CurveId::Bls12_381) => pair(Waters09::<Bls12>::setup(&Users(n), r)),
-        (SchemeId::Waters09, CurveId::Bn254) => pair(Waters09::<Bn254>::setup(&Users(n), r)),
-        (SchemeId::ElGamalP256, _) => pair(ElGamalP256::setup(&Users(n), r)),
-        (s, _) => Err(CliError::Other(format!(
-            "--users applies only to broadcast schemes (bgw05, bgw05-sqrt, gw09, waters09, elgamal-p256), not {}",
-            s.name()
-        ))),
-    }
-}
 
 /// BGW05 setup whose public key goes straight into the (atomic) output file.
 pub fn bgw05_streamed_setup(

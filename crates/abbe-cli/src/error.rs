@@ -86,4 +86,16 @@ impl From<abbe::outsource::OutsourceError> for CliError {
     }
 }
 
+impl From<abbe::facade::Error> for CliError {
+    fn from(e: abbe::facade::Error) -> Self {
+        use abbe::facade::Error as E;
+        match e {
+            E::NotSatisfied => CliError::NotSatisfied,
+            E::Invalid(m) => CliError::Invalid(m),
+            E::Unsupported(m) => CliError::Other(m),
+            E::Envelope(e) => e.into(),
+        }
+    }
+}
+
 pub type Result<T> = std::result::Result<T, CliError>;

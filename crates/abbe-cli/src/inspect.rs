@@ -1,8 +1,7 @@
 //! `abbe inspect`: what a file is — never its secret material.
 
-use crate::{any_scheme, curve_label, io, ops, outsourcing_scheme, CliError, Result};
+use crate::{curve_label, io, scheme_for, CliError, Result};
 use abbe::armor::{self, ArmorError};
-use abbe::curve::CurveId;
 use abbe::envelope;
 use abbe::wire::{ObjectKind, Preamble};
 use std::fmt::Write as _;
@@ -94,8 +93,7 @@ fn describe(path: &Path, o: &mut String) -> Result<()> {
             match hp.kind {
                 _ if hp.scheme == abbe::wire::SchemeId::Yct14 => yct14_fields(),
                 ObjectKind::RccaKemHeader => {
-                    let mut fields =
-                        outsourcing_scheme!(hp, K => ops::describe_rcca::<K>(&head.header))?;
+                    let mut fields = scheme_for(&hp)?.describe(&head.header)?;
                     fields.push(header_id_field(&head.header)?);
                     fields
                 }
@@ -107,7 +105,7 @@ fn describe(path: &Path, o: &mut String) -> Result<()> {
                     ),
                 ],
                 ObjectKind::KemHeader | ObjectKind::CcaKemHeader => {
-                    any_scheme!(hp, K => ops::describe::<K>(&head.header))?
+                    scheme_for(&hp)?.describe(&head.header)?
                 }
                 _ => vec![(
                     "note".into(),
@@ -157,7 +155,7 @@ fn describe(path: &Path, o: &mut String) -> Result<()> {
             } else if p.scheme == abbe::wire::SchemeId::Yct14 {
                 yct14_fields()
             } else {
-                any_scheme!(p, K => ops::describe::<K>(&bytes))?
+                scheme_for(&p)?.describe(&bytes)?
             }
         }
     };

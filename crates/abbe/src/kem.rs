@@ -102,9 +102,24 @@ pub trait Side: Sized + Clone {
     fn parse(input: &str) -> Result<Self, PolicyError>;
     /// The canonical text, for `abbe inspect`.
     fn describe(&self) -> String;
+    /// What this side is.
+    const KIND: SideKind;
     /// Whether this side is a policy (for messages that say which side takes
     /// the policy).
-    const IS_POLICY: bool;
+    const IS_POLICY: bool = matches!(Self::KIND, SideKind::Policy);
+}
+
+/// What a key or a ciphertext is made for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SideKind {
+    /// An attribute set (`doctor, age = 42`).
+    Attributes,
+    /// A policy (`doctor and age >= 30`).
+    Policy,
+    /// A user index of a broadcast setup (`42`).
+    User,
+    /// A set of users of a broadcast setup (`1-100, 500`).
+    Users,
 }
 
 impl Side for crate::policy::AttributeSet {
@@ -114,7 +129,7 @@ impl Side for crate::policy::AttributeSet {
     fn describe(&self) -> String {
         self.display_attrs().join(", ")
     }
-    const IS_POLICY: bool = false;
+    const KIND: SideKind = SideKind::Attributes;
 }
 
 impl Side for crate::policy::Policy {
@@ -128,7 +143,7 @@ impl Side for crate::policy::Policy {
     fn describe(&self) -> String {
         self.to_string()
     }
-    const IS_POLICY: bool = true;
+    const KIND: SideKind = SideKind::Policy;
 }
 
 /// What a setup is sized for, as a front end gives it: the number of users
@@ -142,13 +157,27 @@ pub struct SetupParams {
 
 /// A scheme's typed setup parameters.
 pub trait Params: Clone + Default + core::fmt::Debug {
+    /// Which parameter this is.
+    const KIND: ParamsKind;
     /// Takes the parameters this scheme needs from `p` (defaults for those
     /// not given) and refuses the ones it has no use for.
     fn from_setup(p: &SetupParams) -> Result<Self, KemError>;
 }
 
 /// Large-universe schemes take no parameters.
+/// What a scheme's setup is parameterised by.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ParamsKind {
+    /// Nothing (large-universe ABE).
+    None,
+    /// The number of users ([`Users`]).
+    Users,
+    /// The attribute universe ([`Universe`]).
+    Universe,
+}
+
 impl Params for () {
+    const KIND: ParamsKind = ParamsKind::None;
     fn from_setup(p: &SetupParams) -> Result<Self, KemError> {
         refuse_users(p)?;
         refuse_universe(p)
@@ -166,6 +195,7 @@ impl Default for Users {
 }
 
 impl Params for Users {
+    const KIND: ParamsKind = ParamsKind::Users;
     fn from_setup(p: &SetupParams) -> Result<Self, KemError> {
         refuse_universe(p)?;
         Ok(p.users.map_or_else(Users::default, Users))
@@ -194,6 +224,7 @@ impl<S: AsRef<str>> FromIterator<S> for Universe {
 }
 
 impl Params for Universe {
+    const KIND: ParamsKind = ParamsKind::Universe;
     fn from_setup(p: &SetupParams) -> Result<Self, KemError> {
         refuse_users(p)?;
         Ok(p.universe.clone().map_or_else(Universe::default, Universe))
@@ -265,6 +296,9 @@ pub trait Kem {
     const SCHEME: SchemeId;
     /// The curve the objects live on.
     const CURVE: CurveId;
+    /// Known to be broken (published attacks): front ends offer it only
+    /// behind an explicit flag.
+    const INSECURE: bool = false;
     /// Who sets up and issues keys for this KEM.
     type Authority: Authority<PublicKey = Self::PublicKey, KeySide = Self::KeySide>;
     type PublicKey: Encoded + Clone;

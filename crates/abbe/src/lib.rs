@@ -59,6 +59,7 @@ pub mod armor;
 pub mod bcast;
 pub mod curve;
 pub mod envelope;
+pub mod facade;
 pub mod kem;
 pub mod outsource;
 pub mod policy;

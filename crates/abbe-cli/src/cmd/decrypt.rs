@@ -1,10 +1,9 @@
 //! `abbe decrypt`: a ciphertext with a user key, a transformed ciphertext
 //! with a retrieval key, or a ciphertext through a proxy.
 
-use crate::dispatch::{any_scheme, check_same_setup, outsourcing_scheme};
+use crate::dispatch::{check_same_setup, scheme_for};
 use crate::keyfile::{read_object, read_verifying_key};
-use crate::{io, ops, proxy, CliError, Result};
-use abbe::curve::CurveId;
+use crate::{io, proxy, CliError, Result};
 use abbe::envelope;
 use abbe::wire::{ObjectKind, Preamble};
 use std::path::PathBuf;
@@ -91,11 +90,7 @@ pub fn run(args: Args) -> Result<()> {
     }
     let session = match (head.preamble.kind, kpre.kind) {
             (ObjectKind::EncryptedFile, ObjectKind::UserKey | ObjectKind::SchemeUserKey) => {
-                if hpre.kind == ObjectKind::RccaKemHeader {
-                    outsourcing_scheme!(kpre, K => ops::decrypt_rcca::<K>(&kbytes, &head.header))?
-                } else {
-                    any_scheme!(kpre, K => ops::decrypt::<K>(&kbytes, &head.header, allow_cpa))?
-                }
+                scheme_for(&kpre)?.decapsulate(&kbytes, &head.header, allow_cpa)?
             }
             (ObjectKind::TransformedFile, ObjectKind::RetrievalKey) => {
                 abbe::outsource::decrypt_transformed_bytes(&kbytes, &head.header, &expect)?

@@ -1,11 +1,10 @@
 //! `abbe encrypt`: a file or stdin to a policy, attributes or recipients.
 
-use crate::dispatch::{any_scheme, outsourcing_scheme};
+use crate::dispatch::scheme_for;
 use crate::keyfile::{read_object, read_signing_key};
 use crate::{broadcast, io, ops, progress, CliError, Result};
-use abbe::curve::CurveId;
 use abbe::envelope;
-use abbe::kem::{Kem, Side};
+use abbe::kem::SideKind;
 use abbe::wire::ObjectKind;
 use rand_core::OsRng;
 use std::path::PathBuf;
@@ -69,22 +68,10 @@ pub fn run(args: Args) -> Result<()> {
         (None, None, None) => None,
     };
     let (pre, bytes) = read_object(&public, &[ObjectKind::PublicKey])?;
-    let side = any_scheme!(pre, K => {
-        let (wanted, other) =
-            if <K as Kem>::CiphertextSide::IS_POLICY { (policy, attrs) } else { (attrs, policy) };
-        ops::side_text::<<K as Kem>::CiphertextSide>(pre.scheme.name(), "encrypt", wanted, other)
-    })?;
-    let (session, header) = if mode == ops::Mode::Rcca {
-        outsourcing_scheme!(pre, K => ops::encrypt_rcca::<K>(&bytes, &side))?
-    } else {
-        if mode == ops::Mode::Cpa && !abbe::outsource::supports(pre.scheme) {
-            return Err(CliError::Other(format!(
-                "{} does not support outsourced decryption (waters11 and gpsw06 do)",
-                pre.scheme.name()
-            )));
-        }
-        any_scheme!(pre, K => ops::encrypt::<K>(&bytes, &side, mode))?
-    };
+    let scheme = scheme_for(&pre)?;
+    let is_policy = scheme.info().ciphertext_side == SideKind::Policy;
+    let side = ops::side_text(is_policy, pre.scheme.name(), "encrypt", policy, attrs)?;
+    let (session, header) = scheme.encapsulate(&bytes, &side, mode.into(), &mut OsRng)?;
     let signer = sign_with.as_deref().map(read_signing_key).transpose()?;
     if let Some(s) = &signer {
         if s.curve() != pre.curve {

@@ -1,11 +1,11 @@
 //! `abbe keygen`: a user key (attributes, a policy or a user index).
 
-use crate::dispatch::{any_scheme, check_same_scheme};
+use crate::dispatch::{check_same_scheme, scheme_for};
 use crate::keyfile::read_object;
-use crate::{keyfile, ops, progress, CliError, Result};
-use abbe::curve::CurveId;
-use abbe::kem::{Kem, Side};
+use crate::{keyfile, ops, progress, Result};
+use abbe::kem::SideKind;
 use abbe::wire::ObjectKind;
+use rand_core::OsRng;
 use std::path::PathBuf;
 
 #[derive(clap::Args)]
@@ -62,13 +62,12 @@ pub fn run(args: Args) -> Result<()> {
     let keys = keyfile::KeyOut::new(armor, passphrase, &output.display().to_string())?;
     // GW09 and Waters09 keys are O(N): seconds at 10^6 users.
     let pb = user.map(|u| progress::spinner(format!("key for user {u}")));
-    let key = any_scheme!(pre, K => {
-        let (wanted, other) = if <K as Kem>::KeySide::IS_POLICY { (policy, attrs) } else { (attrs, policy) };
-        let side = ops::side_text::<<K as Kem>::KeySide>(pre.scheme.name(), "keygen", wanted, other)?;
-        ops::keygen::<K>(&bytes, &side, public.as_deref().map(|p| &p[..]))
-    });
+    let scheme = scheme_for(&pre)?;
+    let is_policy = scheme.info().key_side == SideKind::Policy;
+    let side = ops::side_text(is_policy, pre.scheme.name(), "keygen", policy, attrs)?;
+    let key = scheme.keygen(&bytes, &side, public.as_deref().map(|p| &p[..]), &mut OsRng);
     if let Some(pb) = pb {
         pb.finish_and_clear();
     }
-    keys.write_secret(&output, &zeroize::Zeroizing::new(key?))
+    keys.write_secret(&output, &key?)
 }

@@ -1,10 +1,12 @@
 //! `abbe setup`: a public key and a master key.
 
-use crate::dispatch::{any_scheme, parse_scheme, pick_curve, universe_setup, yct14_refusal};
+use crate::dispatch::{parse_scheme, parse_universe, pick_curve, scheme_for};
 use crate::keyfile::refuse_overwrite;
-use crate::{broadcast, keyfile, ops, progress, CliError, Result};
+use crate::{broadcast, keyfile, progress, CliError, Result};
 use abbe::curve::CurveId;
+use abbe::kem::SetupParams;
 use abbe::wire::{ObjectKind, Preamble, SchemeId};
+use rand_core::OsRng;
 use std::path::PathBuf;
 
 #[derive(clap::Args)]
@@ -64,21 +66,11 @@ pub fn run(args: Args) -> Result<()> {
     } else {
         pick_curve(level, curve.as_deref())?
     };
-    if users.is_some()
-        && scheme != SchemeId::ElGamalP256
-        && !matches!(curve, CurveId::Bls12_381 | CurveId::Bn254)
-    {
-        return Err(CliError::Other(format!(
-            "broadcast schemes are offered on bls12-381 and bn254 only, not on {}",
-            curve.name()
-        )));
-    }
-    if scheme == SchemeId::Yct14 {
-        if let Some(e) = yct14_refusal() {
-            return Err(e);
-        }
-    }
-    let pre = Preamble::new(ObjectKind::PublicKey, scheme, curve);
+    let facade = scheme_for(&Preamble::new(ObjectKind::PublicKey, scheme, curve))?;
+    let params = SetupParams {
+        users,
+        universe: universe.as_deref().map(parse_universe).transpose()?,
+    };
     std::fs::create_dir_all(&out)
         .map_err(|e| CliError::Other(format!("cannot create {}: {e}", out.display())))?;
     let pk_path = out.join("public.key");
@@ -90,20 +82,14 @@ pub fn run(args: Args) -> Result<()> {
         // BN254): stream it to disk instead of building it in memory.
         return broadcast::bgw05_streamed_setup(curve, n, &pk_path, &mk_path, &keys);
     }
-    let (pk, mk) = match (universe, users) {
-        (Some(u), _) => universe_setup(pre, &u)?,
-        (None, Some(n)) => {
-            let pb = (n >= progress::MIN_USERS)
-                .then(|| progress::spinner(format!("setup of {} for {n} users", scheme.name())));
-            let r = broadcast::setup(pre, n);
-            if let Some(pb) = pb {
-                pb.finish_and_clear();
-            }
-            r?
-        }
-        (None, None) => any_scheme!(pre, K => ops::setup::<K>()),
-    };
-    let mk = zeroize::Zeroizing::new(mk);
+    let pb = users
+        .filter(|n| *n >= progress::MIN_USERS)
+        .map(|n| progress::spinner(format!("setup of {} for {n} users", scheme.name())));
+    let setup = facade.setup(&params, &mut OsRng);
+    if let Some(pb) = pb {
+        pb.finish_and_clear();
+    }
+    let (pk, mk) = setup?;
     keys.write_secret(&mk_path, &mk)?;
     keys.write_public(&pk_path, &pk)?;
     eprintln!(

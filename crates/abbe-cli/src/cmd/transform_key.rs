@@ -1,10 +1,11 @@
 //! `abbe transform-key`: a user key split into a transformation key and a
 //! retrieval key.
 
-use crate::dispatch::outsourcing_scheme;
+use crate::dispatch::scheme_for;
 use crate::keyfile::read_object;
-use crate::{keyfile, ops, CliError, Result};
+use crate::{keyfile, Result};
 use abbe::wire::ObjectKind;
+use rand_core::OsRng;
 use std::path::PathBuf;
 
 #[derive(clap::Args)]
@@ -33,8 +34,8 @@ pub fn run(args: Args) -> Result<()> {
     } = args;
     let (pre, bytes) = read_object(&key, &[ObjectKind::UserKey])?;
     let rk_out = keyfile::KeyOut::new(armor, passphrase, &rk.display().to_string())?;
-    let (tkb, rkb) = outsourcing_scheme!(pre, K => ops::transform_key::<K>(&bytes))?;
-    let (tkb, rkb) = (zeroize::Zeroizing::new(tkb), zeroize::Zeroizing::new(rkb));
+    let (tkb, rkb) = scheme_for(&pre)?.transform_key(&bytes, &mut OsRng)?;
+    let tkb = zeroize::Zeroizing::new(tkb);
     rk_out.write_secret(&rk, &rkb)?;
     // The transformation key is for the proxy: never passphrase-protected.
     keyfile::KeyOut::new(armor, false, "")?.write_secret(&tk, &tkb)

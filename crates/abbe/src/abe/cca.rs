@@ -117,6 +117,7 @@ fn session(m: &[u8; 32], inner_bytes: &[u8], masked: &[u8; 32]) -> SessionKey {
 impl<K: Kem> Kem for Cca<K> {
     const SCHEME: crate::wire::SchemeId = K::SCHEME;
     const CURVE: crate::curve::CurveId = K::CURVE;
+    const INSECURE: bool = K::INSECURE;
     type Authority = K::Authority;
     type PublicKey = K::PublicKey;
     type UserKey = CcaKey<K>;

@@ -112,6 +112,7 @@ fn open<K: BlindedKem>(y: &Gt<K>, c: &Gt<K>, ys: &Gt<K>) -> Result<SessionKey, K
 impl<K: BlindedKem> Kem for Rcca<K> {
     const SCHEME: crate::wire::SchemeId = K::SCHEME;
     const CURVE: crate::curve::CurveId = K::CURVE;
+    const INSECURE: bool = K::INSECURE;
     type Authority = K::Authority;
     type PublicKey = K::PublicKey;
     type UserKey = CcaKey<K>;

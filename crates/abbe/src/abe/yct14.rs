@@ -588,6 +588,7 @@ impl<C: Curve> Authority for InsecureYct14<C> {
 impl<C: Curve> Kem for InsecureYct14<C> {
     const SCHEME: SchemeId = SchemeId::Yct14;
     const CURVE: CurveId = C::ID;
+    const INSECURE: bool = true;
     type Authority = Self;
     type PublicKey = PublicKey<C>;
     type UserKey = UserKey<C>;

@@ -36,7 +36,7 @@ pub use gw09::Gw09;
 pub use waters09::Waters09;
 
 use crate::curve::{par_map, Curve, FixedBaseTable, Group, Scalar};
-use crate::kem::{KemError, Side};
+use crate::kem::{KemError, Side, SideKind};
 use crate::policy::{ErrorKind, PolicyError};
 use crate::wire::{Reader, WireError, Writer};
 
@@ -74,7 +74,7 @@ impl Side for UserIndex {
     fn describe(&self) -> String {
         format!("user {}", self.0)
     }
-    const IS_POLICY: bool = false;
+    const KIND: SideKind = SideKind::User;
 }
 
 fn parse_index(t: &str, pos: usize) -> Result<u32, PolicyError> {
@@ -306,7 +306,7 @@ impl Side for Recipients {
     fn describe(&self) -> String {
         self.to_string()
     }
-    const IS_POLICY: bool = false;
+    const KIND: SideKind = SideKind::Users;
 }
 
 /// x^e in Z_r (square and multiply; the exponent is a public index).

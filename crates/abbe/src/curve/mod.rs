@@ -53,6 +53,15 @@ pub enum CurveId {
 }
 
 impl CurveId {
+    /// Every curve, in id order.
+    pub const ALL: [CurveId; 5] = [
+        CurveId::Bls12_381,
+        CurveId::Bn254,
+        CurveId::P256,
+        CurveId::Bls24_479,
+        CurveId::Bls48_581,
+    ];
+
     pub fn from_u8(v: u8) -> Option<Self> {
         match v {
             1 => Some(CurveId::Bls12_381),

@@ -1,0 +1,726 @@
+//! One door to every scheme: a registry from (scheme, curve) to an
+//! object-safe [`Scheme`] that works on encoded objects (the bytes of
+//! docs/FORMAT.md), and streaming [`encrypt`]/[`decrypt`] on top of it.
+//! The CLI, the proxy, the lab and the bindings call this instead of naming
+//! concrete types; a new scheme is its file plus one line in [`find`].
+//!
+//! Keys are issued as bundles (kind 11: the scheme's key and its public key)
+//! that decrypt every mode; headers are CCA (kind 10, the default), RCCA
+//! (kind 12, outsourceable and checked) or CPA (kind 6, GHW11's outsourceable
+//! CPA scheme, opened only when the caller allows it).
+
+use crate::abe::cca::{CcaHeader, CcaKey};
+use crate::abe::rcca::RccaHeader;
+use crate::abe::{Bsw07, Cca, FameCp, FameKp, Gpsw06, Gpsw06Small, Rcca, Waters11};
+use crate::bcast::{Bgw05, Bgw05Sqrt, ElGamalP256, Gw09, Waters09};
+use crate::curve::{Bls12, Bls24, Bls48, Bn254, CurveId};
+use crate::envelope::{self, EnvelopeError, SealOptions};
+use crate::kem::{
+    self, Authority, BlindedKem, Kem, KemError, MasterKeyOf, Outsourcing, Params, ParamsKind,
+    ParamsOf, SessionKey, SetupParams, Side, SideKind,
+};
+use crate::outsource::{self, OutsourceError};
+use crate::policy::PolicyError;
+use crate::wire::{self, Encoded, ObjectKind, Preamble, SchemeId, WireError};
+use rand_core::CryptoRngCore;
+use std::io::{Read, Write};
+use std::marker::PhantomData;
+use zeroize::Zeroizing;
+
+/// Why a facade operation failed, in the three classes front ends report
+/// differently (the CLI's exit codes 2, 3 and 1).
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// The key does not satisfy the ciphertext (or is not a recipient).
+    #[error("your key does not satisfy this ciphertext's policy")]
+    NotSatisfied,
+    /// Invalid or corrupt input: an object, a policy, a signature.
+    #[error("{0}")]
+    Invalid(String),
+    /// A request this build or scheme does not serve (a scheme on a curve it
+    /// is not offered on, outsourcing by a scheme without it, a parameter
+    /// the scheme has no use for, an insecure scheme not asked for).
+    #[error("{0}")]
+    Unsupported(String),
+    /// Reading or writing the payload failed (I/O, corrupt ciphertext).
+    #[error(transparent)]
+    Envelope(#[from] EnvelopeError),
+}
+
+impl From<KemError> for Error {
+    fn from(e: KemError) -> Self {
+        match e {
+            KemError::NotSatisfied => Error::NotSatisfied,
+            other => Error::Invalid(other.to_string()),
+        }
+    }
+}
+impl From<WireError> for Error {
+    fn from(e: WireError) -> Self {
+        Error::Invalid(e.to_string())
+    }
+}
+impl From<PolicyError> for Error {
+    fn from(e: PolicyError) -> Self {
+        Error::Invalid(e.to_string())
+    }
+}
+impl From<OutsourceError> for Error {
+    fn from(e: OutsourceError) -> Self {
+        match e {
+            OutsourceError::Kem(k) => k.into(),
+            OutsourceError::Unsupported(_) => Error::Unsupported(e.to_string()),
+            other => Error::Invalid(other.to_string()),
+        }
+    }
+}
+
+/// How a header is protected.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Mode {
+    /// CCA-secure (Fujisaki–Okamoto re-encryption check).
+    #[default]
+    Cca,
+    /// RCCA-secure and outsourceable (GHW11 §3.2/§4.2): a proxy can
+    /// transform it, and the final decryption detects a lying proxy.
+    Rcca,
+    /// Only CPA-secure and outsourceable (GHW11's CPA scheme): benchmarks.
+    Cpa,
+}
+
+/// What a (scheme, curve) is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Info {
+    pub scheme: SchemeId,
+    pub curve: CurveId,
+    /// What keys are made for.
+    pub key_side: SideKind,
+    /// What ciphertexts are made for.
+    pub ciphertext_side: SideKind,
+    /// What setup takes.
+    pub params: ParamsKind,
+    /// GHW11 outsourced decryption (transform keys, RCCA and CPA modes).
+    pub outsourcing: bool,
+    /// Known to be broken: usable only through [`scheme_allowing_insecure`].
+    pub insecure: bool,
+}
+
+/// A scheme on a curve, on encoded objects. Secrets come back in
+/// [`Zeroizing`] buffers.
+pub trait Scheme: Send + Sync {
+    fn info(&self) -> Info;
+    /// (public key, master key).
+    fn setup(
+        &self,
+        params: &SetupParams,
+        rng: &mut dyn CryptoRngCore,
+    ) -> Result<(Vec<u8>, Zeroizing<Vec<u8>>), Error>;
+    /// A user key bundle for `key_side` (attributes, a policy or a user
+    /// index, as text). The public key is `pk` when given (it must be the
+    /// master key's: BGW05 recomputes it in O(N) otherwise).
+    fn keygen(
+        &self,
+        mk: &[u8],
+        key_side: &str,
+        pk: Option<&[u8]>,
+        rng: &mut dyn CryptoRngCore,
+    ) -> Result<Zeroizing<Vec<u8>>, Error>;
+    /// (session key, header) for `target` (a policy, attributes or users).
+    fn encapsulate(
+        &self,
+        pk: &[u8],
+        target: &str,
+        mode: Mode,
+        rng: &mut dyn CryptoRngCore,
+    ) -> Result<(SessionKey, Vec<u8>), Error>;
+    /// The session key of a CCA, RCCA or CPA header. A key bundle opens a
+    /// CPA header only with `allow_cpa` (else anyone could downgrade its
+    /// holder to the malleable KEM); a bare scheme key opens only CPA.
+    fn decapsulate(&self, key: &[u8], header: &[u8], allow_cpa: bool) -> Result<SessionKey, Error>;
+    /// (transformation key, retrieval key) from a user key bundle.
+    fn transform_key(
+        &self,
+        key: &[u8],
+        rng: &mut dyn CryptoRngCore,
+    ) -> Result<(Vec<u8>, Zeroizing<Vec<u8>>), Error>;
+    /// `inspect` lines for a key or header (never secrets).
+    fn describe(&self, object: &[u8]) -> Result<Vec<(String, String)>, Error>;
+}
+
+/// The scheme `id` on `curve`; refuses a scheme known to be broken.
+pub fn scheme(id: SchemeId, curve: CurveId) -> Result<&'static dyn Scheme, Error> {
+    let s = scheme_allowing_insecure(id, curve)?;
+    if s.info().insecure {
+        return Err(Error::Unsupported(format!(
+            "{} is BROKEN (published attacks recover keys and plaintexts): it exists only to reproduce benchmarks",
+            id.name()
+        )));
+    }
+    Ok(s)
+}
+
+/// [`scheme`], including the broken ones (benchmarks only).
+pub fn scheme_allowing_insecure(
+    id: SchemeId,
+    curve: CurveId,
+) -> Result<&'static dyn Scheme, Error> {
+    find(id, curve).ok_or_else(|| {
+        let offered: Vec<&str> = CurveId::ALL
+            .iter()
+            .filter(|c| find(id, **c).is_some())
+            .map(|c| c.name())
+            .collect();
+        Error::Unsupported(match (curve, offered.as_slice()) {
+            (CurveId::P256, _) => {
+                "P-256 is not a pairing curve (it carries only the elgamal-p256 baseline)".into()
+            }
+            (_, []) => format!("{} is not in this build of abbe", id.name()),
+            (_, [only]) => format!("{} is offered on {only} only", id.name()),
+            _ => format!(
+                "{} is offered on {} only, not on {}",
+                id.name(),
+                offered.join(" and "),
+                curve.name()
+            ),
+        })
+    })
+}
+
+/// The scheme an encoded object (any kind with a preamble) was made for.
+pub fn of_object(bytes: &[u8]) -> Result<&'static dyn Scheme, Error> {
+    let p = Preamble::parse(bytes)?;
+    scheme(p.scheme, p.curve)
+}
+
+/// Every registered (scheme, curve), the broken ones included.
+pub fn all() -> impl Iterator<Item = &'static dyn Scheme> {
+    SchemeId::ALL
+        .iter()
+        .flat_map(|s| CurveId::ALL.iter().filter_map(move |c| find(*s, *c)))
+}
+
+/// The registry: one line per scheme.
+fn find(id: SchemeId, curve: CurveId) -> Option<&'static dyn Scheme> {
+    macro_rules! on {
+        ($S:ident, $O:ty, [$($id:ident => $C:ty),*]) => {
+            match curve {
+                $(CurveId::$id => Some(&Entry::<$S<$C>, $O>(PhantomData)),)*
+                #[allow(unreachable_patterns)]
+                _ => None,
+            }
+        };
+    }
+    macro_rules! pairing {
+        ($S:ident, $O:ty) => {
+            on!($S, $O, [Bls12_381 => Bls12, Bn254 => Bn254, Bls24_479 => Bls24, Bls48_581 => Bls48])
+        };
+    }
+    macro_rules! classic {
+        ($S:ident) => {
+            on!($S, Plain, [Bls12_381 => Bls12, Bn254 => Bn254])
+        };
+    }
+    match id {
+        SchemeId::Waters11 => pairing!(Waters11, Ghw11),
+        SchemeId::Bsw07 => pairing!(Bsw07, Plain),
+        SchemeId::FameCp => pairing!(FameCp, Plain),
+        SchemeId::Gpsw06 => pairing!(Gpsw06, Ghw11),
+        SchemeId::Gpsw06Small => pairing!(Gpsw06Small, Plain),
+        SchemeId::FameKp => pairing!(FameKp, Plain),
+        #[cfg(feature = "insecure-benchmark-only")]
+        SchemeId::Yct14 => {
+            use crate::abe::yct14::InsecureYct14;
+            classic!(InsecureYct14)
+        }
+        #[cfg(not(feature = "insecure-benchmark-only"))]
+        SchemeId::Yct14 => None,
+        SchemeId::Bgw05 => classic!(Bgw05),
+        SchemeId::Bgw05Sqrt => classic!(Bgw05Sqrt),
+        SchemeId::Gw09 => classic!(Gw09),
+        SchemeId::Waters09 => classic!(Waters09),
+        SchemeId::ElGamalP256 => {
+            (curve == CurveId::P256).then_some(&Entry::<ElGamalP256, Plain>(PhantomData) as _)
+        }
+        // Signatures are not a KEM.
+        SchemeId::BlsSig => None,
+    }
+}
+
+/// Encrypts `input` to `output` for `target` under the public key `pk`:
+/// a new session key, its header (in `mode`), the payload; signed when
+/// `options.signer` is given. Returns the plaintext length.
+pub fn encrypt(
+    pk: &[u8],
+    target: &str,
+    mode: Mode,
+    input: impl Read,
+    output: impl Write,
+    options: &SealOptions<'_>,
+    rng: &mut dyn CryptoRngCore,
+) -> Result<u64, Error> {
+    let (session, header) = of_object(pk)?.encapsulate(pk, target, mode, rng)?;
+    Ok(envelope::seal_with(
+        &header,
+        &session,
+        &mut &mut *rng,
+        input,
+        output,
+        options,
+    )?)
+}
+
+/// Decrypts a ciphertext file from `input` to `output` with a user key
+/// bundle (or a retrieval key, for a transformed file). The output is
+/// written one authenticated chunk at a time: on error, discard it. With
+/// `verify_with` (a verifying key), only a file signed by it is accepted.
+pub fn decrypt(
+    key: &[u8],
+    mut input: impl Read,
+    output: impl Write,
+    verify_with: Option<&[u8]>,
+) -> Result<envelope::Opened, Error> {
+    let head = envelope::read_head(&mut input)?;
+    let session = session_of(key, &head, &outsource::Expect::default())?;
+    Ok(envelope::open_with(
+        &head,
+        &session,
+        input,
+        output,
+        verify_with,
+    )?)
+}
+
+/// The session key of a ciphertext file's head: a user key opens an
+/// original file, a retrieval key a transformed one (with `expect`'s
+/// checks). Key and ciphertext must be of the same scheme and curve.
+pub fn session_of(
+    key: &[u8],
+    head: &envelope::Head,
+    expect: &outsource::Expect,
+) -> Result<SessionKey, Error> {
+    let kp = Preamble::parse(key)?;
+    let hp = Preamble::parse(&head.header)?;
+    if kp.curve != hp.curve || kp.scheme != hp.scheme {
+        return Err(Error::Invalid(format!(
+            "the key is for {} on {}, the ciphertext for {} on {}",
+            kp.scheme.name(),
+            kp.curve.name(),
+            hp.scheme.name(),
+            hp.curve.name()
+        )));
+    }
+    match (head.preamble.kind, kp.kind) {
+        (ObjectKind::EncryptedFile, ObjectKind::UserKey | ObjectKind::SchemeUserKey) => {
+            if let Some(want) = expect.header_id {
+                if outsource::header_id(&head.header)? != want {
+                    return Err(Error::Invalid(
+                        "this ciphertext's header id is not the one given with --expect-header"
+                            .into(),
+                    ));
+                }
+            }
+            of_object(key)?.decapsulate(key, &head.header, expect.allow_cpa)
+        }
+        (ObjectKind::TransformedFile, ObjectKind::RetrievalKey | ObjectKind::CpaRetrievalKey) => {
+            Ok(outsource::decrypt_transformed_bytes(key, &head.header, expect)?)
+        }
+        (ObjectKind::TransformedFile, _) => Err(Error::Invalid(
+            "this is a transformed ciphertext: decrypt it with the retrieval key (--key alice.rk)"
+                .into(),
+        )),
+        _ => Err(Error::Invalid(
+            "a retrieval key only decrypts transformed ciphertexts (run `abbe transform` first, or use the user key)".into(),
+        )),
+    }
+}
+
+/// The generic implementation of [`Scheme`] for the KEM `K`, with GHW11
+/// outsourcing when `O` is [`Ghw11`].
+struct Entry<K, O>(PhantomData<fn() -> (K, O)>);
+
+/// Outsourcing operations of a KEM: [`Ghw11`] for [`BlindedKem`]s, [`Plain`]
+/// (refusing them) for the others.
+trait Outsourcer<K: Kem> {
+    const SUPPORTED: bool;
+    fn encapsulate_rcca(
+        pk: &K::PublicKey,
+        target: &K::CiphertextSide,
+        rng: &mut dyn CryptoRngCore,
+    ) -> Result<(SessionKey, Vec<u8>), Error>;
+    fn decapsulate_rcca(key: &CcaKey<K>, header: &[u8]) -> Result<SessionKey, Error>;
+    fn transform_key(
+        key: &CcaKey<K>,
+        rng: &mut dyn CryptoRngCore,
+    ) -> Result<(Vec<u8>, Zeroizing<Vec<u8>>), Error>;
+    fn describe_rcca(header: &[u8]) -> Result<Vec<(String, String)>, Error>;
+}
+
+struct Plain;
+struct Ghw11;
+
+fn no_outsourcing<K: Kem>() -> Error {
+    OutsourceError::Unsupported(K::SCHEME.name()).into()
+}
+
+impl<K: Kem> Outsourcer<K> for Plain {
+    const SUPPORTED: bool = false;
+    fn encapsulate_rcca(
+        _: &K::PublicKey,
+        _: &K::CiphertextSide,
+        _: &mut dyn CryptoRngCore,
+    ) -> Result<(SessionKey, Vec<u8>), Error> {
+        Err(no_outsourcing::<K>())
+    }
+    fn decapsulate_rcca(_: &CcaKey<K>, _: &[u8]) -> Result<SessionKey, Error> {
+        Err(no_outsourcing::<K>())
+    }
+    fn transform_key(
+        _: &CcaKey<K>,
+        _: &mut dyn CryptoRngCore,
+    ) -> Result<(Vec<u8>, Zeroizing<Vec<u8>>), Error> {
+        Err(no_outsourcing::<K>())
+    }
+    fn describe_rcca(_: &[u8]) -> Result<Vec<(String, String)>, Error> {
+        Err(no_outsourcing::<K>())
+    }
+}
+
+impl<K: BlindedKem> Outsourcer<K> for Ghw11 {
+    const SUPPORTED: bool = true;
+    fn encapsulate_rcca(
+        pk: &K::PublicKey,
+        target: &K::CiphertextSide,
+        mut rng: &mut dyn CryptoRngCore,
+    ) -> Result<(SessionKey, Vec<u8>), Error> {
+        let (k, h) = Rcca::<K>::encapsulate(pk, target, &mut rng)?;
+        Ok((k, h.to_bytes()))
+    }
+    fn decapsulate_rcca(key: &CcaKey<K>, header: &[u8]) -> Result<SessionKey, Error> {
+        Ok(Rcca::<K>::decapsulate(
+            key,
+            &RccaHeader::<K>::from_bytes(header)?,
+        )?)
+    }
+    fn transform_key(
+        key: &CcaKey<K>,
+        mut rng: &mut dyn CryptoRngCore,
+    ) -> Result<(Vec<u8>, Zeroizing<Vec<u8>>), Error> {
+        let (tk, rk) = Rcca::<K>::transform_key(key, &mut rng);
+        Ok((tk.to_bytes(), Zeroizing::new(rk.to_bytes())))
+    }
+    fn describe_rcca(header: &[u8]) -> Result<Vec<(String, String)>, Error> {
+        let h = RccaHeader::<K>::from_bytes(header)?;
+        let mut out = Vec::new();
+        if let Some(id) = Rcca::<K>::header_setup_id(&h) {
+            out.push(("setup id".into(), wire::hex(&id)));
+        }
+        out.push((
+            side_label(<K::CiphertextSide as Side>::KIND),
+            K::ciphertext_side(&h.inner).describe(),
+        ));
+        out.push(("security".into(), "RCCA (GHW11), outsourceable".into()));
+        Ok(out)
+    }
+}
+
+fn side_label(kind: SideKind) -> String {
+    match kind {
+        SideKind::Policy => "policy",
+        _ => "attributes",
+    }
+    .into()
+}
+
+fn kind_of(bytes: &[u8]) -> Result<ObjectKind, Error> {
+    Ok(Preamble::parse(bytes)?.kind)
+}
+
+impl<K: Kem + 'static, O: Outsourcer<K> + 'static> Scheme for Entry<K, O> {
+    fn info(&self) -> Info {
+        Info {
+            scheme: K::SCHEME,
+            curve: K::CURVE,
+            key_side: <K::KeySide as Side>::KIND,
+            ciphertext_side: <K::CiphertextSide as Side>::KIND,
+            params: <ParamsOf<K> as Params>::KIND,
+            outsourcing: O::SUPPORTED,
+            insecure: K::INSECURE,
+        }
+    }
+
+    fn setup(
+        &self,
+        params: &SetupParams,
+        mut rng: &mut dyn CryptoRngCore,
+    ) -> Result<(Vec<u8>, Zeroizing<Vec<u8>>), Error> {
+        let name = K::SCHEME.name();
+        let kind = <ParamsOf<K> as Params>::KIND;
+        if params.users.is_some() && kind != ParamsKind::Users {
+            return Err(Error::Unsupported(format!(
+                "--users applies only to broadcast schemes (bgw05, bgw05-sqrt, gw09, waters09, elgamal-p256), not {name}"
+            )));
+        }
+        if params.universe.is_some() && kind != ParamsKind::Universe {
+            return Err(Error::Unsupported(format!(
+                "--universe applies only to small-universe schemes (gpsw06-small, yct14), not {name}"
+            )));
+        }
+        let params = ParamsOf::<K>::from_setup(params)?;
+        let (pk, mk) = kem::setup::<K>(&params, &mut rng)?;
+        Ok((pk.to_bytes(), Zeroizing::new(mk.to_bytes())))
+    }
+
+    fn keygen(
+        &self,
+        mk: &[u8],
+        key_side: &str,
+        pk: Option<&[u8]>,
+        mut rng: &mut dyn CryptoRngCore,
+    ) -> Result<Zeroizing<Vec<u8>>, Error> {
+        let side = K::KeySide::parse(key_side)?;
+        let mk = MasterKeyOf::<K>::from_bytes(mk)?;
+        let pk = match pk {
+            Some(bytes) => {
+                let pk = K::PublicKey::from_bytes(bytes)?;
+                if !K::Authority::is_public_key_of(&pk, &mk) {
+                    return Err(Error::Invalid(
+                        "the given public key is not the public key of this master key's setup".into(),
+                    ));
+                }
+                pk
+            }
+            None => K::Authority::public_key(&mk),
+        };
+        let key = kem::keygen::<Cca<K>>(&pk, &mk, &side, &mut rng)?;
+        Ok(Zeroizing::new(key.to_bytes()))
+    }
+
+    fn encapsulate(
+        &self,
+        pk: &[u8],
+        target: &str,
+        mode: Mode,
+        mut rng: &mut dyn CryptoRngCore,
+    ) -> Result<(SessionKey, Vec<u8>), Error> {
+        if mode != Mode::Cca && !O::SUPPORTED {
+            return Err(no_outsourcing::<K>());
+        }
+        let target = K::CiphertextSide::parse(target)?;
+        let pk = K::PublicKey::from_bytes(pk)?;
+        match mode {
+            Mode::Cca => {
+                let (k, h) = Cca::<K>::encapsulate(&pk, &target, &mut rng)?;
+                Ok((k, h.to_bytes()))
+            }
+            Mode::Cpa => {
+                let (k, h) = K::encapsulate(&pk, &target, &mut rng)?;
+                Ok((k, h.to_bytes()))
+            }
+            Mode::Rcca => O::encapsulate_rcca(&pk, &target, rng),
+        }
+    }
+
+    fn decapsulate(&self, key: &[u8], header: &[u8], allow_cpa: bool) -> Result<SessionKey, Error> {
+        let bundle = || CcaKey::<K>::from_bytes(key);
+        match (kind_of(key)?, kind_of(header)?) {
+            (ObjectKind::UserKey, ObjectKind::KemHeader) if !allow_cpa => Err(Error::Invalid(
+                outsource::cpa_refused("CPA ciphertext (encrypted with --mode cpa)"),
+            )),
+            (ObjectKind::UserKey, ObjectKind::CcaKemHeader) => Ok(Cca::<K>::decapsulate(
+                &bundle()?,
+                &CcaHeader::<K>::from_bytes(header)?,
+            )?),
+            (ObjectKind::UserKey, ObjectKind::RccaKemHeader) => {
+                O::decapsulate_rcca(&bundle()?, header)
+            }
+            (ObjectKind::UserKey, ObjectKind::KemHeader) => Ok(K::decapsulate(
+                &bundle()?.key,
+                &K::Header::from_bytes(header)?,
+            )?),
+            (ObjectKind::SchemeUserKey, ObjectKind::KemHeader) => Ok(K::decapsulate(
+                &K::UserKey::from_bytes(key)?,
+                &K::Header::from_bytes(header)?,
+            )?),
+            (ObjectKind::SchemeUserKey, ObjectKind::CcaKemHeader | ObjectKind::RccaKemHeader) => {
+                Err(Error::Invalid(
+                    "this bare key cannot check CCA ciphertexts; use the key file written by `abbe keygen`"
+                        .into(),
+                ))
+            }
+            (k, h) => Err(Error::Invalid(format!(
+                "a {} cannot decrypt a {}",
+                k.describe(),
+                h.describe()
+            ))),
+        }
+    }
+
+    fn transform_key(
+        &self,
+        key: &[u8],
+        rng: &mut dyn CryptoRngCore,
+    ) -> Result<(Vec<u8>, Zeroizing<Vec<u8>>), Error> {
+        if !O::SUPPORTED {
+            return Err(no_outsourcing::<K>());
+        }
+        O::transform_key(&CcaKey::<K>::from_bytes(key)?, rng)
+    }
+
+    fn describe(&self, bytes: &[u8]) -> Result<Vec<(String, String)>, Error> {
+        let key_label = side_label(<K::KeySide as Side>::KIND);
+        let ct_label = side_label(<K::CiphertextSide as Side>::KIND);
+        let mut out = Vec::new();
+        match kind_of(bytes)? {
+            ObjectKind::PublicKey => {
+                let pk = K::PublicKey::from_bytes(bytes)?;
+                out.push((
+                    "setup id".into(),
+                    wire::hex(&wire::setup_id(&pk.to_bytes())),
+                ));
+            }
+            ObjectKind::MasterKey => {
+                MasterKeyOf::<K>::from_bytes(bytes)?;
+                out.push((
+                    "note".into(),
+                    "secret: whoever holds this file can issue keys".into(),
+                ));
+            }
+            ObjectKind::UserKey => {
+                let k = CcaKey::<K>::from_bytes(bytes)?;
+                out.push((key_label, K::key_side(&k.key).describe()));
+            }
+            ObjectKind::SchemeUserKey => {
+                let k = K::UserKey::from_bytes(bytes)?;
+                out.push((key_label, K::key_side(&k).describe()));
+            }
+            ObjectKind::KemHeader => {
+                let h = K::Header::from_bytes(bytes)?;
+                if let Some(id) = K::header_setup_id(&h) {
+                    out.push(("setup id".into(), wire::hex(&id)));
+                }
+                out.push((ct_label, K::ciphertext_side(&h).describe()));
+                out.push(("security".into(), "CPA only (outsourceable)".into()));
+            }
+            ObjectKind::CcaKemHeader => {
+                let h = CcaHeader::<K>::from_bytes(bytes)?;
+                if let Some(id) = Cca::<K>::header_setup_id(&h) {
+                    out.push(("setup id".into(), wire::hex(&id)));
+                }
+                out.push((ct_label, K::ciphertext_side(&h.inner).describe()));
+                out.push(("security".into(), "CCA (Fujisaki–Okamoto)".into()));
+            }
+            ObjectKind::RccaKemHeader => return O::describe_rcca(bytes),
+            _ => {}
+        }
+        Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand_chacha::rand_core::SeedableRng;
+    use rand_chacha::ChaCha20Rng;
+
+    #[test]
+    fn every_registered_scheme_round_trips_through_bytes() {
+        let mut rng = ChaCha20Rng::seed_from_u64(7);
+        let mut seen = 0;
+        for s in all().filter(|s| matches!(s.info().curve, CurveId::Bn254 | CurveId::P256)) {
+            let info = s.info();
+            let (key_side, target) = match (info.key_side, info.ciphertext_side) {
+                (SideKind::Attributes, _) => ("A1, A2", "A1 and A2"),
+                (SideKind::Policy, _) => ("A1 and A2", "A1, A2"),
+                _ => ("3", "1-5"),
+            };
+            let params = SetupParams {
+                users: (info.params == ParamsKind::Users).then_some(8),
+                universe: None,
+            };
+            let (pk, mk) = s.setup(&params, &mut rng).unwrap();
+            let key = s.keygen(&mk, key_side, Some(&pk), &mut rng).unwrap();
+            let mut modes = vec![Mode::Cca];
+            if info.outsourcing {
+                modes.extend([Mode::Rcca, Mode::Cpa]);
+            }
+            for mode in modes {
+                let (k, h) = s.encapsulate(&pk, target, mode, &mut rng).unwrap();
+                assert_eq!(
+                    s.decapsulate(&key, &h, true).unwrap(),
+                    k,
+                    "{info:?} {mode:?}"
+                );
+                assert!(!s.describe(&h).unwrap().is_empty());
+            }
+            assert_eq!(
+                s.transform_key(&key, &mut rng).is_ok(),
+                info.outsourcing,
+                "{info:?}"
+            );
+            seen += 1;
+        }
+        // 6 ABE (and yct14) + 4 broadcast on BN254, ElGamal on P-256.
+        assert_eq!(
+            seen,
+            11 + usize::from(cfg!(feature = "insecure-benchmark-only"))
+        );
+    }
+
+    #[test]
+    fn lookups_refuse_what_is_not_offered() {
+        assert!(scheme(SchemeId::Waters11, CurveId::Bls48_581).is_ok());
+        let msg = |r: Result<&dyn Scheme, Error>| r.err().unwrap().to_string();
+        assert!(msg(scheme(SchemeId::Gw09, CurveId::Bls24_479)).contains("bls12-381 and bn254"));
+        assert!(msg(scheme(SchemeId::Waters11, CurveId::P256)).contains("not a pairing curve"));
+        if cfg!(feature = "insecure-benchmark-only") {
+            assert!(msg(scheme(SchemeId::Yct14, CurveId::Bn254)).contains("BROKEN"));
+            assert!(scheme_allowing_insecure(SchemeId::Yct14, CurveId::Bn254).is_ok());
+        } else {
+            assert!(msg(scheme(SchemeId::Yct14, CurveId::Bn254)).contains("not in this build"));
+        }
+        let mut rng = ChaCha20Rng::seed_from_u64(1);
+        let w = scheme(SchemeId::Waters11, CurveId::Bn254).unwrap();
+        let users = SetupParams {
+            users: Some(4),
+            universe: None,
+        };
+        assert!(matches!(
+            w.setup(&users, &mut rng),
+            Err(Error::Unsupported(_))
+        ));
+        let b = scheme(SchemeId::Bsw07, CurveId::Bn254).unwrap();
+        let (pk, _) = b.setup(&SetupParams::default(), &mut rng).unwrap();
+        assert!(matches!(
+            b.encapsulate(&pk, "a", Mode::Rcca, &mut rng),
+            Err(Error::Unsupported(_))
+        ));
+    }
+
+    #[test]
+    fn streaming_encrypt_then_decrypt() {
+        let mut rng = ChaCha20Rng::seed_from_u64(2);
+        let s = scheme(SchemeId::Waters11, CurveId::Bls12_381).unwrap();
+        let (pk, mk) = s.setup(&SetupParams::default(), &mut rng).unwrap();
+        let alice = s.keygen(&mk, "doctor", None, &mut rng).unwrap();
+        let bob = s.keygen(&mk, "nurse", None, &mut rng).unwrap();
+        let mut file = Vec::new();
+        let opts = SealOptions::default();
+        encrypt(
+            &pk,
+            "doctor",
+            Mode::Cca,
+            &b"hello"[..],
+            &mut file,
+            &opts,
+            &mut rng,
+        )
+        .unwrap();
+        let mut out = Vec::new();
+        decrypt(&alice, &file[..], &mut out, None).unwrap();
+        assert_eq!(out, b"hello");
+        assert!(matches!(
+            decrypt(&bob, &file[..], &mut Vec::new(), None),
+            Err(Error::NotSatisfied)
+        ));
+    }
+}
