@@ -145,6 +145,9 @@ pub trait Scheme: Send + Sync {
     ) -> Result<(Vec<u8>, Zeroizing<Vec<u8>>), Error>;
     /// `inspect` lines for a key or header (never secrets).
     fn describe(&self, object: &[u8]) -> Result<Vec<(String, String)>, Error>;
+    /// What the proxy and the final decryption run ([`crate::outsource`]),
+    /// for the schemes with GHW11 outsourcing.
+    fn outsourcing(&self) -> Option<&'static dyn outsource::Outsourced>;
 }
 
 /// The scheme `id` on `curve`; refuses a scheme known to be broken.
@@ -342,6 +345,7 @@ struct Entry<K, O>(PhantomData<fn() -> (K, O)>);
 /// (refusing them) for the others.
 trait Outsourcer<K: Kem> {
     const SUPPORTED: bool;
+    fn outsourced() -> Option<&'static dyn outsource::Outsourced>;
     fn encapsulate_rcca(
         pk: &K::PublicKey,
         target: &K::CiphertextSide,
@@ -364,6 +368,9 @@ fn no_outsourcing<K: Kem>() -> Error {
 
 impl<K: Kem> Outsourcer<K> for Plain {
     const SUPPORTED: bool = false;
+    fn outsourced() -> Option<&'static dyn outsource::Outsourced> {
+        None
+    }
     fn encapsulate_rcca(
         _: &K::PublicKey,
         _: &K::CiphertextSide,
@@ -385,8 +392,14 @@ impl<K: Kem> Outsourcer<K> for Plain {
     }
 }
 
-impl<K: BlindedKem> Outsourcer<K> for Ghw11 {
+impl<K: BlindedKem + 'static> Outsourcer<K> for Ghw11
+where
+    K::TransformKey: Send + Sync,
+{
     const SUPPORTED: bool = true;
+    fn outsourced() -> Option<&'static dyn outsource::Outsourced> {
+        Some(&outsource::Ghw11::<K>(PhantomData))
+    }
     fn encapsulate_rcca(
         pk: &K::PublicKey,
         target: &K::CiphertextSide,
@@ -484,7 +497,8 @@ impl<K: Kem + 'static, O: Outsourcer<K> + 'static> Scheme for Entry<K, O> {
                 let pk = K::PublicKey::from_bytes(bytes)?;
                 if !K::Authority::is_public_key_of(&pk, &mk) {
                     return Err(Error::Invalid(
-                        "the given public key is not the public key of this master key's setup".into(),
+                        "the given public key is not the public key of this master key's setup"
+                            .into(),
                     ));
                 }
                 pk
@@ -613,6 +627,10 @@ impl<K: Kem + 'static, O: Outsourcer<K> + 'static> Scheme for Entry<K, O> {
             _ => {}
         }
         Ok(out)
+    }
+
+    fn outsourcing(&self) -> Option<&'static dyn outsource::Outsourced> {
+        O::outsourced()
     }
 }
 

@@ -4,16 +4,17 @@
 //! the thin client finishes with ([`decrypt_transformed_bytes`]).
 //!
 //! The CLI (`abbe transform`, `abbe decrypt`) and the HTTP proxy
-//! (`abbe-proxy`) both call these, so the list of outsourcing schemes lives
-//! in one place: [`Waters11`](crate::abe::Waters11) and
-//! [`Gpsw06`](crate::abe::Gpsw06) on BLS12-381 and BN254, in GHW11's CPA mode
-//! (header kind 6 → 7) and RCCA mode (kind 12 → 13).
+//! (`abbe-proxy`) both call these; which schemes outsource is the
+//! registry's ([`crate::facade`]): [`Waters11`](crate::abe::Waters11) and
+//! [`Gpsw06`](crate::abe::Gpsw06) on every pairing curve, in GHW11's CPA
+//! mode (header kind 6 → 7) and RCCA mode (kind 12 → 13).
 
 use crate::abe::rcca::{RccaHeader, RccaRetrievalKey, RccaTransformed};
 use crate::abe::Rcca;
 use crate::kem::{BlindedKem, KemError, Outsourcing, SessionKey};
-use crate::wire::{Encoded, ObjectKind, Preamble, SchemeId, WireError};
+use crate::wire::{Encoded, ObjectKind, Preamble, WireError};
 use std::any::Any;
+use std::marker::PhantomData;
 
 /// Why an outsourcing step failed.
 #[derive(Debug, thiserror::Error)]
@@ -62,45 +63,79 @@ impl Mode {
     }
 }
 
-/// True for the (scheme, curve) pairs [`transform_bytes`] handles.
-pub fn supports(scheme: SchemeId) -> bool {
-    matches!(scheme, SchemeId::Waters11 | SchemeId::Gpsw06)
+/// GHW11 outsourcing of one (scheme, curve) on encoded objects: what the
+/// registry ([`crate::facade`]) hands out for the schemes that have it.
+pub trait Outsourced: Send + Sync {
+    /// Decodes a transformation key (validating every point).
+    fn decode_transform_key(&self, tk: &[u8])
+        -> Result<Box<dyn Any + Send + Sync>, OutsourceError>;
+    /// Transforms a KEM header of `mode` with a key from
+    /// [`Outsourced::decode_transform_key`].
+    fn transform(
+        &self,
+        tk: &(dyn Any + Send + Sync),
+        header: &[u8],
+        mode: Mode,
+    ) -> Result<Vec<u8>, OutsourceError>;
+    /// The final decryption of a transformed header with a retrieval key.
+    fn decrypt_transformed(
+        &self,
+        rk: &[u8],
+        transformed: &[u8],
+        allow_cpa: bool,
+    ) -> Result<SessionKey, OutsourceError>;
+    /// Encoded size of a GT element (the RCCA header's leading C).
+    fn gt_bytes(&self) -> usize;
 }
 
-/// Runs `$body` with `$K` bound to the outsourcing scheme of `$pre`.
-macro_rules! outsourcing {
-    ($pre:expr, $K:ident => $body:expr) => {{
-        use crate::abe::{Gpsw06, Waters11};
-        use crate::curve::{Bls12, Bls24, Bls48, Bn254, CurveId};
-        macro_rules! on_curves {
-            ($S:ident) => {
-                match $pre.curve {
-                    CurveId::Bls12_381 => {
-                        type $K = $S<Bls12>;
-                        $body
-                    }
-                    CurveId::Bn254 => {
-                        type $K = $S<Bn254>;
-                        $body
-                    }
-                    CurveId::Bls24_479 => {
-                        type $K = $S<Bls24>;
-                        $body
-                    }
-                    CurveId::Bls48_581 => {
-                        type $K = $S<Bls48>;
-                        $body
-                    }
-                    CurveId::P256 => Err(OutsourceError::Unsupported($pre.scheme.name())),
-                }
-            };
-        }
-        match $pre.scheme {
-            SchemeId::Waters11 => on_curves!(Waters11),
-            SchemeId::Gpsw06 => on_curves!(Gpsw06),
-            s => Err(OutsourceError::Unsupported(s.name())),
-        }
-    }};
+/// [`Outsourced`] for a [`BlindedKem`].
+pub(crate) struct Ghw11<K>(pub(crate) PhantomData<fn() -> K>);
+
+impl<K: BlindedKem + 'static> Outsourced for Ghw11<K>
+where
+    K::TransformKey: Send + Sync,
+{
+    fn decode_transform_key(
+        &self,
+        tk: &[u8],
+    ) -> Result<Box<dyn Any + Send + Sync>, OutsourceError> {
+        Ok(Box::new(<K as Outsourcing>::TransformKey::from_bytes(tk)?))
+    }
+    fn transform(
+        &self,
+        tk: &(dyn Any + Send + Sync),
+        header: &[u8],
+        mode: Mode,
+    ) -> Result<Vec<u8>, OutsourceError> {
+        let tk = tk
+            .downcast_ref::<<K as Outsourcing>::TransformKey>()
+            .ok_or_else(|| OutsourceError::Kind("internal: mistyped transformation key".into()))?;
+        Ok(match mode {
+            Mode::Cpa => K::transform(tk, &K::Header::from_bytes(header)?)?.to_bytes(),
+            Mode::Rcca => {
+                Rcca::<K>::transform(tk, &RccaHeader::<K>::from_bytes(header)?)?.to_bytes()
+            }
+        })
+    }
+    fn decrypt_transformed(
+        &self,
+        rk: &[u8],
+        transformed: &[u8],
+        allow_cpa: bool,
+    ) -> Result<SessionKey, OutsourceError> {
+        decrypt_transformed::<K>(rk, transformed, allow_cpa)
+    }
+    fn gt_bytes(&self) -> usize {
+        <<K::Curve as crate::curve::Curve>::Gt as crate::curve::Target>::BYTES
+    }
+}
+
+/// The outsourcing of `pre`'s (scheme, curve), from the registry.
+fn outsourced(pre: &Preamble) -> Result<&'static dyn Outsourced, OutsourceError> {
+    crate::facade::scheme_allowing_insecure(pre.scheme, pre.curve)
+        .ok()
+        .and_then(|s| s.outsourcing())
+        .ok_or(OutsourceError::Unsupported(pre.scheme.name()))
 }
 
 fn same_setup(key: &Preamble, obj: &Preamble, what: &'static str) -> Result<(), OutsourceError> {
@@ -168,11 +203,8 @@ impl PreparedTransformKey {
                 pre.kind.describe()
             )));
         }
-        outsourcing!(pre, K => {
-            let key: Box<dyn Any + Send + Sync> =
-                Box::new(<K as Outsourcing>::TransformKey::from_bytes(tk)?);
-            Ok(PreparedTransformKey { pre, key })
-        })
+        let key = outsourced(&pre)?.decode_transform_key(tk)?;
+        Ok(PreparedTransformKey { pre, key })
     }
 
     /// The key's preamble (scheme and curve).
@@ -185,13 +217,7 @@ impl PreparedTransformKey {
         let hpre = Preamble::parse(header)?;
         let mode = header_mode(header)?;
         same_setup(&self.pre, &hpre, "transformation key")?;
-        outsourcing!(self.pre, K => {
-            let tk = self
-                .key
-                .downcast_ref::<<K as Outsourcing>::TransformKey>()
-                .ok_or_else(|| OutsourceError::Kind("internal: mistyped transformation key".into()))?;
-            transform_decoded::<K>(tk, header, mode)
-        })
+        outsourced(&self.pre)?.transform(&*self.key, header, mode)
     }
 }
 
@@ -205,17 +231,6 @@ pub fn transform_bytes(tk: &[u8], header: &[u8]) -> Result<Vec<u8>, OutsourceErr
     header_mode(header)?;
     same_setup(&kpre, &hpre, "transformation key")?;
     PreparedTransformKey::decode(tk)?.transform(header)
-}
-
-fn transform_decoded<K: BlindedKem>(
-    tk: &K::TransformKey,
-    header: &[u8],
-    mode: Mode,
-) -> Result<Vec<u8>, OutsourceError> {
-    Ok(match mode {
-        Mode::Cpa => K::transform(tk, &K::Header::from_bytes(header)?)?.to_bytes(),
-        Mode::Rcca => Rcca::<K>::transform(tk, &RccaHeader::<K>::from_bytes(header)?)?.to_bytes(),
-    })
 }
 
 /// What the final decryption of a transformation must check besides the
@@ -253,7 +268,7 @@ pub fn header_id(object: &[u8]) -> Result<[u8; 32], OutsourceError> {
             pre.kind.describe()
         )));
     }
-    let gt_bytes = outsourcing!(pre, K => Ok(<<<K as BlindedKem>::Curve as crate::curve::Curve>::Gt as crate::curve::Target>::BYTES))?;
+    let gt_bytes = outsourced(&pre)?.gt_bytes();
     let c = object
         .get(crate::wire::PREAMBLE_LEN..crate::wire::PREAMBLE_LEN + gt_bytes)
         .ok_or(WireError::Truncated("C"))?;
@@ -295,7 +310,7 @@ pub fn decrypt_transformed_bytes(
         }
         _ => {}
     }
-    outsourcing!(kpre, K => decrypt_transformed::<K>(rk, kpre.kind, transformed, tpre.kind, expect.allow_cpa))
+    outsourced(&kpre)?.decrypt_transformed(rk, transformed, expect.allow_cpa)
 }
 
 /// Refusal of a CPA object where the user did not ask for CPA: nothing
@@ -310,12 +325,10 @@ pub fn cpa_refused(what: &str) -> String {
 
 fn decrypt_transformed<K: BlindedKem>(
     rk: &[u8],
-    rk_kind: ObjectKind,
     transformed: &[u8],
-    kind: ObjectKind,
     allow_cpa: bool,
 ) -> Result<SessionKey, OutsourceError> {
-    match (rk_kind, kind) {
+    match (Preamble::parse(rk)?.kind, Preamble::parse(transformed)?.kind) {
         (ObjectKind::RetrievalKey, ObjectKind::RccaTransformedKemHeader) => {
             Ok(Rcca::<K>::decrypt_transformed(
                 &RccaRetrievalKey::<K>::from_bytes(rk)?,
@@ -434,7 +447,7 @@ mod tests {
 
         // A key decoded once serves many headers, in both modes.
         let prepared = PreparedTransformKey::decode(&tk).unwrap();
-        assert_eq!(prepared.preamble().scheme, SchemeId::Waters11);
+        assert_eq!(prepared.preamble().scheme, crate::wire::SchemeId::Waters11);
         for _ in 0..2 {
             let t = prepared.transform(&h1.to_bytes()).unwrap();
             assert_eq!(

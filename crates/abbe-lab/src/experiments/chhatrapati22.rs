@@ -13,8 +13,7 @@ use crate::report::{Cell, Claim, Section, Table, Verdict};
 use crate::{Ctx, LabError, Profile, ReportCtx};
 use abbe::bcast::{Bgw05, Bgw05Sqrt, ElGamalP256, Gw09, Recipients, UserIndex, Waters09};
 use abbe::curve::{Bls12, Bn254, Counted, Curve, CurveId, Group, OpCounts, Scalar};
-use abbe::kem::Authority;
-use abbe::kem::{MasterKeyOf, Users};
+use abbe::kem::{Authority, Users};
 use abbe::wire::Encoded;
 use abbe::Kem;
 use rand_chacha::rand_core::{RngCore, SeedableRng};
@@ -54,9 +53,7 @@ pub fn measure(ctx: &mut Ctx) -> Result<(), LabError> {
     };
     ctx.plan((ns.len() * SCHEMES.len() * curves.len() + 1) as u64);
     for &n in &ns {
-        scheme::<ElGamalP256>(ctx, "elgamal-p256", "p256", 128, n, &|n, r| {
-            ElGamalP256::setup(&Users(n), r).map_err(fail)
-        })?;
+        scheme::<ElGamalP256>(ctx, "elgamal-p256", "p256", 128, n)?;
         for &c in &curves {
             match c {
                 CurveId::Bls12_381 => pairing_schemes::<Bls12>(ctx, n)?,
@@ -126,35 +123,18 @@ fn pairing_bounds<C: Curve>(ctx: &mut Ctx) -> Result<(), LabError> {
 
 fn pairing_schemes<C: Curve>(ctx: &mut Ctx, n: u32) -> Result<(), LabError> {
     let b = C::ID.security_bits();
-    scheme::<Bgw05<C>>(ctx, "bgw05", C::NAME, b, n, &|n, r| {
-        Bgw05::<C>::setup(&Users(n), r).map_err(fail)
-    })?;
-    scheme::<Bgw05Sqrt<C>>(ctx, "bgw05-sqrt", C::NAME, b, n, &|n, r| {
-        Bgw05Sqrt::<C>::setup(&Users(n), r).map_err(fail)
-    })?;
-    scheme::<Gw09<C>>(ctx, "gw09", C::NAME, b, n, &|n, r| {
-        Gw09::<C>::setup(&Users(n), r).map_err(fail)
-    })?;
-    scheme::<Waters09<C>>(ctx, "waters09", C::NAME, b, n, &|n, r| {
-        Waters09::<C>::setup(&Users(n), r).map_err(fail)
-    })
+    scheme::<Bgw05<C>>(ctx, "bgw05", C::NAME, b, n)?;
+    scheme::<Bgw05Sqrt<C>>(ctx, "bgw05-sqrt", C::NAME, b, n)?;
+    scheme::<Gw09<C>>(ctx, "gw09", C::NAME, b, n)?;
+    scheme::<Waters09<C>>(ctx, "waters09", C::NAME, b, n)
 }
-
-type SetupFn<K> =
-    dyn Fn(u32, &mut ChaCha20Rng) -> Result<(<K as Kem>::PublicKey, MasterKeyOf<K>), LabError>;
 
 /// Table 7/8 at |S| = 10 % and the Tables 3–6 grid of encryption (and
 /// decryption) times over |S| ∈ {1, 5, 10, 20, 50} %.
-fn scheme<K>(
-    ctx: &mut Ctx,
-    name: &str,
-    curve: &str,
-    bits: u32,
-    n: u32,
-    setup: &SetupFn<K>,
-) -> Result<(), LabError>
+fn scheme<K>(ctx: &mut Ctx, name: &str, curve: &str, bits: u32, n: u32) -> Result<(), LabError>
 where
     K: Kem<KeySide = UserIndex, CiphertextSide = Recipients>,
+    K::Authority: Authority<Params = Users>,
 {
     ctx.tick(format!("{name} N={n}"));
     let x = n as f64;
@@ -191,7 +171,7 @@ where
     // 10^6 users takes tens of seconds: not run twice).
     let mut made = None;
     ctx.time(keys[0].clone(), bits, setup_budget, || {
-        made = Some(setup(n, &mut rng));
+        made = Some(abbe::kem::setup::<K>(&Users(n), &mut rng).map_err(fail));
     });
     let (pk, mk) = made.ok_or_else(|| fail("setup did not run"))??;
     let member_set = random_set(n, 10, &mut rng)?;
@@ -255,23 +235,16 @@ where
 /// Table 9: counted operations of each algorithm at N = 1000, |S| = 100.
 fn counts(ctx: &mut Ctx) -> Result<(), LabError> {
     type B = Counted<Bn254>;
-    count_one::<Bgw05<B>>(ctx, "bgw05", &|n, r| {
-        Bgw05::<B>::setup(&Users(n), r).map_err(fail)
-    })?;
-    count_one::<Bgw05Sqrt<B>>(ctx, "bgw05-sqrt", &|n, r| {
-        Bgw05Sqrt::<B>::setup(&Users(n), r).map_err(fail)
-    })?;
-    count_one::<Gw09<B>>(ctx, "gw09", &|n, r| {
-        Gw09::<B>::setup(&Users(n), r).map_err(fail)
-    })?;
-    count_one::<Waters09<B>>(ctx, "waters09", &|n, r| {
-        Waters09::<B>::setup(&Users(n), r).map_err(fail)
-    })
+    count_one::<Bgw05<B>>(ctx, "bgw05")?;
+    count_one::<Bgw05Sqrt<B>>(ctx, "bgw05-sqrt")?;
+    count_one::<Gw09<B>>(ctx, "gw09")?;
+    count_one::<Waters09<B>>(ctx, "waters09")
 }
 
-fn count_one<K>(ctx: &mut Ctx, name: &str, setup: &SetupFn<K>) -> Result<(), LabError>
+fn count_one<K>(ctx: &mut Ctx, name: &str) -> Result<(), LabError>
 where
     K: Kem<KeySide = UserIndex, CiphertextSide = Recipients>,
+    K::Authority: Authority<Params = Users>,
 {
     let x = f64::from(COUNT_N);
     let keys: Vec<_> = ["setup", "keygen", "encrypt", "decrypt"]
@@ -282,8 +255,8 @@ where
         return Ok(());
     }
     let mut rng = ChaCha20Rng::seed_from_u64(ctx.seed);
-    let (r, setup_ops) = OpCounts::measure(|| setup(COUNT_N, &mut rng));
-    let (pk, mk) = r?;
+    let (r, setup_ops) = OpCounts::measure(|| abbe::kem::setup::<K>(&Users(COUNT_N), &mut rng));
+    let (pk, mk) = r.map_err(fail)?;
     let set = random_set(COUNT_N, 10, &mut rng)?;
     let member = set.iter().next().ok_or_else(|| fail("empty set"))?;
     let (key, kg) =
