@@ -33,24 +33,23 @@ impl CliError {
     }
 }
 
-impl From<KemError> for CliError {
-    fn from(e: KemError) -> Self {
-        match e {
-            KemError::NotSatisfied => CliError::NotSatisfied,
-            other => CliError::Invalid(other.to_string()),
+/// The library's errors, classified once by the facade.
+macro_rules! via_facade {
+    ($($E:ty),*) => {$(
+        impl From<$E> for CliError {
+            fn from(e: $E) -> Self {
+                abbe::facade::Error::from(e).into()
+            }
         }
-    }
+    )*};
 }
-impl From<WireError> for CliError {
-    fn from(e: WireError) -> Self {
-        CliError::Invalid(e.to_string())
-    }
-}
-impl From<PolicyError> for CliError {
-    fn from(e: PolicyError) -> Self {
-        CliError::Invalid(e.to_string())
-    }
-}
+via_facade!(
+    KemError,
+    WireError,
+    PolicyError,
+    abbe::outsource::OutsourceError
+);
+
 impl From<EnvelopeError> for CliError {
     fn from(e: EnvelopeError) -> Self {
         match e {
@@ -72,17 +71,6 @@ impl From<EnvelopeError> for CliError {
 impl From<abbe::signature::SignatureError> for CliError {
     fn from(e: abbe::signature::SignatureError) -> Self {
         CliError::Invalid(e.to_string())
-    }
-}
-
-impl From<abbe::outsource::OutsourceError> for CliError {
-    fn from(e: abbe::outsource::OutsourceError) -> Self {
-        use abbe::outsource::OutsourceError as E;
-        match e {
-            E::Kem(k) => k.into(),
-            E::Unsupported(_) => CliError::Other(e.to_string()),
-            other => CliError::Invalid(other.to_string()),
-        }
     }
 }
 

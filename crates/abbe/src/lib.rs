@@ -2,15 +2,19 @@
 //!
 //! * [`curve`] — the Type-III pairing-group traits and their backends.
 //! * [`policy`] — the policy engine: parsers, access trees, LSSS.
-//! * [`kem`] — the key-encapsulation trait every scheme implements.
+//! * [`facade`] — one door to every scheme: a registry from (scheme, curve)
+//!   to an object-safe [`facade::Scheme`] on encoded objects, streaming
+//!   [`facade::encrypt`] / [`facade::decrypt`]. Front ends start here.
+//! * [`kem`] — the two roles every scheme implements: [`Authority`] (setup,
+//!   keygen) and [`Kem`] (encapsulate, decapsulate).
 //! * [`abe`] — attribute-based schemes: CP-ABE (Waters11 with GHW11 outsourcing,
 //!   BSW07, FAME-CP), KP-ABE (GPSW06, GPSW06 small universe, FAME-KP), the
 //!   CCA and RCCA transforms.
 //! * [`bcast`] — broadcast encryption (BGW05 §3.1/§3.2, GW09, Waters09, ElGamal baseline).
 //! * [`wire`] — the versioned binary format of keys and headers.
 //! * [`envelope`] — hybrid encryption of data under a KEM session key.
-//! * [`outsource`] — GHW11 transform / final decryption on encoded objects,
-//!   dispatched on (scheme, curve): shared by the CLI and the proxy.
+//! * [`outsource`] — GHW11 transform / final decryption on encoded objects:
+//!   shared by the CLI and the proxy.
 //! * [`protect`] — passphrase-protected secret keys (scrypt + AES-256-GCM).
 //! * [`armor`] — PEM-style ASCII armor of any object, streaming.
 //! * [`signature`] — BLS signatures for signed files.
@@ -18,45 +22,47 @@
 //! ## Example: encrypt a stream to a policy, decrypt it with a key
 //!
 //! ```
-//! use abbe::abe::{Cca, Waters11};
-//! use abbe::curve::Bls12;
-//! use abbe::kem::Kem;
-//! use abbe::policy::{AttributeSet, Policy};
-//! use abbe::wire::Encoded;
-//! use abbe::{envelope, KemError};
+//! use abbe::curve::CurveId;
+//! use abbe::facade::{self, Error, Mode};
+//! use abbe::kem::SetupParams;
+//! use abbe::wire::SchemeId;
 //! use rand_core::OsRng;
 //!
-//! // The CCA-secure Waters11 CP-ABE on BLS12-381 (level 128).
-//! type Scheme = Cca<Waters11<Bls12>>;
-//! let (pk, mk) = Scheme::setup(&Default::default(), &mut OsRng).unwrap();
-//! let alice = Scheme::keygen(&pk, &mk, &AttributeSet::parse("doctor, cardiology")?, &mut OsRng)?;
-//! let bob = Scheme::keygen(&pk, &mk, &AttributeSet::parse("nurse")?, &mut OsRng)?;
+//! // Waters11 CP-ABE on BLS12-381 (level 128); keys and files are bytes.
+//! let waters11 = facade::scheme(SchemeId::Waters11, CurveId::Bls12_381)?;
+//! let (pk, mk) = waters11.setup(&SetupParams::default(), &mut OsRng)?;
+//! let alice = waters11.keygen(&mk, "doctor, cardiology", None, &mut OsRng)?;
+//! let bob = waters11.keygen(&mk, "nurse", None, &mut OsRng)?;
 //!
-//! // Encrypt: a KEM header for the policy, then the data under its session key.
-//! let policy = Policy::parse("doctor and (cardiology or age >= 30)")?;
-//! let (session, header) = Scheme::encapsulate(&pk, &policy, &mut OsRng)?;
-//! let mut file = Vec::new();
+//! // Encrypt: a CCA-secure header for the policy, then the data under its
+//! // session key, streamed.
+//! let policy = "doctor and (cardiology or age >= 30)";
 //! let data = b"patient record".repeat(1000);
-//! envelope::seal(&header.to_bytes(), &session, &mut OsRng, &data[..], &mut file)?;
+//! let mut file = Vec::new();
+//! let options = Default::default();
+//! facade::encrypt(&pk, policy, Mode::Cca, &data[..], &mut file, &options, &mut OsRng)?;
 //!
-//! // Decrypt: read the head, decapsulate its header with the key, stream the rest.
-//! let mut input = &file[..];
-//! let head = envelope::read_head(&mut input)?;
-//! let header = <Scheme as Kem>::Header::from_bytes(&head.header)?;
-//! let key = Scheme::decapsulate(&alice, &header)?;
+//! // Decrypt: each chunk is written only once it is authentic.
 //! let mut plain = Vec::new();
-//! envelope::open(&head, &key, input, &mut plain)?;
+//! facade::decrypt(&alice, &file[..], &mut plain, None)?;
 //! assert_eq!(plain, data);
 //!
 //! // Bob's "nurse" does not satisfy the policy.
-//! assert!(matches!(Scheme::decapsulate(&bob, &header), Err(KemError::NotSatisfied)));
+//! let refused = facade::decrypt(&bob, &file[..], &mut Vec::new(), None);
+//! assert!(matches!(refused, Err(Error::NotSatisfied)));
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
+//!
+//! Generic code works on the typed API instead: `kem::setup::<K>`,
+//! `kem::keygen::<K>`, `K::encapsulate` for any `K: Kem` (e.g.
+//! `abe::Cca<abe::Waters11<curve::Bls12>>`).
 #![forbid(unsafe_op_in_unsafe_fn)]
 
 pub mod abe;
 pub mod armor;
 pub mod bcast;
+#[cfg(test)]
+mod conformance;
 pub mod curve;
 pub mod envelope;
 pub mod facade;

@@ -780,16 +780,38 @@ impl<C: Curve> Outsourcing for Gpsw06<C> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::conformance::{self, rng, Case};
     use crate::curve::{Bls12, Bn254, Counted, OpCounts};
     use crate::policy::generate;
     use proptest::prelude::*;
-    use rand_chacha::rand_core::SeedableRng;
-    use rand_chacha::ChaCha20Rng;
 
     type G = Gpsw06<Bls12>;
 
-    fn rng(seed: u64) -> ChaCha20Rng {
-        ChaCha20Rng::seed_from_u64(seed)
+    fn case<C: Curve>() -> Case<'static, Gpsw06<C>> {
+        Case::one_key(
+            (),
+            "(doctor and cardiology) or 2 of (nurse, ward25, age >= 30)",
+            &[
+                ("doctor, cardiology", true),
+                ("nurse, age = 31", true),
+                ("nurse, ward25", true),
+                ("ward25, age = 30, x", true),
+                ("doctor, nurse, age = 29", false),
+                ("cardiology", false),
+            ],
+        )
+    }
+
+    #[test]
+    fn conformance_bls12() {
+        conformance::run(&case::<Bls12>());
+        conformance::outsourced_round_trip(&case::<Bls12>());
+    }
+
+    #[test]
+    fn conformance_bn254() {
+        conformance::run(&case::<Bn254>());
+        conformance::outsourced_round_trip(&case::<Bn254>());
     }
 
     fn attrs(s: &str) -> AttributeSet {
@@ -798,62 +820,6 @@ mod tests {
 
     fn pol(s: &str) -> Policy {
         Policy::parse(s).unwrap()
-    }
-
-    fn round_trip<C: Curve>() {
-        let mut r = rng(1);
-        let (pk, mk) = Gpsw06::<C>::setup(&(), &mut r).unwrap();
-        let pk = PublicKey::<C>::from_bytes(&pk.to_bytes()).unwrap();
-        let mk = MasterKey::<C>::from_bytes(&mk.to_bytes()).unwrap();
-        let key = Gpsw06::<C>::keygen(
-            &pk,
-            &mk,
-            &pol("(doctor and cardiology) or 2 of (nurse, ward25, age >= 30)"),
-            &mut r,
-        )
-        .unwrap();
-        let key = UserKey::<C>::from_bytes(&key.to_bytes()).unwrap();
-        let (tk, rk) = Gpsw06::<C>::transform_key(&key, &mut r);
-        let tk = TransformKey::<C>::from_bytes(&tk.to_bytes()).unwrap();
-        let rk = RetrievalKey::<C>::from_bytes(&rk.to_bytes()).unwrap();
-        for (set, ok) in [
-            ("doctor, cardiology", true),
-            ("nurse, age = 31", true),
-            ("nurse, ward25", true),
-            ("ward25, age = 30, x", true),
-            ("doctor, nurse, age = 29", false),
-            ("cardiology", false),
-        ] {
-            let (session, header) = Gpsw06::<C>::encapsulate(&pk, &attrs(set), &mut r).unwrap();
-            let header = Header::<C>::from_bytes(&header.to_bytes()).unwrap();
-            match Gpsw06::<C>::decapsulate(&key, &header) {
-                Ok(k) => {
-                    assert!(ok, "{set} should not decrypt");
-                    assert_eq!(k, session);
-                    let t = Gpsw06::<C>::transform(&tk, &header).unwrap();
-                    let t = Transformed::<C>::from_bytes(&t.to_bytes()).unwrap();
-                    assert_eq!(Gpsw06::<C>::decrypt_transformed(&rk, &t).unwrap(), session);
-                }
-                Err(KemError::NotSatisfied) => {
-                    assert!(!ok, "{set} should decrypt");
-                    assert!(matches!(
-                        Gpsw06::<C>::transform(&tk, &header),
-                        Err(KemError::NotSatisfied)
-                    ));
-                }
-                Err(e) => panic!("unexpected error {e}"),
-            }
-        }
-    }
-
-    #[test]
-    fn round_trip_bls12() {
-        round_trip::<Bls12>();
-    }
-
-    #[test]
-    fn round_trip_bn254() {
-        round_trip::<Bn254>();
     }
 
     /// Non-canonical key policies (the perazzo 3-level shape) survive the
@@ -1011,42 +977,11 @@ mod tests {
     }
 
     #[test]
-    fn decoders_reject_mutations() {
+    fn foreign_and_forged_objects_are_refused() {
         let mut r = rng(6);
         let (pk, mk) = G::setup(&(), &mut r).unwrap();
         let (_, header) = G::encapsulate(&pk, &attrs("a, b"), &mut r).unwrap();
         let key = G::keygen(&pk, &mk, &pol("a or b"), &mut r).unwrap();
-        let (tk, rk) = G::transform_key(&key, &mut r);
-        let t = G::transform(&tk, &header).unwrap();
-        for bytes in [
-            pk.to_bytes(),
-            mk.to_bytes(),
-            header.to_bytes(),
-            key.to_bytes(),
-            tk.to_bytes(),
-            rk.to_bytes(),
-            t.to_bytes(),
-        ] {
-            for cut in [0, 1, 7, 8, bytes.len() / 2, bytes.len() - 1] {
-                let t = &bytes[..cut];
-                assert!(PublicKey::<Bls12>::from_bytes(t).is_err());
-                assert!(Header::<Bls12>::from_bytes(t).is_err());
-                assert!(UserKey::<Bls12>::from_bytes(t).is_err());
-                assert!(TransformKey::<Bls12>::from_bytes(t).is_err());
-                assert!(MasterKey::<Bls12>::from_bytes(t).is_err());
-                assert!(RetrievalKey::<Bls12>::from_bytes(t).is_err());
-                assert!(Transformed::<Bls12>::from_bytes(t).is_err());
-            }
-            let mut long = bytes.clone();
-            long.push(0);
-            assert!(PublicKey::<Bls12>::from_bytes(&long).is_err());
-            assert!(Header::<Bls12>::from_bytes(&long).is_err());
-            assert!(UserKey::<Bls12>::from_bytes(&long).is_err());
-            assert!(TransformKey::<Bls12>::from_bytes(&long).is_err());
-            assert!(MasterKey::<Bls12>::from_bytes(&long).is_err());
-            assert!(RetrievalKey::<Bls12>::from_bytes(&long).is_err());
-            assert!(Transformed::<Bls12>::from_bytes(&long).is_err());
-        }
         // Other curves and other schemes are refused.
         assert!(Header::<Bn254>::from_bytes(&header.to_bytes()).is_err());
         assert!(super::super::waters11::UserKey::<Bls12>::from_bytes(&key.to_bytes()).is_err());
@@ -1085,30 +1020,10 @@ mod tests {
 
         #[test]
         fn decoders_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..600)) {
-            let _ = PublicKey::<Bls12>::from_bytes(&bytes);
-            let _ = MasterKey::<Bls12>::from_bytes(&bytes);
-            let _ = Header::<Bls12>::from_bytes(&bytes);
-            let _ = UserKey::<Bls12>::from_bytes(&bytes);
-            let _ = TransformKey::<Bn254>::from_bytes(&bytes);
-            let _ = Transformed::<Bls12>::from_bytes(&bytes);
-            let _ = RetrievalKey::<Bls12>::from_bytes(&bytes);
-        }
-    }
-
-    #[test]
-    fn mutated_valid_encodings_never_panic() {
-        let mut r = rng(7);
-        let (pk, mk) = G::setup(&(), &mut r).unwrap();
-        let (_, header) = G::encapsulate(&pk, &attrs("a, b, c"), &mut r).unwrap();
-        let key = G::keygen(&pk, &mk, &pol("a and (b or c)"), &mut r).unwrap();
-        for bytes in [header.to_bytes(), key.to_bytes(), pk.to_bytes()] {
-            for i in 0..bytes.len() {
-                let mut m = bytes.clone();
-                m[i] ^= 1 << (rand_core::RngCore::next_u32(&mut r) % 8);
-                let _ = Header::<Bls12>::from_bytes(&m);
-                let _ = UserKey::<Bls12>::from_bytes(&m);
-                let _ = PublicKey::<Bls12>::from_bytes(&m);
-            }
+            conformance::decode_all::<G>(&bytes);
+            conformance::decode_all::<Gpsw06<Bn254>>(&bytes);
+            conformance::decode_outsourcing::<G>(&bytes);
+            conformance::decode_outsourcing::<Gpsw06<Bn254>>(&bytes);
         }
     }
 }

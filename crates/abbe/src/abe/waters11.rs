@@ -788,80 +788,49 @@ impl<C: Curve> Outsourcing for Waters11<C> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::conformance::{self, rng, Case};
     use crate::curve::{Bls12, Bn254, Counted, OpCounts};
     use crate::policy::generate;
     use proptest::prelude::*;
-    use rand_chacha::rand_core::SeedableRng;
-    use rand_chacha::ChaCha20Rng;
 
     type W = Waters11<Bls12>;
 
-    fn rng(seed: u64) -> ChaCha20Rng {
-        ChaCha20Rng::seed_from_u64(seed)
+    fn case<C: Curve>() -> Case<'static, Waters11<C>> {
+        Case::one_target(
+            (),
+            "(doctor and cardiology) or 2 of (nurse, ward25, age >= 30)",
+            &[
+                ("doctor, cardiology", true),
+                ("nurse, age = 31", true),
+                ("nurse, ward25", true),
+                ("doctor, nurse, age = 29", false),
+                ("cardiology", false),
+            ],
+        )
+    }
+
+    #[test]
+    fn conformance_bls12() {
+        conformance::run(&case::<Bls12>());
+        conformance::outsourced_round_trip(&case::<Bls12>());
+    }
+
+    #[test]
+    fn conformance_bn254() {
+        conformance::run(&case::<Bn254>());
+        conformance::outsourced_round_trip(&case::<Bn254>());
+    }
+
+    #[test]
+    fn other_curves_objects_are_refused() {
+        let mut r = rng(6);
+        let (pk, _) = W::setup(&(), &mut r).unwrap();
+        let (_, header) = W::encapsulate(&pk, &Policy::parse("a or b").unwrap(), &mut r).unwrap();
+        assert!(Header::<Bn254>::from_bytes(&header.to_bytes()).is_err());
     }
 
     fn attrs(s: &str) -> AttributeSet {
         AttributeSet::parse(s).unwrap()
-    }
-
-    fn round_trip<C: Curve>() {
-        let mut r = rng(1);
-        let (pk, mk) = Waters11::<C>::setup(&(), &mut r).unwrap();
-        let policy =
-            Policy::parse("(doctor and cardiology) or 2 of (nurse, ward25, age >= 30)").unwrap();
-        let (key, header) = Waters11::<C>::encapsulate(&pk, &policy, &mut r).unwrap();
-        let header = Header::<C>::from_bytes(&header.to_bytes()).unwrap();
-        for (set, ok) in [
-            ("doctor, cardiology", true),
-            ("nurse, age = 31", true),
-            ("nurse, ward25", true),
-            ("doctor, nurse, age = 29", false),
-            ("cardiology", false),
-        ] {
-            let uk = Waters11::<C>::keygen(&pk, &mk, &attrs(set), &mut r).unwrap();
-            let uk = UserKey::<C>::from_bytes(&uk.to_bytes()).unwrap();
-            match Waters11::<C>::decapsulate(&uk, &header) {
-                Ok(k) => {
-                    assert!(ok, "{set} should not decrypt");
-                    assert_eq!(k, key);
-                    let (tk, rk) = Waters11::<C>::transform_key(&uk, &mut r);
-                    let tk = TransformKey::<C>::from_bytes(&tk.to_bytes()).unwrap();
-                    let rk = RetrievalKey::<C>::from_bytes(&rk.to_bytes()).unwrap();
-                    let t = Waters11::<C>::transform(&tk, &header).unwrap();
-                    let t = Transformed::<C>::from_bytes(&t.to_bytes()).unwrap();
-                    assert_eq!(Waters11::<C>::decrypt_transformed(&rk, &t).unwrap(), key);
-                }
-                Err(KemError::NotSatisfied) => assert!(!ok, "{set} should decrypt"),
-                Err(e) => panic!("unexpected error {e}"),
-            }
-        }
-    }
-
-    #[test]
-    fn round_trip_bls12() {
-        round_trip::<Bls12>();
-    }
-
-    #[test]
-    fn round_trip_bn254() {
-        round_trip::<Bn254>();
-    }
-
-    #[test]
-    fn wrong_setup_is_reported() {
-        let mut r = rng(2);
-        let (pk1, _) = W::setup(&(), &mut r).unwrap();
-        let (pk2, mk2) = W::setup(&(), &mut r).unwrap();
-        let (_, header) = W::encapsulate(&pk1, &Policy::parse("a").unwrap(), &mut r).unwrap();
-        let key = W::keygen(&pk2, &mk2, &attrs("a"), &mut r).unwrap();
-        assert!(matches!(
-            W::decapsulate(&key, &header),
-            Err(KemError::WrongSetup)
-        ));
-        assert!(matches!(
-            W::keygen(&pk1, &mk2, &attrs("a"), &mut r),
-            Err(KemError::WrongSetup)
-        ));
     }
 
     /// Two keys, each missing a different attribute of an AND policy, cannot
@@ -967,36 +936,6 @@ mod tests {
         }
     }
 
-    #[test]
-    fn decoders_reject_mutations() {
-        let mut r = rng(6);
-        let (pk, mk) = W::setup(&(), &mut r).unwrap();
-        let (_, header) = W::encapsulate(&pk, &Policy::parse("a or b").unwrap(), &mut r).unwrap();
-        let key = W::keygen(&pk, &mk, &attrs("a"), &mut r).unwrap();
-        for bytes in [
-            pk.to_bytes(),
-            mk.to_bytes(),
-            header.to_bytes(),
-            key.to_bytes(),
-        ] {
-            for cut in [0, 1, 7, 8, bytes.len() / 2, bytes.len() - 1] {
-                let t = &bytes[..cut];
-                assert!(PublicKey::<Bls12>::from_bytes(t).is_err());
-                assert!(Header::<Bls12>::from_bytes(t).is_err());
-                assert!(UserKey::<Bls12>::from_bytes(t).is_err());
-                assert!(MasterKey::<Bls12>::from_bytes(t).is_err());
-            }
-            let mut long = bytes.clone();
-            long.push(0);
-            assert!(PublicKey::<Bls12>::from_bytes(&long).is_err());
-            assert!(Header::<Bls12>::from_bytes(&long).is_err());
-            assert!(UserKey::<Bls12>::from_bytes(&long).is_err());
-            assert!(MasterKey::<Bls12>::from_bytes(&long).is_err());
-        }
-        // BN254 decoders refuse BLS12 objects.
-        assert!(Header::<Bn254>::from_bytes(&header.to_bytes()).is_err());
-    }
-
     proptest! {
         #![proptest_config(ProptestConfig { cases: 24, .. ProptestConfig::default() })]
 
@@ -1030,30 +969,8 @@ mod tests {
 
         #[test]
         fn decoders_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..600)) {
-            let _ = PublicKey::<Bls12>::from_bytes(&bytes);
-            let _ = Header::<Bls12>::from_bytes(&bytes);
-            let _ = UserKey::<Bls12>::from_bytes(&bytes);
-            let _ = TransformKey::<Bn254>::from_bytes(&bytes);
-            let _ = Transformed::<Bls12>::from_bytes(&bytes);
-            let _ = RetrievalKey::<Bls12>::from_bytes(&bytes);
-        }
-    }
-
-    #[test]
-    fn mutated_valid_encodings_never_panic() {
-        let mut r = rng(7);
-        let (pk, mk) = W::setup(&(), &mut r).unwrap();
-        let (_, header) =
-            W::encapsulate(&pk, &Policy::parse("a and (b or c)").unwrap(), &mut r).unwrap();
-        let key = W::keygen(&pk, &mk, &attrs("a, b"), &mut r).unwrap();
-        for bytes in [header.to_bytes(), key.to_bytes(), pk.to_bytes()] {
-            for i in 0..bytes.len() {
-                let mut m = bytes.clone();
-                m[i] ^= 1 << (rand_core::RngCore::next_u32(&mut r) % 8);
-                let _ = Header::<Bls12>::from_bytes(&m);
-                let _ = UserKey::<Bls12>::from_bytes(&m);
-                let _ = PublicKey::<Bls12>::from_bytes(&m);
-            }
+            conformance::decode_all::<W>(&bytes);
+            conformance::decode_outsourcing::<Waters11<Bn254>>(&bytes);
         }
     }
 }

@@ -689,16 +689,36 @@ impl<C: Curve> Kem for InsecureYct14<C> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::conformance::{self, rng, Case};
     use crate::curve::{Bls12, Bn254, Counted, OpCounts};
     use crate::policy::generate;
     use proptest::prelude::*;
-    use rand_chacha::rand_core::SeedableRng;
-    use rand_chacha::ChaCha20Rng;
 
     type Y = InsecureYct14<Bls12>;
 
-    fn rng(seed: u64) -> ChaCha20Rng {
-        ChaCha20Rng::seed_from_u64(seed)
+    fn case<C: Curve>() -> Case<'static, InsecureYct14<C>> {
+        Case::one_key(
+            Universe::from_iter(UNIVERSE),
+            "(doctor and cardiology) or 2 of (nurse, ward25, doctor)",
+            &[
+                ("doctor, cardiology", true),
+                ("nurse, ward25", true),
+                ("nurse, doctor", true),
+                ("doctor, cardiology, nurse, ward25", true),
+                ("doctor, A, B", false),
+                ("cardiology, ward25", false),
+            ],
+        )
+    }
+
+    #[test]
+    fn conformance_bls12() {
+        conformance::run(&case::<Bls12>());
+    }
+
+    #[test]
+    fn conformance_bn254() {
+        conformance::run(&case::<Bn254>());
     }
 
     fn attrs(s: &str) -> AttributeSet {
@@ -710,51 +730,6 @@ mod tests {
     }
 
     const UNIVERSE: [&str; 7] = ["doctor", "cardiology", "nurse", "ward25", "A", "B", "C"];
-
-    fn round_trip<C: Curve>() {
-        let mut r = rng(1);
-        let (pk, mk) = InsecureYct14::<C>::setup(&Universe::from_iter(&UNIVERSE), &mut r).unwrap();
-        let pk = PublicKey::<C>::from_bytes(&pk.to_bytes()).unwrap();
-        let mk = MasterKey::<C>::from_bytes(&mk.to_bytes()).unwrap();
-        assert_eq!(
-            InsecureYct14::<C>::public_key(&mk).setup_id(),
-            pk.setup_id()
-        );
-        let policy = pol("(doctor and cardiology) or 2 of (nurse, ward25, doctor)");
-        let uk = InsecureYct14::<C>::keygen(&pk, &mk, &policy, &mut r).unwrap();
-        let uk = UserKey::<C>::from_bytes(&uk.to_bytes()).unwrap();
-        assert_eq!(InsecureYct14::<C>::key_side(&uk), policy);
-        for (set, ok) in [
-            ("doctor, cardiology", true),
-            ("nurse, ward25", true),
-            ("nurse, doctor", true),
-            ("doctor, cardiology, nurse, ward25", true),
-            ("doctor, A, B", false),
-            ("cardiology, ward25", false),
-        ] {
-            let (key, header) = InsecureYct14::<C>::encapsulate(&pk, &attrs(set), &mut r).unwrap();
-            let header = Header::<C>::from_bytes(&header.to_bytes()).unwrap();
-            assert_eq!(InsecureYct14::<C>::ciphertext_side(&header), attrs(set));
-            match InsecureYct14::<C>::decapsulate(&uk, &header) {
-                Ok(k) => {
-                    assert!(ok, "{set} should not decrypt");
-                    assert_eq!(k, key);
-                }
-                Err(KemError::NotSatisfied) => assert!(!ok, "{set} should decrypt"),
-                Err(e) => panic!("unexpected error {e}"),
-            }
-        }
-    }
-
-    #[test]
-    fn round_trip_bls12() {
-        round_trip::<Bls12>();
-    }
-
-    #[test]
-    fn round_trip_bn254() {
-        round_trip::<Bn254>();
-    }
 
     #[test]
     fn default_universe_and_its_limits() {
@@ -781,23 +756,6 @@ mod tests {
         ));
         assert!(Y::setup(&Universe::from_iter(&Vec::<String>::new()), &mut r).is_err());
         assert!(Y::setup(&Universe::from_iter(&["a#b"]), &mut r).is_err());
-    }
-
-    #[test]
-    fn wrong_setup_is_reported() {
-        let mut r = rng(3);
-        let (pk1, _) = Y::setup(&Universe::from_iter(&["a"]), &mut r).unwrap();
-        let (pk2, mk2) = Y::setup(&Universe::from_iter(&["a"]), &mut r).unwrap();
-        let (_, header) = Y::encapsulate(&pk1, &attrs("a"), &mut r).unwrap();
-        let key = Y::keygen(&pk2, &mk2, &pol("a"), &mut r).unwrap();
-        assert!(matches!(
-            Y::decapsulate(&key, &header),
-            Err(KemError::WrongSetup)
-        ));
-        assert!(matches!(
-            Y::keygen(&pk1, &mk2, &pol("a"), &mut r),
-            Err(KemError::WrongSetup)
-        ));
     }
 
     /// Builds a key from raw scalars, as an attacker holding the scalars can.
@@ -925,65 +883,15 @@ mod tests {
     }
 
     #[test]
-    fn decoders_reject_mutations() {
+    fn foreign_and_forged_objects_are_refused() {
         let mut r = rng(8);
         let (pk, mk) = Y::setup(&Universe::from_iter(&UNIVERSE), &mut r).unwrap();
         let (_, header) = Y::encapsulate(&pk, &attrs("A, B"), &mut r).unwrap();
         let key = Y::keygen(&pk, &mk, &pol("A or B"), &mut r).unwrap();
-        for bytes in [
-            pk.to_bytes(),
-            mk.to_bytes(),
-            header.to_bytes(),
-            key.to_bytes(),
-        ] {
-            for cut in [0, 1, 7, 8, bytes.len() / 2, bytes.len() - 1] {
-                let t = &bytes[..cut];
-                assert!(PublicKey::<Bls12>::from_bytes(t).is_err());
-                assert!(Header::<Bls12>::from_bytes(t).is_err());
-                assert!(UserKey::<Bls12>::from_bytes(t).is_err());
-                assert!(MasterKey::<Bls12>::from_bytes(t).is_err());
-            }
-            let mut long = bytes.clone();
-            long.push(0);
-            assert!(PublicKey::<Bls12>::from_bytes(&long).is_err());
-            assert!(Header::<Bls12>::from_bytes(&long).is_err());
-            assert!(UserKey::<Bls12>::from_bytes(&long).is_err());
-            assert!(MasterKey::<Bls12>::from_bytes(&long).is_err());
-        }
         assert!(Header::<Bn254>::from_bytes(&header.to_bytes()).is_err());
         // A key whose component count does not match its policy.
         let short = key_from_scalars::<Bls12>(key.setup_id, "A or B", vec![key.d[0]]);
         assert!(UserKey::<Bls12>::from_bytes(&short.to_bytes()).is_err());
-    }
-
-    #[test]
-    fn mutated_valid_encodings_never_panic() {
-        let mut r = rng(9);
-        let (pk, mk) = Y::setup(&Universe::from_iter(&UNIVERSE), &mut r).unwrap();
-        let (_, header) = Y::encapsulate(&pk, &attrs("A, B, doctor"), &mut r).unwrap();
-        let key = Y::keygen(&pk, &mk, &pol("A and (B or C)"), &mut r).unwrap();
-        for bytes in [
-            header.to_bytes(),
-            key.to_bytes(),
-            pk.to_bytes(),
-            mk.to_bytes(),
-        ] {
-            for i in 0..bytes.len() {
-                let mut m = bytes.clone();
-                m[i] ^= 1 << (rand_core::RngCore::next_u32(&mut r) % 8);
-                let h = Header::<Bls12>::from_bytes(&m);
-                let k = UserKey::<Bls12>::from_bytes(&m);
-                let _ = PublicKey::<Bls12>::from_bytes(&m);
-                let _ = MasterKey::<Bls12>::from_bytes(&m);
-                // Whatever decodes also decapsulates without panicking.
-                if let Ok(h) = h {
-                    let _ = Y::decapsulate(&key, &h);
-                }
-                if let Ok(k) = k {
-                    let _ = Y::decapsulate(&k, &header);
-                }
-            }
-        }
     }
 
     proptest! {
@@ -1017,12 +925,8 @@ mod tests {
 
         #[test]
         fn decoders_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..600)) {
-            let _ = PublicKey::<Bls12>::from_bytes(&bytes);
-            let _ = MasterKey::<Bls12>::from_bytes(&bytes);
-            let _ = Header::<Bls12>::from_bytes(&bytes);
-            let _ = UserKey::<Bls12>::from_bytes(&bytes);
-            let _ = Header::<Bn254>::from_bytes(&bytes);
-            let _ = UserKey::<Bn254>::from_bytes(&bytes);
+            conformance::decode_all::<Y>(&bytes);
+            conformance::decode_all::<InsecureYct14<Bn254>>(&bytes);
         }
     }
 }

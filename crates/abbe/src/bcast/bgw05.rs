@@ -683,16 +683,25 @@ impl<C: Curve> Kem for Bgw05<C> {
 mod tests {
     use super::*;
     use crate::bcast::testutil::{random_set, set_strategy};
+    use crate::conformance::{self, rng, Case, MEMBERS};
     use crate::curve::{Bls12, Bn254, Counted, OpCounts};
     use crate::kem::Side;
     use proptest::prelude::*;
-    use rand_chacha::rand_core::SeedableRng;
-    use rand_chacha::ChaCha20Rng;
 
     type B = Bgw05<Bls12>;
 
-    fn rng(seed: u64) -> ChaCha20Rng {
-        ChaCha20Rng::seed_from_u64(seed)
+    fn case<C: Curve>() -> Case<'static, Bgw05<C>> {
+        Case::one_target(Users(12), "2-5, 11", MEMBERS)
+    }
+
+    #[test]
+    fn conformance_bls12() {
+        conformance::run(&case::<Bls12>());
+    }
+
+    #[test]
+    fn conformance_bn254() {
+        conformance::run(&case::<Bn254>());
     }
 
     fn round_trip<C: Curve>() {
@@ -929,10 +938,8 @@ mod tests {
 
         #[test]
         fn decoders_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..600)) {
-            let _ = PublicKey::<Bls12>::from_bytes(&bytes);
-            let _ = Header::<Bls12>::from_bytes(&bytes);
-            let _ = UserKey::<Bn254>::from_bytes(&bytes);
-            let _ = MasterKey::<Bls12>::from_bytes(&bytes);
+            conformance::decode_all::<B>(&bytes);
+            conformance::decode_all::<Bgw05<Bn254>>(&bytes);
         }
     }
 }

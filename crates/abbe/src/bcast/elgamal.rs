@@ -587,14 +587,19 @@ impl Kem for ElGamalP256 {
 mod tests {
     use super::*;
     use crate::bcast::testutil::{random_set, set_strategy};
+    use crate::conformance::{self, rng, Case, MEMBERS};
     use crate::kem::Side;
     use proptest::prelude::*;
-    use rand_chacha::ChaCha20Rng;
 
     type E = ElGamalP256;
 
-    fn rng(seed: u64) -> ChaCha20Rng {
-        ChaCha20Rng::seed_from_u64(seed)
+    fn case() -> Case<'static, E> {
+        Case::one_target(Users(12), "2-5, 11", MEMBERS)
+    }
+
+    #[test]
+    fn conformance() {
+        conformance::run(&case());
     }
 
     #[test]
@@ -714,10 +719,7 @@ mod tests {
 
         #[test]
         fn decoders_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..600)) {
-            let _ = PublicKey::from_bytes(&bytes);
-            let _ = Header::from_bytes(&bytes);
-            let _ = UserKey::from_bytes(&bytes);
-            let _ = MasterKey::from_bytes(&bytes);
+            conformance::decode_all::<E>(&bytes);
         }
     }
 }

@@ -1,0 +1,228 @@
+//! The conformance suite every scheme runs from its test module, in one
+//! line per scheme ([`run`]): round trips of every object through its
+//! encoding, satisfaction and `NotSatisfied`, the CCA version, keys and
+//! headers of another setup, and decoders that refuse truncated, extended
+//! and bit-flipped encodings without panicking. What is particular to a
+//! scheme (sizes, operation counts, collusion) stays in its own tests.
+
+use crate::abe::cca::{CcaHeader, CcaKey};
+use crate::abe::Cca;
+use crate::kem::{
+    self, Authority, IssuedKeyOf, Kem, KemError, MasterKeyOf, Outsourcing, ParamsOf, Side,
+};
+use crate::wire::Encoded;
+use rand_chacha::rand_core::{RngCore, SeedableRng};
+use rand_chacha::ChaCha20Rng;
+
+/// The seeded generator of the tests.
+pub(crate) fn rng(seed: u64) -> ChaCha20Rng {
+    ChaCha20Rng::seed_from_u64(seed)
+}
+
+/// Users of a broadcast case with N = 12 and recipients `2-5, 11`.
+pub(crate) const MEMBERS: &[(&str, bool)] = &[
+    ("2", true),
+    ("5", true),
+    ("11", true),
+    ("1", false),
+    ("6", false),
+    ("12", false),
+];
+
+/// What a scheme is tested with: its setup parameters and pairs of a key
+/// side and a ciphertext side (as users write them) with whether that key
+/// decrypts that ciphertext.
+pub(crate) struct Case<'a, K: Kem> {
+    pub params: ParamsOf<K>,
+    pub pairs: Vec<(&'a str, &'a str, bool)>,
+}
+
+impl<'a, K: Kem> Case<'a, K> {
+    /// Keys tried on one ciphertext (the usual form for CP-ABE and
+    /// broadcast encryption).
+    pub fn one_target(params: ParamsOf<K>, target: &'a str, keys: &[(&'a str, bool)]) -> Self {
+        let pairs = keys.iter().map(|&(k, ok)| (k, target, ok)).collect();
+        Case { params, pairs }
+    }
+    /// Ciphertexts tried with one key (KP-ABE).
+    pub fn one_key(params: ParamsOf<K>, key: &'a str, targets: &[(&'a str, bool)]) -> Self {
+        let pairs = targets.iter().map(|&(t, ok)| (key, t, ok)).collect();
+        Case { params, pairs }
+    }
+    fn sides(&self, (key, target, _): &(&str, &str, bool)) -> (K::KeySide, K::CiphertextSide) {
+        (
+            K::KeySide::parse(key).expect("the case's key side parses"),
+            K::CiphertextSide::parse(target).expect("the case's target parses"),
+        )
+    }
+    /// A key side and a target it decrypts.
+    fn member(&self) -> (K::KeySide, K::CiphertextSide) {
+        let pair = self
+            .pairs
+            .iter()
+            .find(|(_, _, ok)| *ok)
+            .expect("the case has a key that decrypts");
+        self.sides(pair)
+    }
+}
+
+/// Every check of this module that applies to any KEM.
+pub(crate) fn run<K: Kem>(case: &Case<K>) {
+    round_trip(case);
+    cca_round_trip(case);
+    wrong_setup(case);
+    decoders_reject_mutations(case);
+}
+
+fn reencoded<T: Encoded>(x: &T) -> T {
+    T::from_bytes(&x.to_bytes()).expect("a fresh encoding decodes")
+}
+
+/// Keys and headers decoded from their encodings decrypt exactly when the
+/// case says so, to the encapsulated key.
+pub(crate) fn round_trip<K: Kem>(case: &Case<K>) {
+    let mut r = rng(1);
+    let (pk, mk) = kem::setup::<K>(&case.params, &mut r).unwrap();
+    let (pk, mk) = (reencoded(&pk), reencoded(&mk));
+    assert_eq!(pk.to_bytes(), reencoded(&pk).to_bytes());
+    assert!(K::Authority::is_public_key_of(&pk, &mk));
+    for pair in &case.pairs {
+        let (side, ok) = (pair.0, pair.2);
+        let (key_side, target) = case.sides(pair);
+        let (key, header) = K::encapsulate(&pk, &target, &mut r).unwrap();
+        let header = reencoded(&header);
+        assert_eq!(K::ciphertext_side(&header).describe(), target.describe());
+        let issued = K::Authority::keygen(&pk, &mk, &key_side, &mut r).unwrap();
+        let uk = K::user_key(reencoded(&issued), &pk);
+        assert_eq!(K::key_side(&uk).describe(), key_side.describe());
+        match K::decapsulate(&uk, &header) {
+            Ok(k) => {
+                assert!(ok, "{side} should not decrypt {}", pair.1);
+                assert_eq!(k, key);
+                // Again, with whatever the first call cached.
+                assert_eq!(K::decapsulate(&uk, &header).unwrap(), key);
+            }
+            Err(KemError::NotSatisfied) => assert!(!ok, "{side} should decrypt {}", pair.1),
+            Err(e) => panic!("{side}: unexpected error {e}"),
+        }
+    }
+}
+
+/// The same through the CCA version, with key bundles and CCA headers.
+pub(crate) fn cca_round_trip<K: Kem>(case: &Case<K>) {
+    let mut r = rng(2);
+    let (pk, mk) = kem::setup::<K>(&case.params, &mut r).unwrap();
+    for pair in &case.pairs {
+        let (key_side, target) = case.sides(pair);
+        let (key, header) = Cca::<K>::encapsulate(&pk, &target, &mut r).unwrap();
+        let uk = kem::keygen::<Cca<K>>(&pk, &mk, &key_side, &mut r).unwrap();
+        match Cca::<K>::decapsulate(&reencoded(&uk), &reencoded(&header)) {
+            Ok(k) => assert!(pair.2 && k == key, "{pair:?}"),
+            Err(KemError::NotSatisfied) => assert!(!pair.2, "{pair:?}"),
+            Err(e) => panic!("{pair:?}: unexpected error {e}"),
+        }
+    }
+}
+
+/// A key of one setup refuses a header of another; a master key refuses
+/// another setup's public key.
+pub(crate) fn wrong_setup<K: Kem>(case: &Case<K>) {
+    let mut r = rng(3);
+    let (pk1, _) = kem::setup::<K>(&case.params, &mut r).unwrap();
+    let (pk2, mk2) = kem::setup::<K>(&case.params, &mut r).unwrap();
+    let (key_side, target) = case.member();
+    let (_, header) = K::encapsulate(&pk1, &target, &mut r).unwrap();
+    let key = kem::keygen::<K>(&pk2, &mk2, &key_side, &mut r).unwrap();
+    assert!(matches!(
+        K::decapsulate(&key, &header),
+        Err(KemError::WrongSetup)
+    ));
+    assert!(matches!(
+        kem::keygen::<K>(&pk1, &mk2, &key_side, &mut r),
+        Err(KemError::WrongSetup)
+    ));
+}
+
+/// Decodes `bytes` as every object of `K`; only the absence of a panic is
+/// checked (what the proptests and [`decoders_reject_mutations`] feed).
+pub(crate) fn decode_all<K: Kem>(bytes: &[u8]) -> [bool; 6] {
+    [
+        K::PublicKey::from_bytes(bytes).is_ok(),
+        MasterKeyOf::<K>::from_bytes(bytes).is_ok(),
+        IssuedKeyOf::<K>::from_bytes(bytes).is_ok(),
+        K::Header::from_bytes(bytes).is_ok(),
+        CcaKey::<K>::from_bytes(bytes).is_ok(),
+        CcaHeader::<K>::from_bytes(bytes).is_ok(),
+    ]
+}
+
+/// Truncated and extended encodings are refused by every decoder; every
+/// single-bit flip of a valid encoding decodes or is refused, never panics.
+pub(crate) fn decoders_reject_mutations<K: Kem>(case: &Case<K>) {
+    let mut r = rng(4);
+    let (pk, mk) = kem::setup::<K>(&case.params, &mut r).unwrap();
+    let (key_side, target) = case.member();
+    let (_, header) = Cca::<K>::encapsulate(&pk, &target, &mut r).unwrap();
+    let key = kem::keygen::<Cca<K>>(&pk, &mk, &key_side, &mut r).unwrap();
+    let objects = [
+        pk.to_bytes(),
+        mk.to_bytes(),
+        header.inner.to_bytes(),
+        key.key.to_bytes(),
+        header.to_bytes(),
+        key.to_bytes(),
+    ];
+    for bytes in &objects {
+        for cut in [0, 1, 7, 8, bytes.len() / 2, bytes.len() - 1] {
+            assert_eq!(decode_all::<K>(&bytes[..cut]), [false; 6], "cut at {cut}");
+        }
+        let mut long = bytes.clone();
+        long.push(0);
+        assert_eq!(decode_all::<K>(&long), [false; 6]);
+        // Large objects (BGW05's public key) get a sample of the positions.
+        let step = (bytes.len() / 512).max(1);
+        for i in (0..bytes.len()).step_by(step) {
+            let mut m = bytes.clone();
+            m[i] ^= 1 << (r.next_u32() % 8);
+            decode_all::<K>(&m);
+        }
+    }
+}
+
+/// GHW11 outsourcing from decoded keys: every key that decrypts directly
+/// decrypts through transform and final decryption, to the same key.
+pub(crate) fn outsourced_round_trip<K: Outsourcing>(case: &Case<K>) {
+    let mut r = rng(5);
+    let (pk, mk) = kem::setup::<K>(&case.params, &mut r).unwrap();
+    for pair in &case.pairs {
+        let (key_side, target) = case.sides(pair);
+        let (key, header) = K::encapsulate(&pk, &target, &mut r).unwrap();
+        let uk = kem::keygen::<K>(&pk, &mk, &key_side, &mut r).unwrap();
+        let (tk, rk) = K::transform_key(&uk, &mut r);
+        let (tk, rk) = (reencoded(&tk), reencoded(&rk));
+        match K::transform(&tk, &header) {
+            Ok(t) => {
+                assert!(pair.2, "{pair:?} should not transform");
+                let t = reencoded(&t);
+                assert_eq!(K::decrypt_transformed(&rk, &t).unwrap(), key);
+            }
+            Err(KemError::NotSatisfied) => assert!(!pair.2, "{pair:?}"),
+            Err(e) => panic!("{pair:?}: unexpected error {e}"),
+        }
+        for bytes in [tk.to_bytes(), rk.to_bytes()] {
+            assert_eq!(
+                decode_outsourcing::<K>(&bytes[..bytes.len() - 1]),
+                [false; 3]
+            );
+        }
+    }
+}
+
+/// Decodes `bytes` as every outsourcing object of `K` (no panic).
+pub(crate) fn decode_outsourcing<K: Outsourcing>(bytes: &[u8]) -> [bool; 3] {
+    [
+        K::TransformKey::from_bytes(bytes).is_ok(),
+        K::RetrievalKey::from_bytes(bytes).is_ok(),
+        K::Transformed::from_bytes(bytes).is_ok(),
+    ]
+}
