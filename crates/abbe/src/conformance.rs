@@ -19,6 +19,17 @@ pub(crate) fn rng(seed: u64) -> ChaCha20Rng {
     ChaCha20Rng::seed_from_u64(seed)
 }
 
+/// The ABE cases' policy and attribute sets, with whether each satisfies it.
+pub(crate) const POLICY: &str = "(doctor and cardiology) or 2 of (nurse, ward25, age >= 30)";
+pub(crate) const ATTRIBUTE_SETS: &[(&str, bool)] = &[
+    ("doctor, cardiology", true),
+    ("nurse, age = 31", true),
+    ("nurse, ward25", true),
+    ("ward25, age = 30", true),
+    ("doctor, nurse, age = 29", false),
+    ("cardiology", false),
+];
+
 /// Users of a broadcast case with N = 12 and recipients `2-5, 11`.
 pub(crate) const MEMBERS: &[(&str, bool)] = &[
     ("2", true),
@@ -65,6 +76,28 @@ impl<'a, K: Kem> Case<'a, K> {
         self.sides(pair)
     }
 }
+
+/// The suite's tests for a scheme whose test module has
+/// `fn case<C: Curve>() -> Case<'static, Scheme<C>>`: every check on BLS12-381
+/// and on BN254, plus the named extra checks (`outsourced_round_trip`).
+macro_rules! tests {
+    ($($extra:ident),*) => {
+        #[test]
+        fn conformance_bls12() {
+            let case = case::<$crate::curve::Bls12>();
+            $crate::conformance::run(&case);
+            $($crate::conformance::$extra(&case);)*
+        }
+
+        #[test]
+        fn conformance_bn254() {
+            let case = case::<$crate::curve::Bn254>();
+            $crate::conformance::run(&case);
+            $($crate::conformance::$extra(&case);)*
+        }
+    };
+}
+pub(crate) use tests;
 
 /// Every check of this module that applies to any KEM.
 pub(crate) fn run<K: Kem>(case: &Case<K>) {

@@ -910,29 +910,10 @@ mod tests {
     type B = Bsw07<Bls12>;
 
     fn case<C: Curve>() -> Case<'static, Bsw07<C>> {
-        Case::one_target(
-            (),
-            "(doctor and cardiology) or 2 of (nurse, ward25, age >= 30)",
-            &[
-                ("doctor, cardiology", true),
-                ("nurse, age = 31", true),
-                ("nurse, ward25", true),
-                ("ward25, age = 30", true),
-                ("doctor, nurse, age = 29", false),
-                ("cardiology", false),
-            ],
-        )
+        Case::one_target((), conformance::POLICY, conformance::ATTRIBUTE_SETS)
     }
 
-    #[test]
-    fn conformance_bls12() {
-        conformance::run(&case::<Bls12>());
-    }
-
-    #[test]
-    fn conformance_bn254() {
-        conformance::run(&case::<Bn254>());
-    }
+    conformance::tests!();
     type Fr = <Bls12 as Curve>::Scalar;
 
     fn attrs(s: &str) -> AttributeSet {

@@ -788,31 +788,10 @@ mod tests {
     type G = Gpsw06<Bls12>;
 
     fn case<C: Curve>() -> Case<'static, Gpsw06<C>> {
-        Case::one_key(
-            (),
-            "(doctor and cardiology) or 2 of (nurse, ward25, age >= 30)",
-            &[
-                ("doctor, cardiology", true),
-                ("nurse, age = 31", true),
-                ("nurse, ward25", true),
-                ("ward25, age = 30, x", true),
-                ("doctor, nurse, age = 29", false),
-                ("cardiology", false),
-            ],
-        )
+        Case::one_key((), conformance::POLICY, conformance::ATTRIBUTE_SETS)
     }
 
-    #[test]
-    fn conformance_bls12() {
-        conformance::run(&case::<Bls12>());
-        conformance::outsourced_round_trip(&case::<Bls12>());
-    }
-
-    #[test]
-    fn conformance_bn254() {
-        conformance::run(&case::<Bn254>());
-        conformance::outsourced_round_trip(&case::<Bn254>());
-    }
+    conformance::tests!(outsourced_round_trip);
 
     fn attrs(s: &str) -> AttributeSet {
         AttributeSet::parse(s).unwrap()

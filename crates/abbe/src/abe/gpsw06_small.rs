@@ -743,15 +743,7 @@ mod tests {
         assert_eq!(G::public_key(&mk).to_bytes(), pk.to_bytes());
     }
 
-    #[test]
-    fn conformance_bls12() {
-        conformance::run(&case::<Bls12>());
-    }
-
-    #[test]
-    fn conformance_bn254() {
-        conformance::run(&case::<Bn254>());
-    }
+    conformance::tests!();
 
     fn attrs(s: &str) -> AttributeSet {
         AttributeSet::parse(s).unwrap()

@@ -796,30 +796,10 @@ mod tests {
     type W = Waters11<Bls12>;
 
     fn case<C: Curve>() -> Case<'static, Waters11<C>> {
-        Case::one_target(
-            (),
-            "(doctor and cardiology) or 2 of (nurse, ward25, age >= 30)",
-            &[
-                ("doctor, cardiology", true),
-                ("nurse, age = 31", true),
-                ("nurse, ward25", true),
-                ("doctor, nurse, age = 29", false),
-                ("cardiology", false),
-            ],
-        )
+        Case::one_target((), conformance::POLICY, conformance::ATTRIBUTE_SETS)
     }
 
-    #[test]
-    fn conformance_bls12() {
-        conformance::run(&case::<Bls12>());
-        conformance::outsourced_round_trip(&case::<Bls12>());
-    }
-
-    #[test]
-    fn conformance_bn254() {
-        conformance::run(&case::<Bn254>());
-        conformance::outsourced_round_trip(&case::<Bn254>());
-    }
+    conformance::tests!(outsourced_round_trip);
 
     #[test]
     fn other_curves_objects_are_refused() {

@@ -607,15 +607,7 @@ mod tests {
         Case::one_target(Users(12), "2-5, 11", MEMBERS)
     }
 
-    #[test]
-    fn conformance_bls12() {
-        conformance::run(&case::<Bls12>());
-    }
-
-    #[test]
-    fn conformance_bn254() {
-        conformance::run(&case::<Bn254>());
-    }
+    conformance::tests!();
 
     #[test]
     fn shapes() {
