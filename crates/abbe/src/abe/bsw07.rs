@@ -160,7 +160,7 @@ impl<C: Curve> core::fmt::Debug for PublicKey<C> {
             f,
             "Bsw07 PublicKey on {} (setup {})",
             C::NAME,
-            hex16(&self.setup_id())
+            crate::wire::hex(&self.setup_id())
         )
     }
 }
@@ -744,10 +744,6 @@ fn open<C: Curve>(bytes: &[u8], kind: ObjectKind) -> Result<Reader<'_>, WireErro
 }
 
 crate::wire::encoded_via_inherent!(PublicKey, MasterKey, UserKey, Header);
-
-fn hex16(b: &[u8; 16]) -> String {
-    b.iter().map(|x| format!("{x:02x}")).collect()
-}
 
 impl<C: Curve> Authority for Bsw07<C> {
     type Params = ();

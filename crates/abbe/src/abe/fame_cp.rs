@@ -319,7 +319,7 @@ impl<C: Curve, V: Variant> core::fmt::Debug for FamePublicKey<C, V> {
             "{} PublicKey on {} (setup {})",
             V::TAG,
             C::NAME,
-            hex16(&self.setup_id())
+            crate::wire::hex(&self.setup_id())
         )
     }
 }
@@ -549,10 +549,6 @@ pub(crate) fn wipe3<G: Group>(p: &mut [G; 3]) {
 
 pub(crate) fn prepare3<C: Curve>(p: &[C::G2; 3]) -> [C::G2Prepared; 3] {
     [C::prepare(&p[0]), C::prepare(&p[1]), C::prepare(&p[2])]
-}
-
-pub(crate) fn hex16(b: &[u8; 16]) -> String {
-    b.iter().map(|x| format!("{x:02x}")).collect()
 }
 
 pub(crate) fn invalid(what: &'static str, detail: impl Into<String>) -> WireError {

@@ -140,7 +140,7 @@ impl<C: Curve> core::fmt::Debug for PublicKey<C> {
             f,
             "Gpsw06 PublicKey on {} (setup {})",
             C::NAME,
-            hex16(&self.setup_id())
+            crate::wire::hex(&self.setup_id())
         )
     }
 }
@@ -556,10 +556,6 @@ crate::wire::encoded_via_inherent!(
     Header,
     Transformed
 );
-
-fn hex16(b: &[u8; 16]) -> String {
-    b.iter().map(|x| format!("{x:02x}")).collect()
-}
 
 impl<C: Curve> Authority for Gpsw06<C> {
     type Params = ();

@@ -192,7 +192,7 @@ impl<C: Curve> core::fmt::Debug for PublicKey<C> {
             "Gpsw06Small PublicKey on {} ({} attributes, setup {})",
             C::NAME,
             self.u.names.len(),
-            hex16(&self.setup_id())
+            crate::wire::hex(&self.setup_id())
         )
     }
 }
@@ -521,10 +521,6 @@ fn preamble<C: Curve>(kind: ObjectKind) -> Preamble {
 }
 
 crate::wire::encoded_via_inherent!(PublicKey, MasterKey, UserKey, Header);
-
-fn hex16(b: &[u8; 16]) -> String {
-    b.iter().map(|x| format!("{x:02x}")).collect()
-}
 
 /// Inverts all (nonzero) scalars with one field inversion (Montgomery's
 /// trick); `None` if one is zero.

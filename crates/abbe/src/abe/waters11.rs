@@ -131,7 +131,7 @@ impl<C: Curve> core::fmt::Debug for PublicKey<C> {
             f,
             "Waters11 PublicKey on {} (setup {})",
             C::NAME,
-            hex16(&self.setup_id())
+            crate::wire::hex(&self.setup_id())
         )
     }
 }
@@ -548,10 +548,6 @@ crate::wire::encoded_via_inherent!(
     Header,
     Transformed
 );
-
-fn hex16(b: &[u8; 16]) -> String {
-    b.iter().map(|x| format!("{x:02x}")).collect()
-}
 
 /// The header for `policy` with exponent s: C' = g^s and the rows.
 fn encapsulate_with_s<C: Curve, R: RngCore + CryptoRng>(

@@ -138,7 +138,7 @@ impl<C: Curve> core::fmt::Debug for PublicKey<C> {
             "INSECURE YCT14 PublicKey on {} ({} attributes, setup {})",
             C::NAME,
             self.attrs.len(),
-            hex16(&self.setup_id())
+            crate::wire::hex(&self.setup_id())
         )
     }
 }
@@ -447,10 +447,6 @@ fn preamble<C: Curve>(kind: ObjectKind) -> Preamble {
 }
 
 crate::wire::encoded_via_inherent!(PublicKey, MasterKey, UserKey, Header);
-
-fn hex16(b: &[u8; 16]) -> String {
-    b.iter().map(|x| format!("{x:02x}")).collect()
-}
 
 /// A nonzero random scalar (zero has probability 2^-254; drawn again).
 fn nonzero<C: Curve, R: RngCore + CryptoRng>(rng: &mut R) -> C::Scalar {

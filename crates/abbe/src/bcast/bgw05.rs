@@ -59,8 +59,8 @@
 //! caller streams it to a file) and returns the setup id.
 
 use super::{
-    check_n, decode_affine, encode_affine, encoded, fixed_base_affine, hex16, scalar_pow,
-    sum_points, Recipients, SetupIdHasher, UserIndex, CHUNK,
+    check_n, decode_affine, encode_affine, fixed_base_affine, scalar_pow, sum_points, Recipients,
+    SetupIdHasher, UserIndex, CHUNK,
 };
 use crate::curve::{wipe, Curve, CurveId, FixedBaseTable, Group, Scalar, Target};
 use crate::kem::{Authority, Kem, KemError, SessionKey, Users};
@@ -150,7 +150,7 @@ impl<C: Curve> core::fmt::Debug for PublicKey<C> {
             "Bgw05 PublicKey on {} (N = {}, setup {})",
             C::NAME,
             self.0.n,
-            hex16(&self.0.setup_id)
+            crate::wire::hex(&self.0.setup_id)
         )
     }
 }
@@ -474,7 +474,7 @@ impl<C: Curve> Header<C> {
     }
 }
 
-encoded!(PublicKey, MasterKey, UserKey, Header);
+crate::wire::encoded_via_inherent!(PublicKey, MasterKey, UserKey, Header);
 
 impl<C: Curve> Bgw05<C> {
     fn draw<R: RngCore + CryptoRng>(n: u32, rng: &mut R) -> Result<MasterKey<C>, KemError> {

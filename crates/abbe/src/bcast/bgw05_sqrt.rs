@@ -41,8 +41,8 @@
 //! * Decrypt: |Ŝ_ℓ| − 1 G1 additions, 2 Miller loops, 1 final exponentiation.
 
 use super::{
-    check_n, decode_affine, encode_affine, encoded, fixed_base_affine, hex16, prf_scalar,
-    scalar_pow, Recipients, UserIndex,
+    check_n, decode_affine, encode_affine, fixed_base_affine, prf_scalar, scalar_pow, Recipients,
+    UserIndex,
 };
 use crate::curve::{par_map, wipe, Curve, CurveId, FixedBaseTable, Group, Scalar, Target};
 use crate::kem::{Authority, Kem, KemError, SessionKey, Users};
@@ -130,7 +130,7 @@ impl<C: Curve> core::fmt::Debug for PublicKey<C> {
             self.0.n,
             self.0.b,
             self.0.a,
-            hex16(&self.0.setup_id)
+            crate::wire::hex(&self.0.setup_id)
         )
     }
 }
@@ -417,7 +417,7 @@ impl<C: Curve> Header<C> {
     }
 }
 
-encoded!(PublicKey, MasterKey, UserKey, Header);
+crate::wire::encoded_via_inherent!(PublicKey, MasterKey, UserKey, Header);
 
 impl<C: Curve> Bgw05Sqrt<C> {}
 

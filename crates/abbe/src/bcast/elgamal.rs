@@ -33,7 +33,7 @@
 //! Operation counts (Table 9: Setup λ0^3·N, Enc λ0^3·(|S|+1) + λ0·|S|,
 //! Dec 2·λ0^3 + λ0 — we need one exponentiation to decrypt: c^{x_i}).
 
-use super::{check_n, hex16, Recipients, UserIndex};
+use super::{check_n, Recipients, UserIndex};
 use crate::curve::{wipe, CurveId};
 use crate::kem::{Authority, Kem, KemError, SessionKey, Users};
 use crate::wire::{Encoded, ObjectKind, Preamble, Reader, SchemeId, WireError, Writer};
@@ -209,7 +209,7 @@ impl core::fmt::Debug for PublicKey {
             f,
             "ElGamal-P256 PublicKey (N = {}, setup {})",
             self.0.n,
-            hex16(&self.0.setup_id)
+            crate::wire::hex(&self.0.setup_id)
         )
     }
 }

@@ -44,8 +44,8 @@
 //! * Decrypt: |S|−1 G1 additions, 2 Miller loops, 1 final exponentiation.
 
 use super::{
-    check_n, decode_affine, encode_affine, encoded, fixed_base_affine, hex16, prf_scalar,
-    sum_points, Recipients, UserIndex, CHUNK,
+    check_n, decode_affine, encode_affine, fixed_base_affine, prf_scalar, sum_points, Recipients,
+    UserIndex, CHUNK,
 };
 use crate::curve::{wipe, Curve, CurveId, FixedBaseTable, Group, Scalar, Target};
 use crate::kem::{Authority, Kem, KemError, SessionKey, Users};
@@ -103,7 +103,7 @@ impl<C: Curve> core::fmt::Debug for PublicKey<C> {
             "Gw09 PublicKey on {} (N = {}, setup {})",
             C::NAME,
             self.0.n,
-            hex16(&self.0.setup_id)
+            crate::wire::hex(&self.0.setup_id)
         )
     }
 }
@@ -357,7 +357,7 @@ impl<C: Curve> Header<C> {
     }
 }
 
-encoded!(PublicKey, MasterKey, UserKey, Header);
+crate::wire::encoded_via_inherent!(PublicKey, MasterKey, UserKey, Header);
 
 impl<C: Curve> Gw09<C> {}
 

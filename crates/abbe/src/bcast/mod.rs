@@ -451,10 +451,6 @@ impl SetupIdHasher {
     }
 }
 
-pub(crate) fn hex16(b: &[u8; 16]) -> String {
-    b.iter().map(|x| format!("{x:02x}")).collect()
-}
-
 /// Checks 1 ≤ n ≤ MAX_USERS.
 pub(crate) fn check_n(n: u32) -> Result<(), KemError> {
     if n == 0 || n > MAX_USERS {
@@ -464,20 +460,6 @@ pub(crate) fn check_n(n: u32) -> Result<(), KemError> {
     }
     Ok(())
 }
-
-macro_rules! encoded {
-    ($($t:ident),*) => {$(
-        impl<C: crate::curve::Curve> crate::wire::Encoded for $t<C> {
-            fn to_bytes(&self) -> Vec<u8> {
-                $t::to_bytes(self)
-            }
-            fn from_bytes(bytes: &[u8]) -> Result<Self, crate::wire::WireError> {
-                $t::from_bytes(bytes)
-            }
-        }
-    )*};
-}
-pub(crate) use encoded;
 
 #[cfg(test)]
 pub(crate) mod testutil {

@@ -67,8 +67,8 @@
 //!   [λ1·(|S|−1) + 9e].
 
 use super::{
-    check_n, decode_affine, encode_affine, encoded, fixed_base_affine, hex16, prf_scalar,
-    sum_points, Recipients, UserIndex, CHUNK,
+    check_n, decode_affine, encode_affine, fixed_base_affine, prf_scalar, sum_points, Recipients,
+    UserIndex, CHUNK,
 };
 use crate::curve::{wipe, Curve, CurveId, FixedBaseTable, Group, Scalar, Target};
 use crate::kem::{Authority, Kem, KemError, SessionKey, Users};
@@ -133,7 +133,7 @@ impl<C: Curve> core::fmt::Debug for PublicKey<C> {
             "Waters09 PublicKey on {} (N = {}, setup {})",
             C::NAME,
             self.0.n,
-            hex16(&self.0.setup_id)
+            crate::wire::hex(&self.0.setup_id)
         )
     }
 }
@@ -429,7 +429,7 @@ impl<C: Curve> Header<C> {
     }
 }
 
-encoded!(PublicKey, MasterKey, UserKey, Header);
+crate::wire::encoded_via_inherent!(PublicKey, MasterKey, UserKey, Header);
 
 impl<C: Curve> Waters09<C> {
     /// The pairs of decryption's shared Miller loop (for benchmarks of the
