@@ -1,8 +1,10 @@
 //! `abbe lab`: runs the lab's experiments (crates/abbe-lab) and writes the
-//! report. The binary's global allocator is the lab's instrumented System
-//! allocator, so the report has the peak heap of each operation.
+//! report. Compiled into both binaries: `abbe lab` hands its arguments to
+//! the `abbe-lab` binary beside it, whose global allocator is the lab's
+//! instrumented System allocator (so the report has the peak heap of each
+//! operation, and the other `abbe` commands do not pay for counting).
 
-use crate::{parse_curve, CliError, Result};
+use abbe::curve::CurveId;
 use abbe_lab::{Options, Profile};
 use clap::{Args, ValueEnum};
 use std::path::PathBuf;
@@ -43,12 +45,20 @@ pub struct LabArgs {
     devices: Option<PathBuf>,
 }
 
-pub fn run(a: LabArgs) -> Result<()> {
+pub fn run(a: LabArgs) -> Result<(), String> {
     let curves = a
         .curve
         .iter()
-        .map(|c| parse_curve(c))
-        .collect::<Result<Vec<_>>>()?;
+        .map(|c| {
+            CurveId::from_name(c)
+                .filter(|c| *c != CurveId::P256)
+                .ok_or_else(|| {
+                    format!(
+                        "unknown curve '{c}' (expected bn254, bls12-381, bls24-479 or bls48-581)"
+                    )
+                })
+        })
+        .collect::<Result<Vec<_>, _>>()?;
     let opts = Options {
         profile: match a.profile {
             ProfileArg::Quick => Profile::Quick,
@@ -62,7 +72,7 @@ pub fn run(a: LabArgs) -> Result<()> {
         quiet: a.quiet,
         devices: a.devices,
     };
-    let s = abbe_lab::run(&opts).map_err(|e| CliError::Other(e.to_string()))?;
+    let s = abbe_lab::run(&opts).map_err(|e| e.to_string())?;
     if !a.quiet {
         eprintln!("claims:");
         for (exp, text, v) in &s.claims {

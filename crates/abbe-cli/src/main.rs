@@ -26,12 +26,6 @@ pub(crate) use keyfile::read_object;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-// Counts heap bytes (current and peak) so `abbe lab` can report the peak
-// heap of each operation; two relaxed atomic updates per allocation.
-#[global_allocator]
-static ALLOCATOR: &peakmem_alloc::PeakMemAlloc<std::alloc::System> =
-    &peakmem_alloc::INSTRUMENTED_SYSTEM;
-
 #[derive(Parser)]
 #[command(name = "abbe", version, about = "Attribute-based encryption: encrypt files to access policies", long_about = None)]
 struct Cli {
@@ -125,6 +119,31 @@ fn run(cmd: Command) -> Result<()> {
         Command::Proxy(cmd) => proxy::run(cmd),
         Command::Inspect { file } => inspect::run(&file),
         Command::Demo { curve } => demo::run(parse_curve(&curve)?),
-        Command::Lab(args) => lab::run(args),
+        Command::Lab(args) => run_lab(args),
+    }
+}
+
+/// `abbe lab` runs in the `abbe-lab` binary beside this one (its allocator
+/// counts the peak heap); a lone `abbe` runs the lab here, without
+/// peak-heap figures.
+fn run_lab(args: lab::LabArgs) -> Result<()> {
+    let name = format!("abbe-lab{}", std::env::consts::EXE_SUFFIX);
+    let sibling = std::env::current_exe()
+        .map(|exe| exe.with_file_name(name))
+        .ok()
+        .filter(|p| p.is_file());
+    let Some(sibling) = sibling else {
+        eprintln!("abbe: abbe-lab is not beside this binary: the lab runs without peak-heap figures (`cargo build --release -p abbe-cli` builds both)");
+        return lab::run(args).map_err(CliError::Other);
+    };
+    let rest = std::env::args_os().skip_while(|a| a != "lab").skip(1);
+    let status = std::process::Command::new(&sibling)
+        .args(rest)
+        .status()
+        .map_err(|e| CliError::Other(format!("cannot run {}: {e}", sibling.display())))?;
+    match status.code() {
+        Some(0) => Ok(()),
+        // It said why on stderr.
+        code => std::process::exit(code.unwrap_or(1)),
     }
 }
