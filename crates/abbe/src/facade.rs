@@ -2,7 +2,7 @@
 //! object-safe [`Scheme`] that works on encoded objects (the bytes of
 //! docs/FORMAT.md), and streaming [`encrypt`]/[`decrypt`] on top of it.
 //! The CLI, the proxy, the lab and the bindings call this instead of naming
-//! concrete types; a new scheme is its file plus one line in [`find`].
+//! concrete types; a new scheme is its file plus one line in `find`.
 //!
 //! Keys are issued as bundles (kind 11: the scheme's key and its public key)
 //! that decrypt every mode; headers are CCA (kind 10, the default), RCCA

@@ -41,7 +41,7 @@
 //! scheme for the Internet of Things", Future Generation Computer Systems 49
 //! (2015). KP-ABE, pairing-free, over one elliptic-curve group of prime order
 //! r with generator G; the attribute universe U is fixed at setup (default
-//! `A1 … A256`, a [`kem::Universe`] for others). KEM form
+//! `A1 … A256`, a [`Universe`] for others). KEM form
 //! as everywhere in abbe.
 //!
 //! ```text
