@@ -61,17 +61,9 @@
 //! generation into G2 (≈ 2× their G1 cost) and double the ciphertext's
 //! per-leaf H-part; the brief chose the cheap encryption.
 //!
-//! Measured (BLS12-381, flat AND, N = 100, `cargo bench -p abbe --bench
-//! bsw07`) on the shared 2-core development machine under a load average of
-//! 5–7, so absolute figures are ≈ 2.5× the quiet-machine ones: decryption
-//! 89.0 ms against 49.4 ms for the lower bound (shared loop over 2N+1
-//! prepared pairs + one final exponentiation) and 70.0 ms for the lower
-//! bound plus the N ciphertext line precomputations; encryption 47.4 ms,
-//! key generation 41.3 ms (single thread). A single-threaded phase timing at
-//! a quieter moment gave decryption 36.2 ms (N C_y lines 7.6 ms, 2(N−1)
-//! short ω-multiplications 7.0 ms, multi-pairing ≈ 21 ms); encryption is
-//! N·(G2 fixed-base 89 µs + G1 variable-base 76 µs) ≈ 17 ms by the curve
-//! benchmark's unit costs (28.6 ms measured at load 2.4).
+//! Speed against its lower bound (a shared loop over 2N+1 prepared pairs +
+//! one final exponentiation, plus the N ciphertext line precomputations):
+//! `cargo bench -p abbe --bench bsw07` and the lab.
 //!
 //! Sizes on BLS12-381: ciphertext 48 + 144·N bytes (+ policy text), key
 //! 96 + 144·|S| bytes (+ attribute names).

@@ -70,11 +70,8 @@
 //! mirrored placement would move every hash and every per-row element to G2
 //! to save those three line computations.
 //!
-//! Measured on the (shared, loaded) development machine, BLS12-381, flat AND,
-//! N = 100, `cargo bench -p abbe --bench fame`: decryption 2.4 ms (FAME-KP
-//! 1.7 ms) against 1.4 ms for the 6-pair lower bound (+ 3 × 0.1 ms for ct_0's
-//! lines); encryption 66 ms, key generation 70 ms with the hash cache warm;
-//! N = 100 / N = 10 ratios 6.5–9 (linear plus a constant part).
+//! Speed against the 6-pair lower bound: `cargo bench -p abbe --bench fame`
+//! and the lab.
 //!
 //! Sizes on BLS12-381: header 3·96 + 3·48·n_1 bytes (+ policy text), key
 //! 3·96 + 3·48·(|S| + 1) bytes (+ attribute list).

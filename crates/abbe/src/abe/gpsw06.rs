@@ -46,15 +46,9 @@
 //! ciphertext's per-attribute elements are the small ones (48 bytes on
 //! BLS12-381).
 //!
-//! Measured on the development machine (BLS12-381, flat AND key policy,
-//! N = 100, two cores shared with other builds; minimum over interleaved
-//! rounds, `cargo test --release -p abbe --lib gpsw06::timing -- --ignored
-//! --nocapture`): decryption 10.1 ms against 9.8 ms for its lower bound (the
-//! shared loop over N+1 prepared pairs + one final exponentiation),
-//! encryption 8.1 ms (the N exponentiations of H(x) spread over both cores),
-//! key generation 16.0 ms, transform 10.5 ms, final decryption 0.21 ms.
-//! `cargo bench -p abbe --bench gpsw06` gives the same ratios (its means
-//! were inflated ≈ 2× by the load of the shared machine).
+//! Speed against its lower bound (a shared loop over N+1 prepared pairs +
+//! one final exponentiation): `cargo bench -p abbe --bench gpsw06` and the
+//! lab.
 //!
 //! Sizes on BLS12-381: ciphertext 96 + 48·|S| bytes (+ attribute list), key
 //! (48 + 96)·ℓ bytes (+ policy text), transformed header one GT element

@@ -40,11 +40,8 @@
 //! universe attribute, ≈ 80 KiB each on BLS12-381), about 4× faster than a
 //! variable-base G1 exponentiation.
 //!
-//! Measured on the development machine (BLS12-381, flat AND key policy,
-//! N = 100, default universe; minimum over interleaved rounds, see
-//! `gpsw06::timing`): decryption 9.8 ms against 9.4 ms for its lower bound
-//! (N prepared pairs + one final exponentiation), encryption 2.7 ms, key
-//! generation 9.4 ms.
+//! Speed against its lower bound (N prepared pairs + one final
+//! exponentiation): `cargo bench -p abbe --bench gpsw06` and the lab.
 //!
 //! Sizes on BLS12-381: public key 288 + (52 + name)·|U| bytes, ciphertext
 //! 48·|γ| bytes (+ attribute list), key 96·ℓ bytes (+ policy text).

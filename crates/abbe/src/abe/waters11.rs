@@ -40,16 +40,14 @@
 //! per-attribute work (H(x) and one exponentiation of it) is in G2; the
 //! attribute hashes are cached per process.
 //!
-//! Measured on the development machine (BLS12-381, flat AND, N = 100,
-//! `cargo bench -p abbe --bench waters11`): decryption 10.7 ms against
-//! 10.3 ms for its lower bound (the shared loop over N+2 prepared pairs + one
-//! final exponentiation), while blst's own `blst_miller_loop_n`, which
-//! recomputes lines, needs 17.0 ms for 100 pairs. The other placement
-//! (H into G1) would make encryption's per-row work G1-only (≈ 2× cheaper) but
-//! put the ciphertext's D_i in G2, whose lines must then be computed at every
-//! decryption (≈ +7 ms at N = 100). We chose fast, constant-per-key decryption:
-//! encryption costs one G2 fixed-base and one G2 variable-base exponentiation
-//! per row (29.6 ms single-threaded, 15.9 ms on two cores).
+//! Placement: the other one (H into G1) would make encryption's per-row work
+//! G1-only (about half the cost) but put the ciphertext's D_i in G2, whose
+//! Miller-loop lines must then be computed at every decryption. We chose
+//! fast, constant-per-key decryption (the key's G2 lines are prepared once):
+//! encryption costs one G2 fixed-base and one G2 variable-base
+//! exponentiation per row. Speed against the lower bound (a shared loop over
+//! N+2 prepared pairs + one final exponentiation): `cargo bench -p abbe
+//! --bench waters11` and the lab.
 //!
 //! Sizes on BLS12-381: ciphertext 48 + 144·ℓ bytes (+ policy text), key
 //! 96 + 48 + 96·|S| bytes, transformed header one GT element (288 bytes).
