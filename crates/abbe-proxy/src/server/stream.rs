@@ -63,13 +63,9 @@ pub(super) enum Pushed {
 /// (a kind-8 preamble) and the length of its KEM header, once the header
 /// length is in `prefix`; `None` before.
 pub(super) fn file_head_len(prefix: &[u8]) -> Option<(usize, usize)> {
-    let header: [u8; 4] = prefix
-        .get(PREAMBLE_LEN..PREAMBLE_LEN + 4)?
-        .try_into()
-        .ok()?;
     Some((
         envelope::head_len(prefix)?,
-        u32::from_be_bytes(header) as usize,
+        envelope::header_span(prefix)?.len(),
     ))
 }
 
@@ -117,7 +113,7 @@ pub(super) async fn read_pushed(
                 break false;
             }
             match file_head_len(&buf) {
-                None => PREAMBLE_LEN + 4,
+                None => envelope::SPAN_PREFIX_LEN,
                 Some((_, header)) if header > MAX_PUSHED_HEADER => {
                     return Err(invalid(format!(
                         "the file's KEM header is {header} bytes, above the proxy's limit of \

@@ -133,13 +133,10 @@ pub(super) fn header_mode(kind: Option<ObjectKind>) -> &'static str {
 /// "cpa", "rcca" or "invalid", for the metrics, from an object's bytes.
 pub(super) fn mode_of(input: &[u8]) -> &'static str {
     let header_kind = match Preamble::parse(input) {
-        Ok(p) if p.kind == ObjectKind::EncryptedFile => {
-            // The KEM header's preamble follows the file preamble and length.
-            input
-                .get(PREAMBLE_LEN + 4..)
-                .and_then(|h| Preamble::parse(h).ok())
-                .map(|p| p.kind)
-        }
+        Ok(p) if p.kind == ObjectKind::EncryptedFile => envelope::header_span(input)
+            .and_then(|span| input.get(span.start..))
+            .and_then(|h| Preamble::parse(h).ok())
+            .map(|p| p.kind),
         Ok(p) => Some(p.kind),
         Err(_) => None,
     };

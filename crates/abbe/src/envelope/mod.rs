@@ -186,20 +186,28 @@ pub fn header_digest(header: &[u8]) -> [u8; 32] {
     Sha256::digest(header).into()
 }
 
-/// The length of the head of a ciphertext file (kind 8) that starts with
-/// `prefix`, once the header length is in it (12 bytes); `None` before, or
-/// when `prefix` is not a ciphertext file. For servers that read a head
-/// off a stream before parsing it with [`read_head`].
-pub fn head_len(prefix: &[u8]) -> Option<usize> {
+/// How much of a ciphertext file's start [`header_span`] and [`head_len`]
+/// need: the preamble and the KEM header's length.
+pub const SPAN_PREFIX_LEN: usize = PREAMBLE_LEN + 4;
+
+/// Where the KEM header object lies in a ciphertext file (kind 8) that
+/// starts with `prefix`, once [`SPAN_PREFIX_LEN`] bytes are in; `None`
+/// before, or when `prefix` is not a ciphertext file. For servers that read
+/// a head off a stream before parsing it with [`read_head`].
+pub fn header_span(prefix: &[u8]) -> Option<std::ops::Range<usize>> {
     let pre = Preamble::parse(prefix).ok()?;
     if pre.kind != ObjectKind::EncryptedFile {
         return None;
     }
-    let len: [u8; 4] = prefix
-        .get(PREAMBLE_LEN..PREAMBLE_LEN + 4)?
-        .try_into()
-        .ok()?;
-    (u32::from_be_bytes(len) as usize).checked_add(encoded_head_len(pre.kind, prefix[4], 0))
+    let len: [u8; 4] = prefix.get(PREAMBLE_LEN..SPAN_PREFIX_LEN)?.try_into().ok()?;
+    Some(SPAN_PREFIX_LEN..SPAN_PREFIX_LEN.checked_add(u32::from_be_bytes(len) as usize)?)
+}
+
+/// The length of the head of a ciphertext file (kind 8) that starts with
+/// `prefix`, under the same conditions as [`header_span`].
+pub fn head_len(prefix: &[u8]) -> Option<usize> {
+    let header = header_span(prefix)?.len();
+    header.checked_add(encoded_head_len(ObjectKind::EncryptedFile, prefix[4], 0))
 }
 
 fn read_exact_or<R: Read>(
@@ -1169,6 +1177,9 @@ mod tests {
             (2, Aead::Aes256Gcm, 0)
         );
         assert_eq!(head_len(&file), Some(head.encoded_len()));
+        let span = header_span(&file[..SPAN_PREFIX_LEN]).unwrap();
+        assert_eq!(&file[span], &header[..]);
+        assert_eq!(header_span(&file[..SPAN_PREFIX_LEN - 1]), None);
         for aead in [Aead::Aes128Gcm, Aead::Aes192Gcm, Aead::Aes256Gcm] {
             let mut f = Vec::new();
             let opts = SealOptions {
@@ -1209,6 +1220,7 @@ mod tests {
         fn read_head_never_panics(tail in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..300), kind in 0u8..12, version in 1u8..3) {
             let _ = read_head(&mut &tail[..]);
             let _ = head_len(&tail);
+            let _ = header_span(&tail);
             let mut b = b"ABBE".to_vec();
             b.extend_from_slice(&[version, kind, 1, 1]);
             let _ = head_len(&b);
