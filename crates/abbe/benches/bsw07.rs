@@ -27,11 +27,12 @@
 //! Run: `cargo bench -p abbe --bench bsw07` (optionally `-- <regex>`, e.g.
 //! `-- 'bsw07/bls12-381/(decrypt|lower-bound)/100$'` or `-- 'shape/bls12'`).
 
-use abbe::abe::bsw07::{tree_shares, UserKey};
+use abbe::abe::bsw07::UserKey;
 use abbe::abe::clear_attribute_hash_cache;
 use abbe::abe::Bsw07;
 use abbe::curve::{Bls12, Bn254, Curve, Group, Scalar};
 use abbe::kem::Authority;
+use abbe::policy::sharing::tree_shares;
 use abbe::policy::{generate, AttributeSet};
 use abbe::Kem;
 use criterion::measurement::WallTime;
@@ -150,7 +151,7 @@ fn bench_shape<C: Curve>(c: &mut Criterion) {
             group.bench_function(BenchmarkId::new(format!("shares-{label}"), n), |b| {
                 b.iter(|| {
                     let s = C::Scalar::random(&mut rng);
-                    tree_shares::<C::Scalar, _>(black_box(&tree), s, &mut rng)
+                    tree_shares(black_box(&tree), s, || C::Scalar::random(&mut rng))
                 })
             });
         }

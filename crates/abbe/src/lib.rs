@@ -90,4 +90,7 @@ impl<S: curve::Scalar> policy::ShareField for S {
     fn invert(&self) -> Option<Self> {
         <S as curve::Scalar>::invert(self)
     }
+    fn wipe(&mut self) {
+        curve::wipe(self, <S as curve::Scalar>::zero());
+    }
 }

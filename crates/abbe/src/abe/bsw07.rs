@@ -91,9 +91,10 @@
 //!   G1 exponentiations; on OR paths ω_y = 1 and nothing is multiplied.
 
 use crate::curve::CurveId;
-use crate::curve::{par_map, wipe, Curve, FixedBaseTable, Group, Scalar, Target};
+use crate::curve::{mul_public, par_map, wipe, Curve, FixedBaseTable, Group, Scalar, Target};
 use crate::kem::{Authority, Kem, KemError, SessionKey};
-use crate::policy::{AccessTree, AttributeSet, Node, Policy, Selection};
+use crate::policy::sharing::{reconstruction, tree_shares};
+use crate::policy::{AccessTree, AttributeSet, Policy};
 use crate::wire::{ObjectKind, Reader, SchemeId, WireError, Writer, MAX_ITEMS};
 use rand_core::{CryptoRng, RngCore};
 use std::collections::BTreeMap;
@@ -503,230 +504,6 @@ impl<C: Curve> Header<C> {
     }
 }
 
-/// ω·P for a **public** scalar ω, in variable time. The Lagrange products
-/// of AND gates are ± binomial coefficients (C(100, 50) < 2⁹⁷), so ω or −ω
-/// is usually short: those use a width-5 wNAF over the scalar's actual bit
-/// length (≈ 2.5× faster than the backend's constant-time 255-bit ladder for
-/// a 97-bit ω); full-size ω (threshold gates with non-consecutive children)
-/// use the backend. Only the decryption coefficients, which depend on the
-/// public policy and on which leaves are used, go through here.
-fn mul_public<G: Group>(p: &G, w: &G::Scalar) -> G {
-    if let Some(r) = mul_short(p, w) {
-        return r;
-    }
-    if let Some(r) = mul_short(p, &-*w) {
-        return -r;
-    }
-    *p * *w
-}
-
-/// wNAF (w = 5) multiplication by a scalar below 2¹²⁷, `None` otherwise.
-fn mul_short<G: Group>(p: &G, s: &G::Scalar) -> Option<G> {
-    let limbs = s.to_le_limbs();
-    let limbs = limbs.as_ref();
-    if limbs.len() < 2 || limbs[2..].iter().any(|&l| l != 0) || limbs[1] >> 63 != 0 {
-        return None;
-    }
-    let mut k = (u128::from(limbs[1]) << 64) | u128::from(limbs[0]);
-    let mut digits: Vec<i8> = Vec::with_capacity(128);
-    while k != 0 {
-        if k & 1 == 1 {
-            let d = (k & 31) as i8;
-            let d = if d >= 16 { d - 32 } else { d };
-            if d >= 0 {
-                k -= d as u128;
-            } else {
-                k += (-d) as u128;
-            }
-            digits.push(d);
-        } else {
-            digits.push(0);
-        }
-        k >>= 1;
-    }
-    // Odd multiples P, 3P, …, 15P.
-    let p2 = p.double();
-    let mut table = [*p; 8];
-    for i in 1..8 {
-        table[i] = table[i - 1] + p2;
-    }
-    let mut acc = G::identity();
-    let mut started = false;
-    for d in digits.iter().rev() {
-        if started {
-            acc = acc.double();
-        }
-        if *d > 0 {
-            acc += table[(*d as usize - 1) / 2];
-            started = true;
-        } else if *d < 0 {
-            acc -= table[((-*d) as usize - 1) / 2];
-            started = true;
-        }
-    }
-    Some(acc)
-}
-
-/// Top-down secret sharing of `secret` over `tree` (BSW07 §4.2, Encrypt):
-/// every gate x of threshold k gets q_x(z) = q_x(0) + a_1·z + … +
-/// a_{k−1}·z^{k−1} with fresh random a_i, and child number i (1-based) gets
-/// q_x(i), evaluated by Horner's rule. Returns q_y(0) per leaf, in leaf
-/// order. Randomness is drawn in a fixed (pre-order) sequence.
-pub fn tree_shares<F: Scalar, R: RngCore + CryptoRng>(
-    tree: &AccessTree,
-    secret: F,
-    rng: &mut R,
-) -> Result<Vec<F>, KemError> {
-    let mut out = vec![F::zero(); tree.leaves().len()];
-    share_node(tree.root(), secret, rng, &mut out)?;
-    Ok(out)
-}
-
-fn share_node<F: Scalar, R: RngCore + CryptoRng>(
-    node: &Node,
-    secret: F,
-    rng: &mut R,
-    out: &mut [F],
-) -> Result<(), KemError> {
-    match node {
-        Node::Leaf { index } => {
-            let slot = out
-                .get_mut(*index)
-                .ok_or_else(|| KemError::Invalid("leaf index out of range".into()))?;
-            *slot = secret;
-            Ok(())
-        }
-        Node::Gate { k, children } => {
-            // coeffs[0] = q_x(0); degree k − 1.
-            let mut coeffs = Vec::with_capacity(*k);
-            coeffs.push(secret);
-            for _ in 1..*k {
-                coeffs.push(F::random(rng));
-            }
-            let mut x = F::zero();
-            for child in children {
-                x += F::one();
-                let mut v = horner(&coeffs, x);
-                share_node(child, v, rng, out)?;
-                wipe(&mut v, F::zero());
-            }
-            for c in coeffs.iter_mut() {
-                wipe(c, F::zero());
-            }
-            Ok(())
-        }
-    }
-}
-
-/// q(x) for q(z) = Σ c_i z^i, with |c| − 1 multiplications.
-fn horner<F: Scalar>(coeffs: &[F], x: F) -> F {
-    let mut acc = F::zero();
-    for c in coeffs.iter().rev() {
-        acc = acc * x + *c;
-    }
-    acc
-}
-
-/// ω_y for the selected leaves: the product, along the path to the root, of
-/// the Lagrange coefficients Δ_{index, S_x}(0), where S_x are the indices of
-/// the first k_x children of gate x that the selection satisfies. `None` if
-/// the selection does not satisfy the tree.
-fn reconstruction<F: Scalar>(node: &Node, sel: &Selection) -> Option<Vec<(usize, F)>> {
-    match node {
-        Node::Leaf { index } => sel.contains(*index).then(|| vec![(*index, F::one())]),
-        Node::Gate { k, children } => {
-            let mut chosen: Vec<(u64, Vec<(usize, F)>)> = Vec::with_capacity(*k);
-            for (i, c) in children.iter().enumerate() {
-                if chosen.len() == *k {
-                    break;
-                }
-                if let Some(co) = reconstruction::<F>(c, sel) {
-                    chosen.push((i as u64 + 1, co));
-                }
-            }
-            if chosen.len() < *k {
-                return None;
-            }
-            if *k == 1 {
-                return chosen.pop().map(|(_, co)| co);
-            }
-            let xs: Vec<u64> = chosen.iter().map(|(x, _)| *x).collect();
-            let deltas = lagrange_at_zero::<F>(&xs)?;
-            Some(
-                chosen
-                    .into_iter()
-                    .zip(deltas)
-                    .flat_map(|((_, co), d)| co.into_iter().map(move |(l, c)| (l, c * d)))
-                    .collect(),
-            )
-        }
-    }
-}
-
-/// Δ_{i,S}(0) = Π_{j∈S, j≠i} j/(j − i) for the distinct positive integers
-/// `xs` (ascending). For S = {1..k} (every AND gate, and threshold gates
-/// whose first k children are used) this is (−1)^{i−1}·C(k, i), computed in
-/// O(k) with one inversion; otherwise O(k²) multiplications and one batched
-/// inversion.
-fn lagrange_at_zero<F: Scalar>(xs: &[u64]) -> Option<Vec<F>> {
-    let k = xs.len();
-    let consecutive = xs.iter().enumerate().all(|(i, x)| *x == i as u64 + 1);
-    if consecutive {
-        // Binomials from factorials: C(k,i) = k!/(i!(k−i)!).
-        let mut fact = Vec::with_capacity(k + 1);
-        fact.push(F::one());
-        for i in 1..=k {
-            fact.push(fact[i - 1] * F::from_u64(i as u64));
-        }
-        let mut inv_fact = vec![F::zero(); k + 1];
-        inv_fact[k] = fact[k].invert()?;
-        for i in (1..=k).rev() {
-            inv_fact[i - 1] = inv_fact[i] * F::from_u64(i as u64);
-        }
-        return Some(
-            (1..=k)
-                .map(|i| {
-                    let b = fact[k] * inv_fact[i] * inv_fact[k - i];
-                    if i % 2 == 1 {
-                        b
-                    } else {
-                        -b
-                    }
-                })
-                .collect(),
-        );
-    }
-    let fx: Vec<F> = xs.iter().map(|x| F::from_u64(*x)).collect();
-    let mut nums = Vec::with_capacity(k);
-    let mut dens = Vec::with_capacity(k);
-    for (i, xi) in fx.iter().enumerate() {
-        let mut num = F::one();
-        let mut den = F::one();
-        for (j, xj) in fx.iter().enumerate() {
-            if i != j {
-                num *= *xj;
-                den *= *xj - *xi;
-            }
-        }
-        nums.push(num);
-        dens.push(den);
-    }
-    // Montgomery's batch inversion.
-    let mut prefix = Vec::with_capacity(k);
-    let mut acc = F::one();
-    for d in &dens {
-        prefix.push(acc);
-        acc *= *d;
-    }
-    let mut inv = acc.invert()?;
-    let mut out = vec![F::zero(); k];
-    for i in (0..k).rev() {
-        out[i] = nums[i] * prefix[i] * inv;
-        inv *= dens[i];
-    }
-    Some(out)
-}
-
 fn preamble<C: Curve>(kind: ObjectKind) -> crate::wire::Preamble {
     crate::wire::Preamble::new(kind, SchemeId::Bsw07, C::ID)
 }
@@ -842,7 +619,7 @@ impl<C: Curve> Kem for Bsw07<C> {
     ) -> Result<(SessionKey, Header<C>), KemError> {
         let tree = policy.to_tree()?;
         let mut s = C::Scalar::random(rng);
-        let mut shares = tree_shares(&tree, s, rng)?;
+        let mut shares = tree_shares(&tree, s, || C::Scalar::random(rng))?;
         let tables = pk.tables();
         let inputs: Vec<(&String, C::Scalar)> =
             tree.leaves().iter().zip(shares.iter().copied()).collect();
@@ -934,50 +711,6 @@ mod tests {
                 Err(e) => panic!("unexpected error {e}"),
             }
         }
-    }
-
-    #[test]
-    fn shares_reconstruct_the_secret() {
-        let mut r = rng(12);
-        for text in [
-            "a and b and c and d",
-            "2 of (a, b, c, d, e)",
-            "(a and b) or (c and 2 of (d, e, f))",
-        ] {
-            let tree = Policy::parse(text).unwrap().to_tree().unwrap();
-            let s = Fr::random(&mut r);
-            let shares = tree_shares(&tree, s, &mut r).unwrap();
-            let all = AttributeSet::from_names(tree.leaves().iter().cloned()).unwrap();
-            let sel = tree.cheapest_satisfying(&all).unwrap();
-            let omega = reconstruction::<Fr>(tree.root(), &sel).unwrap();
-            let mut acc = Fr::zero();
-            for (i, w) in omega {
-                acc += shares[i] * w;
-            }
-            assert_eq!(acc, s, "{text}");
-        }
-        // The two Lagrange paths agree.
-        let xs = [1u64, 2, 3, 4, 5];
-        let fast = lagrange_at_zero::<Fr>(&xs).unwrap();
-        let fx: Vec<Fr> = xs.iter().map(|x| Fr::from_u64(*x)).collect();
-        let slow: Vec<Fr> = (0..xs.len())
-            .map(|i| {
-                let mut n = Fr::one();
-                let mut d = Fr::one();
-                for j in 0..xs.len() {
-                    if i != j {
-                        n *= fx[j];
-                        d *= fx[j] - fx[i];
-                    }
-                }
-                n * d.invert().unwrap()
-            })
-            .collect();
-        assert_eq!(fast, slow);
-        let general = lagrange_at_zero::<Fr>(&[2, 3, 5]).unwrap();
-        // Δ for {2,3,5}: 3·5/((3−2)(5−2)) = 5, 2·5/((2−3)(5−3)) = −5,
-        // 2·3/((2−5)(3−5)) = 1.
-        assert_eq!(general, vec![Fr::from_u64(5), -Fr::from_u64(5), Fr::one()]);
     }
 
     #[test]
@@ -1092,25 +825,6 @@ mod tests {
 
     fn binomial(n: u64, k: u64) -> u128 {
         (0..k).fold(1u128, |acc, i| acc * u128::from(n - i) / u128::from(i + 1))
-    }
-
-    #[test]
-    fn public_multiplication_matches_the_backend() {
-        let mut r = rng(14);
-        let p = <Bls12 as Curve>::G1::generator() * Fr::random(&mut r);
-        let mut cases = vec![Fr::zero(), Fr::one(), -Fr::one(), Fr::random(&mut r)];
-        for k in [1u64, 2, 15, 16, 17, 31, 32, 33, 1000, u64::MAX] {
-            cases.push(Fr::from_u64(k));
-            cases.push(-Fr::from_u64(k));
-        }
-        let big = Fr::from_u64(u64::MAX) * Fr::from_u64(u64::MAX); // ~2^128
-        cases.extend([big, -big, Fr::from_u64(1 << 62) * Fr::from_u64(1 << 63)]);
-        let b = binomial(100, 50);
-        let hi = Fr::from_u64((b >> 64) as u64) * Fr::from_u64(1 << 32) * Fr::from_u64(1 << 32);
-        cases.push(hi + Fr::from_u64(b as u64));
-        for w in cases {
-            assert_eq!(mul_public(&p, &w), p * w);
-        }
     }
 
     #[test]

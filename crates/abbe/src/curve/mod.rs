@@ -26,6 +26,7 @@ pub mod bn254;
 pub mod counting;
 mod fixed_base;
 mod miracl;
+mod wnaf;
 
 pub use bls12_381::Bls12;
 pub use bls24_479::Bls24;
@@ -33,6 +34,7 @@ pub use bls48_581::Bls48;
 pub use bn254::Bn254;
 pub use counting::{Counted, OpCounts};
 pub use fixed_base::FixedBaseTable;
+pub use wnaf::mul_public;
 
 use core::fmt::Debug;
 use core::ops::{Add, AddAssign, Mul, MulAssign, Neg, Sub, SubAssign};

@@ -17,6 +17,7 @@ use core::fmt::Debug;
 use core::ops::{Add, Mul, Neg, Sub};
 
 use super::error::{ErrorKind, PolicyError};
+use super::sharing::lagrange_at_zero;
 use super::tree::{AccessTree, GateKind, Node, Selection};
 
 /// The (prime) field the shares live in.
@@ -37,6 +38,11 @@ pub trait ShareField:
     fn from_u64(v: u64) -> Self;
     /// Multiplicative inverse, `None` for zero.
     fn invert(&self) -> Option<Self>;
+    /// Overwrites a secret value with zero, in a way the compiler keeps.
+    fn wipe(&mut self) {
+        *self = Self::zero();
+        core::hint::black_box(&*self);
+    }
 }
 
 /// A sparse LSSS matrix with its row labelling ρ.
@@ -100,26 +106,6 @@ impl<F: ShareField> Build<F> {
             }
         }
     }
-}
-
-/// Lagrange coefficients at 0 for the points `xs` (distinct, nonzero):
-/// `ω_i = Π_{j≠i} x_j / (x_j - x_i)`; O(k²) multiplications, one inversion
-/// per point.
-pub fn lagrange_at_zero<F: ShareField>(xs: &[F]) -> Option<Vec<F>> {
-    xs.iter()
-        .enumerate()
-        .map(|(i, &xi)| {
-            let mut num = F::one();
-            let mut den = F::one();
-            for (j, &xj) in xs.iter().enumerate() {
-                if i != j {
-                    num = num * xj;
-                    den = den * (xj - xi);
-                }
-            }
-            den.invert().map(|d| num * d)
-        })
-        .collect()
 }
 
 /// Shares of the subtree below `node`, whose LSSS row has share `share`:
@@ -286,10 +272,7 @@ fn recon<F: ShareField>(
                     Ok(Some(chosen.into_iter().flat_map(|(_, co)| co).collect()))
                 }
                 GateKind::Threshold => {
-                    let xs: Vec<F> = chosen
-                        .iter()
-                        .map(|(i, _)| F::from_u64(*i as u64 + 1))
-                        .collect();
+                    let xs: Vec<u64> = chosen.iter().map(|(i, _)| *i as u64 + 1).collect();
                     let w = lagrange_at_zero(&xs).ok_or_else(|| {
                         PolicyError::new(
                             ErrorKind::Argument,

@@ -45,6 +45,7 @@ pub mod numeric;
 mod parse;
 mod postfix;
 mod print;
+pub mod sharing;
 mod tree;
 
 #[cfg(test)]
@@ -53,8 +54,9 @@ mod proptests;
 pub use ast::{validate_name, CmpOp, Policy};
 pub use attrs::AttributeSet;
 pub use error::{ErrorKind, PolicyError};
-pub use lsss::{lagrange_at_zero, Lsss, ShareField};
+pub use lsss::{Lsss, ShareField};
 pub use print::{is_bare_name, quote_name};
+pub use sharing::lagrange_at_zero;
 pub use tree::{AccessTree, GateKind, Node, Selection};
 
 impl Policy {
