@@ -7,7 +7,7 @@
 //! * [`gpsw06`] — GPSW06 KP-ABE (large universe, random oracle, as GHW11
 //!   §4.1 states it) with GHW11 outsourced decryption.
 //! * [`gpsw06_small`] — GPSW06 KP-ABE, small universe fixed at setup (§4).
-//! * [`fame_cp`], [`fame_kp`] — FAME CP-ABE and KP-ABE (Agrawal–Chase, CCS
+//! * [`fame`] ([`fame::cp`], [`fame::kp`]) — FAME CP-ABE and KP-ABE (Agrawal–Chase, CCS
 //!   2017): decisional linear, Type-III, decryption with 6 pairings whatever
 //!   the policy.
 //! * [`cca`] — the CCA-secure version of any of them (FO transform).
@@ -18,8 +18,7 @@
 
 pub mod bsw07;
 pub mod cca;
-pub mod fame_cp;
-pub mod fame_kp;
+pub mod fame;
 pub mod gpsw06;
 pub mod gpsw06_small;
 pub mod rcca;
@@ -29,8 +28,7 @@ pub mod yct14;
 
 pub use bsw07::Bsw07;
 pub use cca::Cca;
-pub use fame_cp::FameCp;
-pub use fame_kp::FameKp;
+pub use fame::{FameCp, FameKp};
 pub use gpsw06::Gpsw06;
 pub use gpsw06_small::Gpsw06Small;
 pub use rcca::Rcca;

@@ -5,7 +5,7 @@
 //! accompanies the CP-ABE of §4 (same setup, the MSP moved into the key).
 //! KEM form: the session key is derived from T_1^{s_1}·T_2^{s_2} ∈ GT.
 //! Setup, public and master keys, the hash and the decryption pairing are
-//! shared with [`super::fame_cp`] (whose documentation explains the hash
+//! shared with FAME-CP in [`super`] (whose documentation explains the hash
 //! encoding and the Type-III placement); objects carry the FAME-KP scheme id
 //! and hash under their own domain-separation tag.
 //!
@@ -50,7 +50,7 @@
 //! 3·96 + 3·48·n_1 bytes (+ policy text).
 //!
 //! ## Side channels
-//! As in [`super::fame_cp`]: secret scalars through fixed-base tables,
+//! As in [`super`]: secret scalars through fixed-base tables,
 //! [`Group::mul_secret`] and [`Group::msm_secret`]; public ones (M_ij, γ_i)
 //! through the variable-time linear combinations.
 //!
@@ -75,7 +75,7 @@ use std::collections::BTreeMap;
 use std::marker::PhantomData;
 use std::sync::OnceLock;
 
-use super::fame_cp::{
+use super::{
     attr_hashes, by_t, column_hashes, decrypt6, invalid, k_over_a, lincomb, lt, preamble, prepare3,
     read3, wipe3, wipe_scalars, write3, FameMasterKey, FamePublicKey, Kp,
 };
@@ -617,7 +617,7 @@ mod tests {
         let (_, header) = F::encapsulate(&pk, &attrs("a, b"), &mut r).unwrap();
         assert!(Header::<Bn254>::from_bytes(&header.to_bytes()).is_err());
         // FAME-CP objects are refused.
-        let (cp_pk, _) = super::super::fame_cp::FameCp::<Bls12>::setup(&(), &mut r).unwrap();
+        let (cp_pk, _) = super::super::cp::FameCp::<Bls12>::setup(&(), &mut r).unwrap();
         assert!(PublicKey::<Bls12>::from_bytes(&cp_pk.to_bytes()).is_err());
     }
 

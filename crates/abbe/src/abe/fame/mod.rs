@@ -1,0 +1,549 @@
+//! FAME (Agrawal–Chase, "FAME: Fast Attribute-based Message Encryption",
+//! ACM CCS 2017, ePrint 2017/807): what its CP-ABE ([`cp`], §4) and KP-ABE
+//! ([`kp`], Appendix) share — setup, the public and master keys, the hash
+//! H, the Type-III placement, key-element and decryption arithmetic. Each
+//! scheme file holds its keys, headers and algorithms.
+//!
+//! ## Hash inputs
+//! The paper writes H(y l t) and H(0 j l t) as concatenations. We encode
+//! them unambiguously: `0x01 ‖ len(y) (u32 BE) ‖ y ‖ l ‖ t` for an attribute
+//! and `0x00 ‖ j (u32 BE) ‖ l ‖ t` for MSP column j (1-based, as in the paper),
+//! hashed with RFC 9380 hash-to-curve under the scheme's domain-separation
+//! tag (`ABBE-V1-FAME-CP-H-<curve>`; FAME-KP has its own). Each hash is
+//! cached process-wide under its full input (`#FAME-CP#lt#a#y`,
+//! `#FAME-CP#lt#c#j`; user attribute names never start with `#`), and an
+//! encryption or key generation computes every hash it needs once: the
+//! column hashes once per column, never per (row, column) pair — this is
+//! where other implementations go quadratic in the policy size.
+//!
+//! ## Type-III placement (e: G1 × G2 → GT)
+//! The paper already states FAME in asymmetric groups: G carries g, the hash
+//! H and every per-attribute / per-row element (sk_{y,t}, sk'_t, ct_{i,l});
+//! H carries only h, H_1, H_2 and the constant-size ct_0 and sk_0. We map
+//! **G → G1 and H → G2**. All linear-size work (hashing, the per-row
+//! exponentiations of encryption and key generation) and all linear-size
+//! data are then in the smaller, faster group (on BLS12-381 a G1 element is
+//! 48 bytes against 96; G1 exponentiations and hashes cost a fraction of
+//! their G2 counterparts),
+//! and the six decryption pairings pair an aggregate of G1 elements (A_l,
+//! B_t) with one of six constant G2 elements. The key's sk_0 lines are
+//! precomputed once per key ([`UserKey`] caches them); the ciphertext's
+//! three ct_0 lines are computed at each decryption (a constant cost). The
+//! mirrored placement would move every hash and every per-row element to G2
+//! to save those three line computations.
+//!
+//! ## Side channels
+//! Secret scalars (a, b, d, r, σ, s_1, s_2) go through fixed-base tables,
+//! [`Group::mul_secret`] and [`Group::msm_secret`] (constant time on every
+//! curve); the variable-time linear combinations take public scalars only:
+//! the LSSS entries M_ij and the decryption coefficients γ_i.
+//!
+
+use crate::curve::{wipe, Curve, FixedBaseTable, Group, Scalar, Target};
+use crate::wire::{Encoded, ObjectKind, Reader, SchemeId, WireError, Writer};
+use rand_core::{CryptoRng, RngCore};
+use std::marker::PhantomData;
+use std::sync::{Arc, OnceLock};
+
+use super::attr_cache;
+
+pub mod cp;
+pub mod kp;
+
+pub use cp::FameCp;
+pub use kp::FameKp;
+
+/// Which of the two FAME schemes an object belongs to: fixes the scheme id
+/// in the preamble and the hash's domain separation.
+pub trait Variant: 'static + Copy + Default + Send + Sync + core::fmt::Debug {
+    const SCHEME: SchemeId;
+    /// Tag used in the hash DST and the hash cache keys.
+    const TAG: &'static str;
+}
+
+/// FAME CP-ABE.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Cp;
+impl Variant for Cp {
+    const SCHEME: SchemeId = SchemeId::FameCp;
+    const TAG: &'static str = "FAME-CP";
+}
+
+/// FAME KP-ABE.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Kp;
+impl Variant for Kp {
+    const SCHEME: SchemeId = SchemeId::FameKp;
+    const TAG: &'static str = "FAME-KP";
+}
+
+fn hash_dst<C: Curve, V: Variant>() -> Vec<u8> {
+    format!("ABBE-V1-{}-H-{}", V::TAG, C::NAME).into_bytes()
+}
+
+/// Index of (l, t), l ∈ {1,2,3}, t ∈ {1,2}, in a `[_; 6]` of hashes.
+#[inline]
+pub(crate) fn lt(l: usize, t: usize) -> usize {
+    (l - 1) * 2 + (t - 1)
+}
+
+/// H(y l t) for l ∈ {1,2,3}, t ∈ {1,2}, indexed by [`lt`]; each hash cached
+/// process-wide under its full input.
+pub(crate) fn attr_hashes<C: Curve, V: Variant>(y: &str) -> [C::G1; 6] {
+    let mut out = [C::G1::identity(); 6];
+    for l in 1..=3u8 {
+        for t in 1..=2u8 {
+            let key = format!("#{}#{l}{t}#a#{y}", V::TAG);
+            let dst = hash_dst::<C, V>();
+            out[lt(l as usize, t as usize)] =
+                attr_cache::get_or_insert::<C::G1>(&dst, &key, || {
+                    let mut msg = Vec::with_capacity(y.len() + 7);
+                    msg.push(1u8);
+                    msg.extend_from_slice(&(y.len() as u32).to_be_bytes());
+                    msg.extend_from_slice(y.as_bytes());
+                    msg.extend_from_slice(&[l, t]);
+                    C::G1::hash_to_curve(&msg, &dst)
+                });
+        }
+    }
+    out
+}
+
+/// H(0 j l t) for MSP column j (1-based, the paper's numbering), indexed by
+/// [`lt`]; cached like [`attr_hashes`].
+pub(crate) fn column_hashes<C: Curve, V: Variant>(j: usize) -> [C::G1; 6] {
+    let mut out = [C::G1::identity(); 6];
+    for l in 1..=3u8 {
+        for t in 1..=2u8 {
+            let key = format!("#{}#{l}{t}#c#{j}", V::TAG);
+            let dst = hash_dst::<C, V>();
+            out[lt(l as usize, t as usize)] =
+                attr_cache::get_or_insert::<C::G1>(&dst, &key, || {
+                    let mut msg = Vec::with_capacity(7);
+                    msg.push(0u8);
+                    msg.extend_from_slice(&(j as u32).to_be_bytes());
+                    msg.extend_from_slice(&[l, t]);
+                    C::G1::hash_to_curve(&msg, &dst)
+                });
+        }
+    }
+    out
+}
+
+/// Σ c_i·P_i with the ±1 coefficients (LSSS entries of AND/OR gates,
+/// reconstruction coefficients of AND/OR policies) done by additions and
+/// only the remaining terms in one MSM.
+pub(crate) fn lincomb<G: Group>(points: &[G], coeffs: &[G::Scalar]) -> G {
+    let one = G::Scalar::one();
+    let minus_one = -one;
+    let mut plus = Vec::new();
+    let mut minus = Vec::new();
+    let mut gp = Vec::new();
+    let mut gs = Vec::new();
+    for (p, c) in points.iter().zip(coeffs) {
+        if *c == one {
+            plus.push(*p);
+        } else if *c == minus_one {
+            minus.push(*p);
+        } else if !c.is_zero() {
+            gp.push(*p);
+            gs.push(*c);
+        }
+    }
+    let mut acc = G::sum(&plus);
+    if !minus.is_empty() {
+        acc -= G::sum(&minus);
+    }
+    if !gp.is_empty() {
+        acc += G::msm(&gp, &gs);
+    }
+    acc
+}
+
+/// The decryption equation shared by both variants, from the selected rows'
+/// ciphertext elements `cts[l]`, key elements `sks[t]` and coefficients γ:
+/// A_l = Σ γ_i·cts[l]_i, B_t = b0_t + Σ γ_i·sks[t]_i, then one multi-pairing
+/// of six pairs, Π_t e(B_t, ct_{0,t}) · Π_l e(−A_l, sk_{0,l}).
+///
+/// With many rows the ciphertext-side sums run on one core while the other
+/// computes the key-side sums and ct_0's lines.
+pub(crate) fn decrypt6<C: Curve>(
+    cts: &[Vec<C::G1>; 3],
+    sks: &[Vec<C::G1>; 3],
+    gammas: &[C::Scalar],
+    b0: Option<&[C::G1; 3]>,
+    ct0: &[C::G2; 3],
+    sk0_lines: &[C::G2Prepared; 3],
+) -> C::Gt {
+    let a_side = || {
+        [
+            lincomb(&cts[0], gammas),
+            lincomb(&cts[1], gammas),
+            lincomb(&cts[2], gammas),
+        ]
+    };
+    let b_side = || {
+        let mut b = [
+            lincomb(&sks[0], gammas),
+            lincomb(&sks[1], gammas),
+            lincomb(&sks[2], gammas),
+        ];
+        if let Some(b0) = b0 {
+            for (x, y) in b.iter_mut().zip(b0) {
+                *x += *y;
+            }
+        }
+        (b, prepare3::<C>(ct0))
+    };
+    let (a, (b, ct0_lines)) =
+        if C::PARALLEL && gammas.len() >= 16 && rayon::current_num_threads() > 1 {
+            rayon::join(a_side, b_side)
+        } else {
+            (a_side(), b_side())
+        };
+    let terms: [(C::G1, &C::G2Prepared); 6] = [
+        (b[0], &ct0_lines[0]),
+        (b[1], &ct0_lines[1]),
+        (b[2], &ct0_lines[2]),
+        (-a[0], &sk0_lines[0]),
+        (-a[1], &sk0_lines[1]),
+        (-a[2], &sk0_lines[2]),
+    ];
+    C::multi_pairing(&terms)
+}
+
+/// Fixed-base tables, built on first use.
+pub(crate) struct Tables<C: Curve> {
+    pub(crate) g: FixedBaseTable<C::G1>,
+    pub(crate) h: FixedBaseTable<C::G2>,
+    pub(crate) h1: FixedBaseTable<C::G2>,
+    pub(crate) h2: FixedBaseTable<C::G2>,
+}
+
+/// Public parameters (H_1, H_2, T_1, T_2); g ∈ G1 and h ∈ G2 are the fixed
+/// generators.
+pub struct FamePublicKey<C: Curve, V: Variant> {
+    h1: C::G2,
+    h2: C::G2,
+    t1: C::Gt,
+    t2: C::Gt,
+    tables: OnceLock<Arc<Tables<C>>>,
+    id: OnceLock<[u8; 16]>,
+    _v: PhantomData<V>,
+}
+
+impl<C: Curve, V: Variant> Clone for FamePublicKey<C, V> {
+    fn clone(&self) -> Self {
+        FamePublicKey {
+            h1: self.h1,
+            h2: self.h2,
+            t1: self.t1,
+            t2: self.t2,
+            tables: self.tables.clone(),
+            id: self.id.clone(),
+            _v: PhantomData,
+        }
+    }
+}
+
+impl<C: Curve, V: Variant> core::fmt::Debug for FamePublicKey<C, V> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(
+            f,
+            "{} PublicKey on {} (setup {})",
+            V::TAG,
+            C::NAME,
+            crate::wire::hex(&self.setup_id())
+        )
+    }
+}
+
+impl<C: Curve, V: Variant> FamePublicKey<C, V> {
+    fn new(h1: C::G2, h2: C::G2, t1: C::Gt, t2: C::Gt) -> Self {
+        FamePublicKey {
+            h1,
+            h2,
+            t1,
+            t2,
+            tables: OnceLock::new(),
+            id: OnceLock::new(),
+            _v: PhantomData,
+        }
+    }
+
+    /// H_1 = h^{a_1} ∈ G2.
+    pub fn h1(&self) -> &C::G2 {
+        &self.h1
+    }
+    /// H_2 = h^{a_2} ∈ G2.
+    pub fn h2(&self) -> &C::G2 {
+        &self.h2
+    }
+    /// T_1 = e(g,h)^{d_1 a_1 + d_3} ∈ GT.
+    pub fn t1(&self) -> &C::Gt {
+        &self.t1
+    }
+    /// T_2 = e(g,h)^{d_2 a_2 + d_3} ∈ GT.
+    pub fn t2(&self) -> &C::Gt {
+        &self.t2
+    }
+
+    pub(crate) fn tables(&self) -> &Tables<C> {
+        self.tables.get_or_init(|| {
+            Arc::new(Tables {
+                g: C::G1::generator().precompute(),
+                h: C::G2::generator().precompute(),
+                h1: self.h1.precompute(),
+                h2: self.h2.precompute(),
+            })
+        })
+    }
+
+    /// The setup identifier (first 16 bytes of SHA-256 over the encoded
+    /// public key), computed once.
+    pub fn setup_id(&self) -> [u8; 16] {
+        *self
+            .id
+            .get_or_init(|| crate::wire::setup_id(&self.to_bytes()))
+    }
+
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut w = Writer::new(preamble::<C, V>(ObjectKind::PublicKey));
+        w.point(&self.h1).point(&self.h2).gt(&self.t1).gt(&self.t2);
+        w.finish()
+    }
+
+    pub fn from_bytes(bytes: &[u8]) -> Result<Self, WireError> {
+        let mut r = Reader::open_for(bytes, ObjectKind::PublicKey, V::SCHEME, C::ID)?;
+        let h1 = r.point("H_1")?;
+        let h2 = r.point("H_2")?;
+        let t1 = r.gt("T_1")?;
+        let t2 = r.gt("T_2")?;
+        r.finish()?;
+        Ok(Self::new(h1, h2, t1, t2))
+    }
+
+    /// ct_0 = (H_1^{s_1}, H_2^{s_2}, h^{s_1+s_2}) and the encapsulated
+    /// T_1^{s_1}·T_2^{s_2}.
+    pub(crate) fn ct0_and_mask(&self, s1: &C::Scalar, s2: &C::Scalar) -> ([C::G2; 3], C::Gt) {
+        let tb = self.tables();
+        let ct0 = [
+            C::G2::mul_fixed(&tb.h1, s1),
+            C::G2::mul_fixed(&tb.h2, s2),
+            C::G2::mul_fixed(&tb.h, &(*s1 + *s2)),
+        ];
+        (ct0, self.t1.pow(s1) * self.t2.pow(s2))
+    }
+}
+
+/// The master key (a_1, a_2, b_1, b_2, d_1, d_2, d_3); zeroized on drop.
+pub struct FameMasterKey<C: Curve, V: Variant> {
+    pub(crate) a: [C::Scalar; 2],
+    pub(crate) b: [C::Scalar; 2],
+    pub(crate) d: [C::Scalar; 3],
+    pub(crate) setup_id: [u8; 16],
+    _v: PhantomData<V>,
+}
+
+impl<C: Curve, V: Variant> Drop for FameMasterKey<C, V> {
+    fn drop(&mut self) {
+        for s in self.a.iter_mut().chain(&mut self.b).chain(&mut self.d) {
+            wipe(s, C::Scalar::zero());
+        }
+    }
+}
+
+impl<C: Curve, V: Variant> FameMasterKey<C, V> {
+    pub(crate) fn generate<R: RngCore + CryptoRng>(rng: &mut R) -> (FamePublicKey<C, V>, Self) {
+        let mut nonzero = || loop {
+            let s = C::Scalar::random(rng);
+            if !s.is_zero() {
+                break s;
+            }
+        };
+        let a = [nonzero(), nonzero()];
+        let b = [nonzero(), nonzero()];
+        let d = [nonzero(), nonzero(), nonzero()];
+        let mut mk = FameMasterKey {
+            a,
+            b,
+            d,
+            setup_id: [0; 16],
+            _v: PhantomData,
+        };
+        let pk = mk.public_key();
+        mk.setup_id = pk.setup_id();
+        (pk, mk)
+    }
+
+    pub fn setup_id(&self) -> [u8; 16] {
+        self.setup_id
+    }
+
+    /// Recomputes the public key from the master secrets.
+    pub fn public_key(&self) -> FamePublicKey<C, V> {
+        let e_gh = C::pairing(&C::G1::generator(), &C::G2::generator());
+        let h = C::G2::generator();
+        FamePublicKey::new(
+            h.mul_secret(&self.a[0]),
+            h.mul_secret(&self.a[1]),
+            e_gh.pow(&(self.d[0] * self.a[0] + self.d[2])),
+            e_gh.pow(&(self.d[1] * self.a[1] + self.d[2])),
+        )
+    }
+
+    /// 1/a_1, 1/a_2 (a_t ≠ 0 is checked at setup and decoding).
+    pub(crate) fn a_inv(&self) -> [C::Scalar; 2] {
+        [
+            self.a[0].invert().unwrap_or_else(C::Scalar::zero),
+            self.a[1].invert().unwrap_or_else(C::Scalar::zero),
+        ]
+    }
+
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut w = Writer::new(preamble::<C, V>(ObjectKind::MasterKey));
+        w.raw(&self.setup_id);
+        for s in self.a.iter().chain(&self.b).chain(&self.d) {
+            w.scalar(s);
+        }
+        w.finish()
+    }
+
+    pub fn from_bytes(bytes: &[u8]) -> Result<Self, WireError> {
+        let mut r = Reader::open_for(bytes, ObjectKind::MasterKey, V::SCHEME, C::ID)?;
+        let setup_id = r.array("setup id")?;
+        let a = [r.scalar("a_1")?, r.scalar("a_2")?];
+        let b = [r.scalar("b_1")?, r.scalar("b_2")?];
+        let d = [r.scalar("d_1")?, r.scalar("d_2")?, r.scalar("d_3")?];
+        r.finish()?;
+        let mk = FameMasterKey {
+            a,
+            b,
+            d,
+            setup_id,
+            _v: PhantomData,
+        };
+        if mk.a.iter().chain(&mk.b).any(|s: &C::Scalar| s.is_zero()) {
+            return Err(WireError::Invalid {
+                what: "master key",
+                detail: "a zero a_t or b_t".into(),
+            });
+        }
+        if mk.public_key().setup_id() != setup_id {
+            return Err(WireError::Invalid {
+                what: "master key",
+                detail: "secrets do not match its setup id".into(),
+            });
+        }
+        Ok(mk)
+    }
+
+    /// Draws r_1, r_2 and returns sk_0 = h^{(b_1r_1, b_2r_2, r_1+r_2)} with
+    /// the exponents k = (b_1r_1, b_2r_2, r_1+r_2) (to be wiped by the
+    /// caller).
+    pub(crate) fn sk0<R: RngCore + CryptoRng>(
+        &self,
+        pk: &FamePublicKey<C, V>,
+        rng: &mut R,
+    ) -> ([C::G2; 3], [C::Scalar; 3]) {
+        let mut r1 = C::Scalar::random(rng);
+        let mut r2 = C::Scalar::random(rng);
+        let k = [self.b[0] * r1, self.b[1] * r2, r1 + r2];
+        wipe(&mut r1, C::Scalar::zero());
+        wipe(&mut r2, C::Scalar::zero());
+        let tb = pk.tables();
+        let sk0 = [
+            C::G2::mul_fixed(&tb.h, &k[0]),
+            C::G2::mul_fixed(&tb.h, &k[1]),
+            C::G2::mul_fixed(&tb.h, &k[2]),
+        ];
+        (sk0, k)
+    }
+}
+
+/// The preamble of a FAME object.
+pub(crate) fn preamble<C: Curve, V: Variant>(kind: ObjectKind) -> crate::wire::Preamble {
+    crate::wire::Preamble::new(kind, V::SCHEME, C::ID)
+}
+
+/// Reads three points (an sk_0/ct_0 or a row).
+pub(crate) fn read3<G: Group>(r: &mut Reader<'_>, what: &'static str) -> Result<[G; 3], WireError> {
+    Ok([r.point(what)?, r.point(what)?, r.point(what)?])
+}
+
+pub(crate) fn write3<G: Group>(w: &mut Writer, p: &[G; 3]) {
+    w.point(&p[0]).point(&p[1]).point(&p[2]);
+}
+
+pub(crate) fn wipe3<G: Group>(p: &mut [G; 3]) {
+    for x in p.iter_mut() {
+        wipe(x, G::identity());
+    }
+}
+
+pub(crate) fn prepare3<C: Curve>(p: &[C::G2; 3]) -> [C::G2Prepared; 3] {
+    [C::prepare(&p[0]), C::prepare(&p[1]), C::prepare(&p[2])]
+}
+
+pub(crate) fn invalid(what: &'static str, detail: impl Into<String>) -> WireError {
+    WireError::Invalid {
+        what,
+        detail: detail.into(),
+    }
+}
+
+impl<C: Curve, V: Variant> Encoded for FamePublicKey<C, V> {
+    fn to_bytes(&self) -> Vec<u8> {
+        FamePublicKey::to_bytes(self)
+    }
+    fn from_bytes(bytes: &[u8]) -> Result<Self, WireError> {
+        FamePublicKey::from_bytes(bytes)
+    }
+}
+
+impl<C: Curve, V: Variant> Encoded for FameMasterKey<C, V> {
+    fn to_bytes(&self) -> Vec<u8> {
+        FameMasterKey::to_bytes(self)
+    }
+    fn from_bytes(bytes: &[u8]) -> Result<Self, WireError> {
+        FameMasterKey::from_bytes(bytes)
+    }
+}
+
+/// Σ_l (k_l/a_t)·H_l + e·g for t = 1, 2 and e_3·g: the three key elements
+/// of one attribute (or of sk'), given the hashes H(· l t), the exponents
+/// k/a_t and the g-exponents e = (e_1, e_2, e_3).
+pub(crate) fn key_triple<C: Curve>(
+    hashes: &[[C::G1; 3]; 2],
+    k_over_a: &[[C::Scalar; 3]; 2],
+    e: &[C::Scalar; 3],
+    g: &FixedBaseTable<C::G1>,
+) -> [C::G1; 3] {
+    [
+        C::G1::msm_secret(&hashes[0], &k_over_a[0]) + C::G1::mul_fixed(g, &e[0]),
+        C::G1::msm_secret(&hashes[1], &k_over_a[1]) + C::G1::mul_fixed(g, &e[1]),
+        C::G1::mul_fixed(g, &e[2]),
+    ]
+}
+
+/// Regroups six hashes indexed by [`lt`] as `[t][l]`.
+pub(crate) fn by_t<G: Copy>(h: &[G; 6]) -> [[G; 3]; 2] {
+    [
+        [h[lt(1, 1)], h[lt(2, 1)], h[lt(3, 1)]],
+        [h[lt(1, 2)], h[lt(2, 2)], h[lt(3, 2)]],
+    ]
+}
+
+/// k_l / a_t as `[t][l]`.
+pub(crate) fn k_over_a<S: Scalar>(k: &[S; 3], a_inv: &[S; 2]) -> [[S; 3]; 2] {
+    [
+        [k[0] * a_inv[0], k[1] * a_inv[0], k[2] * a_inv[0]],
+        [k[0] * a_inv[1], k[1] * a_inv[1], k[2] * a_inv[1]],
+    ]
+}
+
+pub(crate) fn wipe_scalars<S: Scalar>(s: &mut [S]) {
+    for x in s.iter_mut() {
+        wipe(x, S::zero());
+    }
+}
