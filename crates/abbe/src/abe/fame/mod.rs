@@ -27,7 +27,7 @@
 //! their G2 counterparts),
 //! and the six decryption pairings pair an aggregate of G1 elements (A_l,
 //! B_t) with one of six constant G2 elements. The key's sk_0 lines are
-//! precomputed once per key ([`UserKey`] caches them); the ciphertext's
+//! precomputed once per key ([`cp::UserKey`], [`kp::UserKey`] cache them); the ciphertext's
 //! three ct_0 lines are computed at each decryption (a constant cost). The
 //! mirrored placement would move every hash and every per-row element to G2
 //! to save those three line computations.
