@@ -30,6 +30,12 @@ pub(crate) const ATTRIBUTE_SETS: &[(&str, bool)] = &[
     ("cardiology", false),
 ];
 
+/// A light ABE case for the slow level-192/256 curves.
+pub(crate) const FEW_ATTRIBUTE_SETS: &[(&str, bool)] = &[
+    ("nurse, age = 31", true),
+    ("doctor, nurse, age = 29", false),
+];
+
 /// Users of a broadcast case with N = 12 and recipients `2-5, 11`.
 pub(crate) const MEMBERS: &[(&str, bool)] = &[
     ("2", true),

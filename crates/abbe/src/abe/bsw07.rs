@@ -668,7 +668,7 @@ impl<C: Curve> Kem for Bsw07<C> {
 mod tests {
     use super::*;
     use crate::conformance::{self, rng, Case};
-    use crate::curve::{Bls12, Bn254, Counted, OpCounts};
+    use crate::curve::{Bls12, Bls48, Bn254, Counted, OpCounts};
     use crate::policy::generate;
     use proptest::prelude::*;
 
@@ -679,6 +679,17 @@ mod tests {
     }
 
     conformance::tests!();
+
+    /// End to end on BLS48-581 (the level-256 miracl backend).
+    #[test]
+    fn round_trip_bls48() {
+        let few = conformance::FEW_ATTRIBUTE_SETS;
+        conformance::round_trip(&Case::<Bsw07<Bls48>>::one_target(
+            (),
+            conformance::POLICY,
+            few,
+        ));
+    }
     type Fr = <Bls12 as Curve>::Scalar;
 
     fn attrs(s: &str) -> AttributeSet {

@@ -783,7 +783,7 @@ impl<C: Curve> Outsourcing for Waters11<C> {
 mod tests {
     use super::*;
     use crate::conformance::{self, rng, Case};
-    use crate::curve::{Bls12, Bn254, Counted, OpCounts};
+    use crate::curve::{Bls12, Bls24, Bn254, Counted, OpCounts};
     use crate::policy::generate;
     use proptest::prelude::*;
 
@@ -794,6 +794,17 @@ mod tests {
     }
 
     conformance::tests!(outsourced_round_trip);
+
+    /// End to end on BLS24-479 (the level-192 miracl backend).
+    #[test]
+    fn round_trip_bls24() {
+        let few = conformance::FEW_ATTRIBUTE_SETS;
+        conformance::round_trip(&Case::<Waters11<Bls24>>::one_target(
+            (),
+            conformance::POLICY,
+            few,
+        ));
+    }
 
     #[test]
     fn other_curves_objects_are_refused() {

@@ -125,9 +125,4 @@ mod tests {
         let x4 = x * x * x * x;
         assert!((x4 * x4 - x4 + Fr::one()).is_zero());
     }
-
-    #[test]
-    fn waters11_end_to_end() {
-        crate::curve::miracl::tests_support::waters11_round_trip::<Bls24>();
-    }
 }

@@ -120,9 +120,4 @@ mod tests {
         let t8 = (0..3).fold(t, |a, _| a * a);
         assert!((t8 * t8 - t8 + Fr::one()).is_zero());
     }
-
-    #[test]
-    fn bsw07_end_to_end() {
-        crate::curve::miracl::tests_support::bsw07_round_trip::<Bls48>();
-    }
 }
