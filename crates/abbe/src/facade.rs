@@ -283,7 +283,7 @@ pub fn decrypt(
     verify_with: Option<&[u8]>,
 ) -> Result<envelope::Opened, Error> {
     let head = envelope::read_head(&mut input)?;
-    let session = session_of(key, &head, &outsource::Expect::default())?;
+    let session = session_of(of_object(key)?, key, &head, &outsource::Expect::default())?;
     Ok(envelope::open_with(
         &head,
         &session,
@@ -293,10 +293,12 @@ pub fn decrypt(
     )?)
 }
 
-/// The session key of a ciphertext file's head: a user key opens an
-/// original file, a retrieval key a transformed one (with `expect`'s
-/// checks). Key and ciphertext must be of the same scheme and curve.
+/// The session key of a ciphertext file's head: a user key of `scheme`
+/// opens an original file, a retrieval key a transformed one (with
+/// `expect`'s checks). Key and ciphertext must be of the same scheme and
+/// curve.
 pub fn session_of(
+    scheme: &dyn Scheme,
     key: &[u8],
     head: &envelope::Head,
     expect: &outsource::Expect,
@@ -312,17 +314,16 @@ pub fn session_of(
             hp.curve.name()
         )));
     }
+    if let (ObjectKind::EncryptedFile, Some(want)) = (head.preamble.kind, expect.header_id) {
+        if outsource::header_id(&head.header)? != want {
+            return Err(Error::Invalid(
+                "this ciphertext's header id is not the one given with --expect-header".into(),
+            ));
+        }
+    }
     match (head.preamble.kind, kp.kind) {
         (ObjectKind::EncryptedFile, ObjectKind::UserKey | ObjectKind::SchemeUserKey) => {
-            if let Some(want) = expect.header_id {
-                if outsource::header_id(&head.header)? != want {
-                    return Err(Error::Invalid(
-                        "this ciphertext's header id is not the one given with --expect-header"
-                            .into(),
-                    ));
-                }
-            }
-            of_object(key)?.decapsulate(key, &head.header, expect.allow_cpa)
+            scheme.decapsulate(key, &head.header, expect.allow_cpa)
         }
         (ObjectKind::TransformedFile, ObjectKind::RetrievalKey | ObjectKind::CpaRetrievalKey) => {
             Ok(outsource::decrypt_transformed_bytes(key, &head.header, expect)?)

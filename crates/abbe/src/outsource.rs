@@ -342,7 +342,11 @@ fn decrypt_transformed<K: BlindedKem>(
             RccaRetrievalKey::<K>::from_bytes(rk)?.inner(),
             &K::Transformed::from_bytes(transformed)?,
         )?),
-        // A bare retrieval key (kind 5) is made for GHW11's CPA scheme.
+        // A bare retrieval key (kind 5) is made for GHW11's CPA scheme;
+        // its transformations are just as unchecked.
+        (ObjectKind::CpaRetrievalKey, ObjectKind::TransformedKemHeader) if !allow_cpa => Err(
+            OutsourceError::Kind(cpa_refused("CPA transformation (kind 7)")),
+        ),
         (ObjectKind::CpaRetrievalKey, ObjectKind::TransformedKemHeader) => Ok(K::decrypt_transformed(
             &K::RetrievalKey::from_bytes(rk)?,
             &K::Transformed::from_bytes(transformed)?,
@@ -398,6 +402,23 @@ mod tests {
         // unless asked to accept one.
         let e = decrypt_transformed_bytes(&rk, &t1, &Expect::default()).unwrap_err();
         assert!(e.to_string().contains("--allow-cpa"), "{e}");
+        // So does the bare CPA retrieval key inside it (kind 5).
+        let cpa_rk = RccaRetrievalKey::<W>::from_bytes(&rk)
+            .unwrap()
+            .inner()
+            .to_bytes();
+        assert_eq!(
+            Preamble::parse(&cpa_rk).unwrap().kind,
+            ObjectKind::CpaRetrievalKey
+        );
+        let e = decrypt_transformed_bytes(&cpa_rk, &t1, &Expect::default()).unwrap_err();
+        assert!(e.to_string().contains("--allow-cpa"), "{e}");
+        assert_eq!(
+            decrypt_transformed_bytes(&cpa_rk, &t1, &CPA)
+                .unwrap()
+                .as_bytes(),
+            k1.as_bytes()
+        );
 
         let (k2, h2) = Rcca::<W>::encapsulate(&pk, &policy, &mut rng).unwrap();
         let t2 = transform_bytes(&tk, &h2.to_bytes()).unwrap();

@@ -1,11 +1,11 @@
 //! `abbe decrypt`: a ciphertext with a user key, a transformed ciphertext
 //! with a retrieval key, or a ciphertext through a proxy.
 
-use crate::dispatch::{check_same_setup, scheme_for};
+use crate::dispatch::scheme_for;
 use crate::keyfile::{read_object, read_verifying_key};
 use crate::{io, proxy, CliError, Result};
 use abbe::envelope;
-use abbe::wire::{ObjectKind, Preamble};
+use abbe::wire::ObjectKind;
 use std::path::PathBuf;
 
 #[derive(clap::Args)]
@@ -83,29 +83,7 @@ pub fn run(args: Args) -> Result<()> {
     )?;
     let mut reader = io::open_ciphertext(input.as_ref(), "decrypting")?;
     let head = envelope::read_head(&mut reader)?;
-    let hpre = Preamble::parse(&head.header)?;
-    check_same_setup(&kpre, &hpre, "key")?;
-    if head.preamble.kind == ObjectKind::EncryptedFile {
-        check_expected_header(&head.header, &expect)?;
-    }
-    let session = match (head.preamble.kind, kpre.kind) {
-            (ObjectKind::EncryptedFile, ObjectKind::UserKey | ObjectKind::SchemeUserKey) => {
-                scheme_for(&kpre)?.decapsulate(&kbytes, &head.header, allow_cpa)?
-            }
-            (ObjectKind::TransformedFile, ObjectKind::RetrievalKey) => {
-                abbe::outsource::decrypt_transformed_bytes(&kbytes, &head.header, &expect)?
-            }
-            (ObjectKind::TransformedFile, _) => {
-                return Err(CliError::Invalid(
-                    "this is a transformed ciphertext: decrypt it with the retrieval key (--key alice.rk)".into(),
-                ))
-            }
-            _ => {
-                return Err(CliError::Invalid(
-                    "a retrieval key only decrypts transformed ciphertexts (run `abbe transform` first, or use the user key)".into(),
-                ))
-            }
-        };
+    let session = abbe::facade::session_of(scheme_for(&kpre)?, &kbytes, &head, &expect)?;
     open_payload(
         &head,
         &session,
