@@ -70,14 +70,15 @@
 //! * Final outsourced decryption: 1 GT exponentiation.
 
 use crate::curve::CurveId;
-use crate::curve::{par_map, wipe, Curve, FixedBaseTable, Group, Scalar, Target};
+use crate::curve::{par_map, wipe, Curve, FixedBaseTable, Group, LinedG2, Scalar, Target};
 use crate::kem::{Authority, Kem, KemError, Outsourcing, SessionKey};
-use crate::policy::{AccessTree, AttributeSet, Policy};
-use crate::wire::{ObjectKind, Preamble, Reader, SchemeId, WireError, Writer, MAX_ITEMS};
+use crate::policy::{AttributeSet, Policy, PolicyTree};
+use crate::wire::codec::{names_match, nonzero, object, rows_match, secrets_match};
+use crate::wire::{hex, Lazy, SchemeId, Secret};
 use rand_core::{CryptoRng, RngCore};
 use std::collections::BTreeMap;
 use std::marker::PhantomData;
-use std::sync::{Arc, OnceLock};
+use std::sync::OnceLock;
 
 use super::attr_cache;
 
@@ -103,24 +104,14 @@ struct Tables<C: Curve> {
     g2_a: FixedBaseTable<C::G2>,
 }
 
-/// Public parameters: e(g,g)^α and g^a (g1, g2 are the fixed generators).
-pub struct PublicKey<C: Curve> {
-    pub e_gg_alpha: C::Gt,
-    pub g2_a: C::G2,
-    tables: OnceLock<Arc<Tables<C>>>,
-    /// The setup id, computed once (encoding the key is not free).
-    id: OnceLock<[u8; 16]>,
-}
-
-impl<C: Curve> Clone for PublicKey<C> {
-    fn clone(&self) -> Self {
-        PublicKey {
-            e_gg_alpha: self.e_gg_alpha,
-            g2_a: self.g2_a,
-            tables: self.tables.clone(),
-            id: self.id.clone(),
-        }
+object! {
+    /// Public parameters: e(g,g)^α and g^a (g1, g2 are the fixed generators).
+    #[derive(Clone)]
+    pub struct PublicKey<C> = (PublicKey, SCHEME) {
+        pub e_gg_alpha: C::Gt => "e(g,g)^α",
+        pub g2_a: C::G2 => "g^a",
     }
+    cached { tables: Lazy<Tables<C>>, id: OnceLock<[u8; 16]> }
 }
 
 impl<C: Curve> core::fmt::Debug for PublicKey<C> {
@@ -129,19 +120,17 @@ impl<C: Curve> core::fmt::Debug for PublicKey<C> {
             f,
             "Waters11 PublicKey on {} (setup {})",
             C::NAME,
-            crate::wire::hex(&self.setup_id())
+            hex(&self.setup_id())
         )
     }
 }
 
 impl<C: Curve> PublicKey<C> {
     fn tables(&self) -> &Tables<C> {
-        self.tables.get_or_init(|| {
-            Arc::new(Tables {
-                g1: C::G1::generator().precompute(),
-                g2: C::G2::generator().precompute(),
-                g2_a: self.g2_a.precompute(),
-            })
+        self.tables.get_or_init(|| Tables {
+            g1: C::G1::generator().precompute(),
+            g2: C::G2::generator().precompute(),
+            g2_a: self.g2_a.precompute(),
         })
     }
 
@@ -153,160 +142,49 @@ impl<C: Curve> PublicKey<C> {
             .id
             .get_or_init(|| crate::wire::setup_id(&self.to_bytes()))
     }
-
-    pub fn to_bytes(&self) -> Vec<u8> {
-        let mut w = Writer::new(preamble::<C>(ObjectKind::PublicKey));
-        w.gt(&self.e_gg_alpha).point(&self.g2_a);
-        w.finish()
-    }
-
-    pub fn from_bytes(bytes: &[u8]) -> Result<Self, WireError> {
-        let (pre, mut r) = Reader::open(bytes, ObjectKind::PublicKey)?;
-        check_preamble::<C>(&pre)?;
-        let e_gg_alpha = r.gt("e(g,g)^alpha")?;
-        let g2_a = r.point("g^a")?;
-        r.finish()?;
-        Ok(PublicKey {
-            e_gg_alpha,
-            g2_a,
-            tables: OnceLock::new(),
-            id: OnceLock::new(),
-        })
-    }
 }
 
-/// The master key (α, a); zeroized on drop.
-pub struct MasterKey<C: Curve> {
-    alpha: C::Scalar,
-    a: C::Scalar,
-    setup_id: [u8; 16],
-}
-
-impl<C: Curve> Drop for MasterKey<C> {
-    fn drop(&mut self) {
-        wipe(&mut self.alpha, C::Scalar::zero());
-        wipe(&mut self.a, C::Scalar::zero());
+object! {
+    /// The master key (α, a); wiped on drop.
+    pub struct MasterKey<C> = (MasterKey, SCHEME), bound {
+        alpha: Secret<C::Scalar> => "α",
+        a: Secret<C::Scalar> => "a",
     }
+    check "α and a must give the public key of the setup id" =>
+        |mk| secrets_match(mk.public_key().setup_id(), mk.setup_id);
 }
 
 impl<C: Curve> MasterKey<C> {
-    pub fn setup_id(&self) -> [u8; 16] {
-        self.setup_id
-    }
     /// Recomputes the public key (e(g,g)^α, g^a) from the master secrets.
     pub fn public_key(&self) -> PublicKey<C> {
         let e_gg = C::pairing(&C::G1::generator(), &C::G2::generator());
         PublicKey {
             e_gg_alpha: e_gg.pow(&self.alpha),
             g2_a: C::G2::generator().mul_secret(&self.a),
-            tables: OnceLock::new(),
+            tables: Lazy::default(),
             id: OnceLock::new(),
         }
     }
-    pub fn to_bytes(&self) -> Vec<u8> {
-        let mut w = Writer::new(preamble::<C>(ObjectKind::MasterKey));
-        w.raw(&self.setup_id).scalar(&self.alpha).scalar(&self.a);
-        w.finish()
-    }
-    pub fn from_bytes(bytes: &[u8]) -> Result<Self, WireError> {
-        let (pre, mut r) = Reader::open(bytes, ObjectKind::MasterKey)?;
-        check_preamble::<C>(&pre)?;
-        let setup_id = r.array("setup id")?;
-        let alpha = r.scalar("alpha")?;
-        let a = r.scalar("a")?;
-        r.finish()?;
-        let mk = MasterKey { alpha, a, setup_id };
-        if mk.public_key().setup_id() != setup_id {
-            return Err(WireError::Invalid {
-                what: "master key",
-                detail: "secrets do not match its setup id".into(),
-            });
-        }
-        Ok(mk)
-    }
 }
 
-/// The elements shared by a user key and a transformation key:
-/// K ∈ G2, L ∈ G1, K_x ∈ G2, with the G2 lines cached on first use.
-pub struct KeyElements<C: Curve> {
-    setup_id: [u8; 16],
-    /// The attribute set (user-facing list and its expansion).
-    set: AttributeSet,
-    k: C::G2,
-    l: C::G1,
-    /// Expanded attribute → K_x.
-    kx: BTreeMap<String, (C::G2, OnceLock<C::G2Prepared>)>,
-    k_lines: OnceLock<C::G2Prepared>,
-}
-
-impl<C: Curve> Drop for KeyElements<C> {
-    fn drop(&mut self) {
-        wipe(&mut self.k, C::G2::identity());
-        wipe(&mut self.l, C::G1::identity());
-        for (p, _) in self.kx.values_mut() {
-            wipe(p, C::G2::identity());
-        }
+object! {
+    /// The elements shared by a user key and a transformation key:
+    /// K ∈ G2, L ∈ G1, K_x ∈ G2 (their lines cached on first use); wiped
+    /// on drop.
+    pub struct KeyElements<C> = body, bound {
+        set: AttributeSet => "attribute list",
+        k: Secret<LinedG2<C>> => "K",
+        l: Secret<C::G1> => "L",
+        kx: Secret<BTreeMap<String, LinedG2<C>>> => "K_x",
     }
+    check "the K_x are named by the expansion of the attribute list, in order" =>
+        |e| names_match(&e.set, e.kx.keys());
 }
 
 impl<C: Curve> KeyElements<C> {
-    pub fn setup_id(&self) -> [u8; 16] {
-        self.setup_id
-    }
     /// The attributes as given at key generation.
     pub fn attributes(&self) -> Vec<String> {
         self.set.display_attrs()
-    }
-    fn k_lines(&self) -> &C::G2Prepared {
-        self.k_lines.get_or_init(|| C::prepare(&self.k))
-    }
-
-    fn encode(&self, w: &mut Writer) {
-        w.raw(&self.setup_id);
-        w.str(&self.set.display_attrs().join(", "));
-        w.point(&self.k).point(&self.l);
-        w.u32(self.kx.len() as u32);
-        for (name, (p, _)) in &self.kx {
-            w.str(name).point(p);
-        }
-    }
-
-    fn decode(r: &mut Reader<'_>) -> Result<Self, WireError> {
-        let setup_id = r.array("setup id")?;
-        let text = r.str("attribute list")?;
-        let set = AttributeSet::parse(text).map_err(|e| WireError::Invalid {
-            what: "attribute list",
-            detail: e.to_string(),
-        })?;
-        let k = r.point("K")?;
-        let l = r.point("L")?;
-        let n = r.count("key attributes", MAX_ITEMS)?;
-        if n != set.len() {
-            return Err(WireError::Invalid {
-                what: "key",
-                detail: format!("{n} key elements for {} expanded attributes", set.len()),
-            });
-        }
-        let mut kx = BTreeMap::new();
-        for expected in set.iter() {
-            let name = r.str("attribute name")?;
-            if name != expected {
-                return Err(WireError::Invalid {
-                    what: "key",
-                    detail: "key elements do not match the attribute list".into(),
-                });
-            }
-            let p = r.point("K_x")?;
-            kx.insert(name.to_owned(), (p, OnceLock::new()));
-        }
-        Ok(KeyElements {
-            setup_id,
-            set,
-            k,
-            l,
-            kx,
-            k_lines: OnceLock::new(),
-        })
     }
 
     /// The decryption equation, with this key's elements:
@@ -316,17 +194,17 @@ impl<C: Curve> KeyElements<C> {
             return Err(KemError::WrongSetup);
         }
         let selection = header
+            .policy
             .tree
             .cheapest_satisfying(&self.set)
             .ok_or(KemError::NotSatisfied)?;
-        let omega = header.tree.reconstruction::<C::Scalar>(&selection)?;
-        let leaves = header.tree.leaves();
+        let omega = header.policy.tree.reconstruction::<C::Scalar>(&selection)?;
+        let leaves = header.policy.tree.leaves();
 
         let one = C::Scalar::one();
         let all_one = omega.iter().all(|(_, w)| *w == one);
         let mut c_sum = C::G2::identity();
         let mut g1_terms = Vec::with_capacity(omega.len() + 2);
-        let mut lines = Vec::with_capacity(omega.len());
         if all_one {
             let cs: Vec<C::G2> = omega.iter().map(|(i, _)| header.rows[*i].0).collect();
             c_sum = C::G2::sum(&cs);
@@ -335,29 +213,27 @@ impl<C: Curve> KeyElements<C> {
             let ws: Vec<C::Scalar> = omega.iter().map(|(_, w)| *w).collect();
             c_sum += C::G2::msm(&cs, &ws);
         }
-        let mut cells = Vec::with_capacity(omega.len());
+        let mut keys = Vec::with_capacity(omega.len());
         for (i, w) in &omega {
             let attr = leaves
                 .get(*i)
                 .ok_or_else(|| KemError::Invalid("row index out of range".into()))?;
-            let (kx, cell) = self.kx.get(attr.as_str()).ok_or(KemError::NotSatisfied)?;
+            let kx = self.kx.get(attr.as_str()).ok_or(KemError::NotSatisfied)?;
             let d = header.rows[*i].1;
             let term = if *w == one { -d } else { d * (-*w) };
             g1_terms.push(term);
-            cells.push((kx, cell));
+            keys.push(kx);
         }
         // The key's G2 lines are computed once per key (on all cores the
         // first time), then reused by every decryption.
-        par_map::<C, _, _>(&cells, |(kx, cell)| {
-            cell.get_or_init(|| C::prepare(kx));
+        par_map::<C, _, _>(&keys, |kx| {
+            kx.lines();
         });
-        for (kx, cell) in &cells {
-            lines.push(cell.get_or_init(|| C::prepare(kx)));
-        }
+        let lines: Vec<&C::G2Prepared> = keys.iter().map(|kx| kx.lines()).collect();
         let c_sum_lines = C::prepare(&c_sum);
         let mut terms: Vec<(C::G1, &C::G2Prepared)> = Vec::with_capacity(omega.len() + 2);
-        terms.push((header.c_prime, self.k_lines()));
-        terms.push((-self.l, &c_sum_lines));
+        terms.push((header.c_prime, self.k.lines()));
+        terms.push((-*self.l, &c_sum_lines));
         for (g, l) in g1_terms.into_iter().zip(lines) {
             terms.push((g, l));
         }
@@ -365,187 +241,58 @@ impl<C: Curve> KeyElements<C> {
     }
 }
 
-/// A user's decryption key for an attribute set.
-pub struct UserKey<C: Curve>(pub(crate) KeyElements<C>);
-
-/// A transformation key: the user key's elements raised to 1/z. Given to an
-/// untrusted proxy; it cannot decrypt anything by itself.
-pub struct TransformKey<C: Curve>(pub(crate) KeyElements<C>);
-
-/// The retrieval key z; zeroized on drop.
-pub struct RetrievalKey<C: Curve> {
-    setup_id: [u8; 16],
-    z: C::Scalar,
-}
-
-impl<C: Curve> Drop for RetrievalKey<C> {
-    fn drop(&mut self) {
-        wipe(&mut self.z, C::Scalar::zero());
+object! {
+    /// A user's decryption key for an attribute set.
+    pub struct UserKey<C> = (SchemeUserKey, SCHEME) {
+        pub(crate) elements: KeyElements<C> => "",
     }
 }
 
-macro_rules! key_codec {
-    ($ty:ident, $kind:expr) => {
-        impl<C: Curve> $ty<C> {
-            pub fn elements(&self) -> &KeyElements<C> {
-                &self.0
-            }
-            pub fn to_bytes(&self) -> Vec<u8> {
-                let mut w = Writer::new(preamble::<C>($kind));
-                self.0.encode(&mut w);
-                w.finish()
-            }
-            pub fn from_bytes(bytes: &[u8]) -> Result<Self, WireError> {
-                let (pre, mut r) = Reader::open(bytes, $kind)?;
-                check_preamble::<C>(&pre)?;
-                let e = KeyElements::decode(&mut r)?;
-                r.finish()?;
-                Ok($ty(e))
-            }
-        }
-    };
-}
-key_codec!(UserKey, ObjectKind::SchemeUserKey);
-key_codec!(TransformKey, ObjectKind::TransformationKey);
-
-impl<C: Curve> RetrievalKey<C> {
-    pub fn setup_id(&self) -> [u8; 16] {
-        self.setup_id
-    }
-    pub fn to_bytes(&self) -> Vec<u8> {
-        let mut w = Writer::new(preamble::<C>(ObjectKind::CpaRetrievalKey));
-        w.raw(&self.setup_id).scalar(&self.z);
-        w.finish()
-    }
-    pub fn from_bytes(bytes: &[u8]) -> Result<Self, WireError> {
-        let (pre, mut r) = Reader::open(bytes, ObjectKind::CpaRetrievalKey)?;
-        check_preamble::<C>(&pre)?;
-        let setup_id = r.array("setup id")?;
-        let z: C::Scalar = r.scalar("z")?;
-        r.finish()?;
-        if z.is_zero() {
-            return Err(WireError::Invalid {
-                what: "retrieval key",
-                detail: "z = 0".into(),
-            });
-        }
-        Ok(RetrievalKey { setup_id, z })
+object! {
+    /// A transformation key: the user key's elements raised to 1/z. Given
+    /// to an untrusted proxy; it cannot decrypt anything by itself.
+    pub struct TransformKey<C> = (TransformationKey, SCHEME) {
+        pub(crate) elements: KeyElements<C> => "",
     }
 }
 
-/// The KEM header: the policy, C' ∈ G1 and one (C_i ∈ G2, D_i ∈ G1) per row.
-pub struct Header<C: Curve> {
-    setup_id: [u8; 16],
-    policy: Policy,
-    tree: AccessTree,
-    c_prime: C::G1,
-    rows: Vec<(C::G2, C::G1)>,
+object! {
+    /// The retrieval key z; wiped on drop.
+    pub struct RetrievalKey<C> = (CpaRetrievalKey, SCHEME), bound {
+        z: Secret<C::Scalar> => "z",
+    }
+    check "z ≠ 0" => |rk| nonzero("retrieval key", &*rk.z);
+}
+
+object! {
+    /// The KEM header: the policy, C' ∈ G1 and one (C_i ∈ G2, D_i ∈ G1)
+    /// per leaf of the policy's access tree, left to right.
+    pub struct Header<C> = (KemHeader, SCHEME), bound {
+        policy: PolicyTree => "policy",
+        c_prime: C::G1 => "C'",
+        rows: Vec<(C::G2, C::G1)> => "(C_i, D_i)",
+    }
+    check "one row per leaf of the policy" => |h| rows_match(&h.policy, h.rows.len());
 }
 
 impl<C: Curve> Header<C> {
     pub fn policy(&self) -> &Policy {
-        &self.policy
-    }
-    pub fn setup_id(&self) -> [u8; 16] {
-        self.setup_id
+        &self.policy.policy
     }
     pub fn rows(&self) -> usize {
         self.rows.len()
     }
-    pub fn to_bytes(&self) -> Vec<u8> {
-        let mut w = Writer::new(preamble::<C>(ObjectKind::KemHeader));
-        w.raw(&self.setup_id)
-            .str(&self.policy.to_string())
-            .point(&self.c_prime);
-        w.u32(self.rows.len() as u32);
-        for (c, d) in &self.rows {
-            w.point(c).point(d);
-        }
-        w.finish()
-    }
-    pub fn from_bytes(bytes: &[u8]) -> Result<Self, WireError> {
-        let (pre, mut r) = Reader::open(bytes, ObjectKind::KemHeader)?;
-        check_preamble::<C>(&pre)?;
-        let setup_id = r.array("setup id")?;
-        let text = r.str("policy")?;
-        let policy = Policy::parse(text).map_err(|e| WireError::Invalid {
-            what: "policy",
-            detail: e.to_string(),
-        })?;
-        let tree = policy.to_tree().map_err(|e| WireError::Invalid {
-            what: "policy",
-            detail: e.to_string(),
-        })?;
-        let c_prime = r.point("C'")?;
-        let n = r.count("rows", MAX_ITEMS)?;
-        if n != tree.leaves().len() {
-            return Err(WireError::Invalid {
-                what: "header",
-                detail: format!(
-                    "{} rows for a policy with {} leaves",
-                    n,
-                    tree.leaves().len()
-                ),
-            });
-        }
-        // Grown as rows are read: n is the input's word until they are.
-        let mut rows = Vec::new();
-        for _ in 0..n {
-            let c = r.point("C_i")?;
-            let d = r.point("D_i")?;
-            rows.push((c, d));
-        }
-        r.finish()?;
-        Ok(Header {
-            setup_id,
-            policy,
-            tree,
-            c_prime,
-            rows,
-        })
+}
+
+object! {
+    /// The transformed header: T = e(g,g)^{αs/z} (GHW11's partially
+    /// decrypted ciphertext in KEM form).
+    pub struct Transformed<C> = (TransformedKemHeader, SCHEME), bound {
+        t: C::Gt => "T = e(g,g)^{αs/z}",
     }
 }
 
-/// The transformed header: T = e(g,g)^{αs/z} (GHW11's partially decrypted
-/// ciphertext in KEM form).
-pub struct Transformed<C: Curve> {
-    setup_id: [u8; 16],
-    t: C::Gt,
-}
-
-impl<C: Curve> Transformed<C> {
-    pub fn to_bytes(&self) -> Vec<u8> {
-        let mut w = Writer::new(preamble::<C>(ObjectKind::TransformedKemHeader));
-        w.raw(&self.setup_id).gt(&self.t);
-        w.finish()
-    }
-    pub fn from_bytes(bytes: &[u8]) -> Result<Self, WireError> {
-        let (pre, mut r) = Reader::open(bytes, ObjectKind::TransformedKemHeader)?;
-        check_preamble::<C>(&pre)?;
-        let setup_id = r.array("setup id")?;
-        let t = r.gt("T")?;
-        r.finish()?;
-        Ok(Transformed { setup_id, t })
-    }
-}
-
-fn preamble<C: Curve>(kind: ObjectKind) -> Preamble {
-    Preamble::new(kind, SchemeId::Waters11, C::ID)
-}
-
-fn check_preamble<C: Curve>(p: &Preamble) -> Result<(), WireError> {
-    p.expect(SchemeId::Waters11, C::ID)
-}
-
-crate::wire::encoded_via_inherent!(
-    PublicKey,
-    MasterKey,
-    UserKey,
-    TransformKey,
-    RetrievalKey,
-    Header,
-    Transformed
-);
+const SCHEME: SchemeId = SchemeId::Waters11;
 
 /// The header for `policy` with exponent s: C' = g^s and the rows.
 fn encapsulate_with_s<C: Curve, R: RngCore + CryptoRng>(
@@ -554,7 +301,8 @@ fn encapsulate_with_s<C: Curve, R: RngCore + CryptoRng>(
     s: &C::Scalar,
     rng: &mut R,
 ) -> Result<Header<C>, KemError> {
-    let tree = policy.to_tree()?;
+    let policy = PolicyTree::new(policy.clone())?;
+    let tree = &policy.tree;
     let ys: Vec<C::Scalar> = (1..tree.share_width())
         .map(|_| C::Scalar::random(rng))
         .collect();
@@ -575,8 +323,7 @@ fn encapsulate_with_s<C: Curve, R: RngCore + CryptoRng>(
     let c_prime = C::G1::mul_fixed(&tables.g1, s);
     Ok(Header {
         setup_id: pk.setup_id(),
-        policy: policy.clone(),
-        tree,
+        policy,
         c_prime,
         rows,
     })
@@ -596,13 +343,13 @@ impl<C: Curve> crate::kem::BlindedKem for Waters11<C> {
         encapsulate_with_s(pk, policy, s, rng)
     }
     fn decapsulate_blinded(key: &UserKey<C>, header: &Header<C>) -> Result<C::Gt, KemError> {
-        key.0.pair(header)
+        key.elements.pair(header)
     }
     fn transform_blinded(tk: &TransformKey<C>, header: &Header<C>) -> Result<C::Gt, KemError> {
-        tk.0.pair(header)
+        tk.elements.pair(header)
     }
     fn retrieval_exponent(rk: &RetrievalKey<C>) -> C::Scalar {
-        rk.z
+        *rk.z
     }
 }
 
@@ -618,9 +365,9 @@ impl<C: Curve> Authority for Waters11<C> {
         rng: &mut R,
     ) -> Result<(PublicKey<C>, MasterKey<C>), KemError> {
         let mut mk = MasterKey {
-            alpha: C::Scalar::random(rng),
-            a: C::Scalar::random(rng),
             setup_id: [0; 16],
+            alpha: Secret(C::Scalar::random(rng)),
+            a: Secret(C::Scalar::random(rng)),
         };
         let pk = mk.public_key();
         mk.setup_id = pk.setup_id();
@@ -647,7 +394,7 @@ impl<C: Curve> Authority for Waters11<C> {
         }
         let t = C::Scalar::random(rng);
         let tables = pk.tables();
-        let mut exp = mk.alpha + mk.a * t;
+        let mut exp = *mk.alpha + *mk.a * t;
         let k = C::G2::mul_fixed(&tables.g2, &exp);
         wipe(&mut exp, C::Scalar::zero());
         let l = C::G1::mul_fixed(&tables.g1, &t);
@@ -656,18 +403,19 @@ impl<C: Curve> Authority for Waters11<C> {
         let kx = names
             .iter()
             .zip(points)
-            .map(|(x, p)| (x.to_string(), (p, OnceLock::new())))
+            .map(|(x, p)| (x.to_string(), LinedG2::new(p)))
             .collect();
         let mut t = t;
         wipe(&mut t, C::Scalar::zero());
-        Ok(UserKey(KeyElements {
-            setup_id: mk.setup_id,
-            set: attrs.clone(),
-            k,
-            l,
-            kx,
-            k_lines: OnceLock::new(),
-        }))
+        Ok(UserKey {
+            elements: KeyElements {
+                setup_id: mk.setup_id,
+                set: attrs.clone(),
+                k: Secret(LinedG2::new(k)),
+                l: Secret(l),
+                kx: Secret(kx),
+            },
+        })
     }
 }
 
@@ -697,16 +445,16 @@ impl<C: Curve> Kem for Waters11<C> {
     }
 
     fn decapsulate(key: &UserKey<C>, header: &Header<C>) -> Result<SessionKey, KemError> {
-        let e = key.0.pair(header)?;
+        let e = key.elements.pair(header)?;
         Ok(SessionKey::from_gt(&e, SchemeId::Waters11, C::ID))
     }
 
     fn key_side(key: &UserKey<C>) -> AttributeSet {
-        key.0.set.clone()
+        key.elements.set.clone()
     }
 
     fn ciphertext_side(header: &Header<C>) -> Policy {
-        header.policy.clone()
+        header.policy.policy.clone()
     }
 
     fn header_setup_id(header: &Header<C>) -> Option<[u8; 16]> {
@@ -729,35 +477,34 @@ impl<C: Curve> Outsourcing for Waters11<C> {
                 break (z, inv);
             }
         };
-        let e = &key.0;
+        let e = &key.elements;
+        let items: Vec<(&String, &C::G2)> = e.kx.iter().map(|(n, p)| (n, &p.point)).collect();
+        let pts = par_map::<C, _, _>(&items, |(_, p)| p.mul_secret(&z_inv));
         let tk = KeyElements {
             setup_id: e.setup_id,
             set: e.set.clone(),
-            k: e.k.mul_secret(&z_inv),
-            l: e.l.mul_secret(&z_inv),
-            kx: {
-                let items: Vec<(&String, &C::G2)> = e.kx.iter().map(|(n, (p, _))| (n, p)).collect();
-                let pts = par_map::<C, _, _>(&items, |(_, p)| p.mul_secret(&z_inv));
+            k: Secret(LinedG2::new(e.k.point.mul_secret(&z_inv))),
+            l: Secret(e.l.mul_secret(&z_inv)),
+            kx: Secret(
                 items
                     .iter()
                     .zip(pts)
-                    .map(|((n, _), p)| ((*n).clone(), (p, OnceLock::new())))
-                    .collect()
-            },
-            k_lines: OnceLock::new(),
+                    .map(|((n, _), p)| ((*n).clone(), LinedG2::new(p)))
+                    .collect(),
+            ),
         };
         wipe(&mut z_inv, C::Scalar::zero());
         (
-            TransformKey(tk),
+            TransformKey { elements: tk },
             RetrievalKey {
                 setup_id: e.setup_id,
-                z,
+                z: Secret(z),
             },
         )
     }
 
     fn transform(tk: &TransformKey<C>, header: &Header<C>) -> Result<Transformed<C>, KemError> {
-        let t = tk.0.pair(header)?;
+        let t = tk.elements.pair(header)?;
         Ok(Transformed {
             setup_id: header.setup_id,
             t,
@@ -839,18 +586,21 @@ mod tests {
         ));
         // Merge: K, L of one key with the union of both keys' K_x.
         for (base, other) in [(&k1, &k2), (&k2, &k1)] {
-            let mut kx: BTreeMap<String, (<Bls12 as Curve>::G2, OnceLock<_>)> = BTreeMap::new();
-            for (n, (p, _)) in base.0.kx.iter().chain(other.0.kx.iter()) {
-                kx.entry(n.clone()).or_insert((*p, OnceLock::new()));
+            let (b, o) = (&base.elements, &other.elements);
+            let mut kx = BTreeMap::new();
+            for (n, p) in b.kx.iter().chain(o.kx.iter()) {
+                kx.entry(n.clone())
+                    .or_insert(LinedG2::<Bls12>::new(p.point));
             }
-            let merged = UserKey(KeyElements {
-                setup_id: base.0.setup_id,
-                set: attrs("a, b, c"),
-                k: base.0.k,
-                l: base.0.l,
-                kx,
-                k_lines: OnceLock::new(),
-            });
+            let merged = UserKey {
+                elements: KeyElements {
+                    setup_id: b.setup_id,
+                    set: attrs("a, b, c"),
+                    k: Secret(LinedG2::new(b.k.point)),
+                    l: Secret(*b.l),
+                    kx: Secret(kx),
+                },
+            };
             // The merged key "satisfies" the policy syntactically, so the
             // pairing runs, but the session key is wrong.
             let got = W::decapsulate(&merged, &header).unwrap();
@@ -871,21 +621,22 @@ mod tests {
         let (key, header) =
             W::encapsulate(&pk, &Policy::parse("b and c").unwrap(), &mut r).unwrap();
         let k = W::keygen(&pk, &mk, &attrs("a"), &mut r).unwrap();
-        let (ka, _) = k.0.kx["a"];
-        let mut kx = BTreeMap::new();
-        kx.insert("b".to_string(), (ka, OnceLock::new()));
-        kx.insert(
-            "c".to_string(),
-            (ka * <Bls12 as Curve>::Scalar::from_u64(2), OnceLock::new()),
-        );
-        let forged = UserKey(KeyElements {
-            setup_id: k.0.setup_id,
-            set: attrs("b, c"),
-            k: k.0.k,
-            l: k.0.l,
-            kx,
-            k_lines: OnceLock::new(),
-        });
+        let e = &k.elements;
+        let ka = e.kx["a"].point;
+        let two = <Bls12 as Curve>::Scalar::from_u64(2);
+        let kx = BTreeMap::from([
+            ("b".to_string(), LinedG2::new(ka)),
+            ("c".to_string(), LinedG2::new(ka * two)),
+        ]);
+        let forged = UserKey {
+            elements: KeyElements {
+                setup_id: e.setup_id,
+                set: attrs("b, c"),
+                k: Secret(LinedG2::new(e.k.point)),
+                l: Secret(*e.l),
+                kx: Secret(kx),
+            },
+        };
         assert_ne!(W::decapsulate(&forged, &header).unwrap(), key);
     }
 

@@ -173,6 +173,10 @@ macro_rules! impl_group {
 
 impl_group!(G1Projective, G1Affine, GroupKind::G1, 48, "G1");
 impl_group!(G2Projective, G2Affine, GroupKind::G2, 96, "G2");
+super::element!(scalar Fr);
+super::element!(point G1Projective);
+super::element!(point G2Projective);
+super::element!(gt Gt);
 
 /// A G2 point with its 68 Miller-loop lines precomputed by blst.
 #[derive(Clone)]

@@ -38,6 +38,10 @@ use subtle::{Choice, ConditionallySelectable};
 pub struct Bn254;
 
 pub type Fr = ark_bn254::Fr;
+super::element!(scalar Fr);
+super::element!(point G1Projective);
+super::element!(point G2Projective);
+super::element!(gt Gt);
 pub type G1 = G1Projective;
 pub type G2 = G2Projective;
 

@@ -157,6 +157,34 @@ impl<G: Group> Mul<G::Scalar> for CountedPoint<G> {
     }
 }
 
+impl<G: Group> super::Element for CountedPoint<G> {
+    const ENCODED_BYTES: usize = G::ENCODED_BYTES;
+    const NAME: &'static str = G::NAME;
+    fn wiped() -> Self {
+        CountedPoint(G::wiped())
+    }
+    fn write(&self, out: &mut Vec<u8>) {
+        self.0.write(out)
+    }
+    fn read(bytes: &[u8]) -> Result<Self, PointError> {
+        G::read(bytes).map(CountedPoint)
+    }
+}
+
+impl<T: Target> super::Element for CountedGt<T> {
+    const ENCODED_BYTES: usize = T::ENCODED_BYTES;
+    const NAME: &'static str = T::NAME;
+    fn wiped() -> Self {
+        CountedGt(T::wiped())
+    }
+    fn write(&self, out: &mut Vec<u8>) {
+        self.0.write(out)
+    }
+    fn read(bytes: &[u8]) -> Result<Self, PointError> {
+        T::read(bytes).map(CountedGt)
+    }
+}
+
 impl<G: Group> Group for CountedPoint<G> {
     type Scalar = G::Scalar;
     type Affine = G::Affine;

@@ -492,6 +492,10 @@ macro_rules! miracl_backend {
         pub type G1 = Point<FP>;
         /// A point of G2 ⊂ E'(Fp^k/6), the sextic twist.
         pub type G2 = Point<G2Field>;
+        $crate::curve::element!(scalar Fr);
+        $crate::curve::element!(point G1);
+        $crate::curve::element!(point G2);
+        $crate::curve::element!(gt Gt);
 
         /// Field elements per hash-to-field output: the security parameter
         /// k of RFC 9380 §5 is the curve's security level.

@@ -164,7 +164,8 @@ pub enum PointError {
 
 /// The scalar field Z_r.
 pub trait Scalar:
-    Copy
+    Element
+    + Copy
     + Clone
     + Eq
     + Debug
@@ -229,6 +230,78 @@ pub fn wipe_bytes(b: &mut [u8]) {
     core::sync::atomic::compiler_fence(core::sync::atomic::Ordering::SeqCst);
 }
 
+/// A curve element as it is written in objects: points compressed, scalars
+/// and GT elements canonical. The wire codec encodes every element through
+/// this one trait (`wire::Codec` has one impl for all of them).
+pub trait Element: Copy + Send + Sync + 'static {
+    /// Encoded length.
+    const ENCODED_BYTES: usize;
+    /// Short name for the format tables: G1, G2, GT or Zr.
+    const NAME: &'static str;
+    /// The value a secret of this type is wiped to (identity, zero, one).
+    fn wiped() -> Self;
+    fn write(&self, out: &mut Vec<u8>);
+    /// Strict decoding of exactly `BYTES` bytes.
+    fn read(bytes: &[u8]) -> Result<Self, PointError>;
+}
+
+/// Implements [`Element`] for a backend's scalar, point or GT type through
+/// its [`Scalar`], [`Group`] or [`Target`] encoding.
+macro_rules! element {
+    (scalar $t:ty) => {
+        impl $crate::curve::Element for $t {
+            const ENCODED_BYTES: usize = <$t as $crate::curve::Scalar>::BYTES;
+            const NAME: &'static str = "Zr";
+            fn wiped() -> Self {
+                <$t as $crate::curve::Scalar>::zero()
+            }
+            fn write(&self, out: &mut Vec<u8>) {
+                let mut b = $crate::curve::Scalar::to_bytes(self);
+                out.extend_from_slice(b.as_ref());
+                $crate::curve::wipe_bytes(b.as_mut());
+            }
+            fn read(bytes: &[u8]) -> Result<Self, $crate::curve::PointError> {
+                <$t as $crate::curve::Scalar>::from_bytes(bytes)
+                    .ok_or($crate::curve::PointError::Scalar)
+            }
+        }
+    };
+    (point $t:ty) => {
+        impl $crate::curve::Element for $t {
+            const ENCODED_BYTES: usize = <$t as $crate::curve::Group>::COMPRESSED_BYTES;
+            const NAME: &'static str = match <$t as $crate::curve::Group>::KIND {
+                $crate::curve::GroupKind::G1 => "G1",
+                $crate::curve::GroupKind::G2 => "G2",
+            };
+            fn wiped() -> Self {
+                <$t as $crate::curve::Group>::identity()
+            }
+            fn write(&self, out: &mut Vec<u8>) {
+                out.extend_from_slice(&$crate::curve::Group::to_compressed(self));
+            }
+            fn read(bytes: &[u8]) -> Result<Self, $crate::curve::PointError> {
+                <$t as $crate::curve::Group>::from_compressed(bytes)
+            }
+        }
+    };
+    (gt $t:ty) => {
+        impl $crate::curve::Element for $t {
+            const ENCODED_BYTES: usize = <$t as $crate::curve::Target>::BYTES;
+            const NAME: &'static str = "GT";
+            fn wiped() -> Self {
+                <$t as $crate::curve::Target>::one()
+            }
+            fn write(&self, out: &mut Vec<u8>) {
+                out.extend_from_slice(&$crate::curve::Target::to_bytes(self));
+            }
+            fn read(bytes: &[u8]) -> Result<Self, $crate::curve::PointError> {
+                <$t as $crate::curve::Target>::from_bytes(bytes)
+            }
+        }
+    };
+}
+pub(crate) use element;
+
 /// Which source group a [`Group`] is; used by the operation counter.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum GroupKind {
@@ -238,7 +311,8 @@ pub enum GroupKind {
 
 /// G1 or G2 of a pairing-friendly curve, written additively.
 pub trait Group:
-    Copy
+    Element
+    + Copy
     + Clone
     + Eq
     + Debug
@@ -343,7 +417,9 @@ pub trait Group:
 }
 
 /// GT, the target group, written multiplicatively.
-pub trait Target: Copy + Clone + Eq + Debug + Send + Sync + 'static + Mul<Output = Self> {
+pub trait Target:
+    Element + Copy + Clone + Eq + Debug + Send + Sync + 'static + Mul<Output = Self>
+{
     type Scalar: Scalar;
     /// Length of the canonical encoding.
     const BYTES: usize;
@@ -396,6 +472,34 @@ pub trait Curve: 'static + Copy + Clone + Debug + Send + Sync + Default {
     fn pairing(p: &Self::G1, q: &Self::G2) -> Self::Gt {
         let prepared = Self::prepare(q);
         Self::multi_pairing(&[(*p, &prepared)])
+    }
+}
+
+/// A G2 element with its Miller-loop lines, prepared on first use and
+/// kept: keys pair their G2 elements at every decryption.
+pub struct LinedG2<C: Curve> {
+    pub point: C::G2,
+    lines: std::sync::OnceLock<C::G2Prepared>,
+}
+
+impl<C: Curve> LinedG2<C> {
+    pub fn new(point: C::G2) -> Self {
+        LinedG2 {
+            point,
+            lines: std::sync::OnceLock::new(),
+        }
+    }
+    pub fn lines(&self) -> &C::G2Prepared {
+        self.lines.get_or_init(|| C::prepare(&self.point))
+    }
+}
+
+impl<C: Curve> Clone for LinedG2<C> {
+    fn clone(&self) -> Self {
+        LinedG2 {
+            point: self.point,
+            lines: self.lines.clone(),
+        }
     }
 }
 

@@ -57,7 +57,7 @@ pub use error::{ErrorKind, PolicyError};
 pub use lsss::{Lsss, ShareField};
 pub use print::{is_bare_name, quote_name};
 pub use sharing::lagrange_at_zero;
-pub use tree::{AccessTree, GateKind, Node, Selection};
+pub use tree::{AccessTree, GateKind, Node, PolicyTree, Selection};
 
 impl Policy {
     /// Parses the infix syntax (see the module docs).

@@ -55,6 +55,21 @@ impl GateKind {
 /// over bag-of-bits markers, the gate structure of the policy is otherwise
 /// kept as written (non-canonical shapes such as the "3-level" benchmark
 /// policies are preserved).
+/// A policy with its access tree, built once (and held to the policy work
+/// budget by [`Policy::to_tree`]).
+#[derive(Clone, Debug)]
+pub struct PolicyTree {
+    pub policy: Policy,
+    pub tree: AccessTree,
+}
+
+impl PolicyTree {
+    pub fn new(policy: Policy) -> Result<Self, PolicyError> {
+        let tree = policy.to_tree()?;
+        Ok(PolicyTree { policy, tree })
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct AccessTree {
     root: Node,

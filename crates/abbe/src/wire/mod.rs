@@ -18,6 +18,9 @@
 
 use crate::curve::{CurveId, Group, PointError, Scalar, Target};
 
+pub mod codec;
+pub use codec::{Codec, Lazy, Object, Secret, Wipe};
+
 pub const MAGIC: &[u8; 4] = b"ABBE";
 pub const FORMAT_VERSION: u8 = 1;
 /// Version of the file objects (kinds 8 and 9) this build writes; it reads
@@ -408,6 +411,10 @@ impl Writer {
     }
     pub fn finish(self) -> Vec<u8> {
         self.buf
+    }
+    /// The bytes written so far, to append to.
+    pub fn buf_mut(&mut self) -> &mut Vec<u8> {
+        &mut self.buf
     }
 }
 
