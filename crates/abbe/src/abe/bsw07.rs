@@ -91,15 +91,17 @@
 //!   G1 exponentiations; on OR paths ω_y = 1 and nothing is multiplied.
 
 use crate::curve::CurveId;
+use crate::curve::LinedG2;
 use crate::curve::{mul_public, par_map, wipe, Curve, FixedBaseTable, Group, Scalar, Target};
 use crate::kem::{Authority, Kem, KemError, SessionKey};
 use crate::policy::sharing::{reconstruction, tree_shares};
-use crate::policy::{AccessTree, AttributeSet, Policy};
-use crate::wire::{ObjectKind, Reader, SchemeId, WireError, Writer, MAX_ITEMS};
+use crate::policy::{AttributeSet, Policy, PolicyTree};
+use crate::wire::codec::{invalid, names_match, nonzero, object, rows_match, secrets_match};
+use crate::wire::{hex, Lazy, SchemeId, Secret};
 use rand_core::{CryptoRng, RngCore};
 use std::collections::BTreeMap;
 use std::marker::PhantomData;
-use std::sync::{Arc, OnceLock};
+use std::sync::OnceLock;
 
 use super::attr_cache;
 
@@ -125,26 +127,21 @@ struct Tables<C: Curve> {
     h: FixedBaseTable<C::G1>,
 }
 
-/// Public parameters: h = g1^β, f = g2^{1/β}, e(g,g)^α.
-pub struct PublicKey<C: Curve> {
-    pub h: C::G1,
-    pub f: C::G2,
-    pub e_gg_alpha: C::Gt,
-    tables: OnceLock<Arc<Tables<C>>>,
-    /// The setup id, computed once (encoding the key is not free).
-    id: OnceLock<[u8; 16]>,
-}
-
-impl<C: Curve> Clone for PublicKey<C> {
-    fn clone(&self) -> Self {
-        PublicKey {
-            h: self.h,
-            f: self.f,
-            e_gg_alpha: self.e_gg_alpha,
-            tables: self.tables.clone(),
-            id: self.id.clone(),
-        }
+object! {
+    /// Public parameters: h = g1^β, f = g2^{1/β}, e(g,g)^α.
+    #[derive(Clone)]
+    pub struct PublicKey<C> = (PublicKey, SCHEME) {
+        pub h: C::G1 => "h",
+        pub f: C::G2 => "f",
+        pub e_gg_alpha: C::Gt => "e(g,g)^α",
     }
+    cached { tables: Lazy<Tables<C>>, id: OnceLock<[u8; 16]> }
+    check "h and f are not the identity" => |pk| {
+        if pk.h.is_identity() || pk.f.is_identity() {
+            return Err(invalid("public key", "h or f is the identity"));
+        }
+        Ok(())
+    };
 }
 
 impl<C: Curve> core::fmt::Debug for PublicKey<C> {
@@ -153,19 +150,17 @@ impl<C: Curve> core::fmt::Debug for PublicKey<C> {
             f,
             "Bsw07 PublicKey on {} (setup {})",
             C::NAME,
-            crate::wire::hex(&self.setup_id())
+            hex(&self.setup_id())
         )
     }
 }
 
 impl<C: Curve> PublicKey<C> {
     fn tables(&self) -> &Tables<C> {
-        self.tables.get_or_init(|| {
-            Arc::new(Tables {
-                g1: C::G1::generator().precompute(),
-                g2: C::G2::generator().precompute(),
-                h: self.h.precompute(),
-            })
+        self.tables.get_or_init(|| Tables {
+            g1: C::G1::generator().precompute(),
+            g2: C::G2::generator().precompute(),
+            h: self.h.precompute(),
         })
     }
 
@@ -176,55 +171,22 @@ impl<C: Curve> PublicKey<C> {
             .id
             .get_or_init(|| crate::wire::setup_id(&self.to_bytes()))
     }
-
-    pub fn to_bytes(&self) -> Vec<u8> {
-        let mut w = Writer::new(preamble::<C>(ObjectKind::PublicKey));
-        w.point(&self.h).point(&self.f).gt(&self.e_gg_alpha);
-        w.finish()
-    }
-
-    pub fn from_bytes(bytes: &[u8]) -> Result<Self, WireError> {
-        let mut r = open::<C>(bytes, ObjectKind::PublicKey)?;
-        let h: C::G1 = r.point("h")?;
-        let f: C::G2 = r.point("f")?;
-        let e_gg_alpha = r.gt("e(g,g)^alpha")?;
-        r.finish()?;
-        if h.is_identity() || f.is_identity() {
-            return Err(WireError::Invalid {
-                what: "public key",
-                detail: "h or f is the identity".into(),
-            });
-        }
-        Ok(PublicKey {
-            h,
-            f,
-            e_gg_alpha,
-            tables: OnceLock::new(),
-            id: OnceLock::new(),
-        })
-    }
 }
 
-/// The master key (β, α) — the paper's (β, g^α), stored as scalars;
-/// zeroized on drop.
-pub struct MasterKey<C: Curve> {
-    beta: C::Scalar,
-    alpha: C::Scalar,
-    setup_id: [u8; 16],
-}
-
-impl<C: Curve> Drop for MasterKey<C> {
-    fn drop(&mut self) {
-        wipe(&mut self.beta, C::Scalar::zero());
-        wipe(&mut self.alpha, C::Scalar::zero());
+object! {
+    /// The master key (β, α) — the paper's (β, g^α), stored as scalars;
+    /// wiped on drop.
+    pub struct MasterKey<C> = (MasterKey, SCHEME), bound {
+        beta: Secret<C::Scalar> => "β",
+        alpha: Secret<C::Scalar> => "α",
     }
+    check "β ≠ 0; β and α give the public key of the setup id" => |mk| {
+        nonzero("master key", &*mk.beta)?;
+        secrets_match(mk.public_key().setup_id(), mk.setup_id)
+    };
 }
 
 impl<C: Curve> MasterKey<C> {
-    pub fn setup_id(&self) -> [u8; 16] {
-        self.setup_id
-    }
-
     /// Recomputes the public key from the master secrets (β ≠ 0 is an
     /// invariant of every master key: setup draws it so and the decoder
     /// refuses 0).
@@ -235,147 +197,31 @@ impl<C: Curve> MasterKey<C> {
             h: C::G1::generator().mul_secret(&self.beta),
             f: C::G2::generator().mul_secret(&beta_inv),
             e_gg_alpha: e_gg.pow(&self.alpha),
-            tables: OnceLock::new(),
+            tables: Lazy::default(),
             id: OnceLock::new(),
         };
         wipe(&mut beta_inv, C::Scalar::zero());
         pk
     }
-
-    pub fn to_bytes(&self) -> Vec<u8> {
-        let mut w = Writer::new(preamble::<C>(ObjectKind::MasterKey));
-        w.raw(&self.setup_id).scalar(&self.beta).scalar(&self.alpha);
-        w.finish()
-    }
-
-    pub fn from_bytes(bytes: &[u8]) -> Result<Self, WireError> {
-        let mut r = open::<C>(bytes, ObjectKind::MasterKey)?;
-        let setup_id = r.array("setup id")?;
-        let beta: C::Scalar = r.scalar("beta")?;
-        let alpha = r.scalar("alpha")?;
-        r.finish()?;
-        let mk = MasterKey {
-            beta,
-            alpha,
-            setup_id,
-        };
-        if beta.is_zero() {
-            return Err(WireError::Invalid {
-                what: "master key",
-                detail: "beta = 0".into(),
-            });
-        }
-        if mk.public_key().setup_id() != setup_id {
-            return Err(WireError::Invalid {
-                what: "master key",
-                detail: "secrets do not match its setup id".into(),
-            });
-        }
-        Ok(mk)
-    }
 }
 
-/// One attribute's key elements: D_j = g1^r·H(j)^{r_j} ∈ G1 and
-/// D'_j = g2^{r_j} ∈ G2 with its lines cached on first use.
-pub struct KeyAttribute<C: Curve> {
-    d: C::G1,
-    d_prime: C::G2,
-    lines: OnceLock<C::G2Prepared>,
-}
-
-impl<C: Curve> KeyAttribute<C> {
-    fn new(d: C::G1, d_prime: C::G2) -> Self {
-        KeyAttribute {
-            d,
-            d_prime,
-            lines: OnceLock::new(),
-        }
+object! {
+    /// A user's decryption key for an attribute set: D ∈ G2 and, per
+    /// (expanded) attribute j, D_j = g1^r·H(j)^{r_j} ∈ G1 and
+    /// D'_j = g2^{r_j} ∈ G2 (G2 lines cached on first use); wiped on drop.
+    pub struct UserKey<C> = (SchemeUserKey, SCHEME), bound {
+        set: AttributeSet => "attribute list",
+        d: Secret<LinedG2<C>> => "D",
+        attrs: Secret<BTreeMap<String, (C::G1, LinedG2<C>)>> => "(D_j, D'_j)",
     }
-}
-
-/// A user's decryption key for an attribute set: D ∈ G2 and one
-/// (D_j, D'_j) per (expanded) attribute.
-pub struct UserKey<C: Curve> {
-    setup_id: [u8; 16],
-    set: AttributeSet,
-    d: C::G2,
-    d_lines: OnceLock<C::G2Prepared>,
-    attrs: BTreeMap<String, KeyAttribute<C>>,
-}
-
-impl<C: Curve> Drop for UserKey<C> {
-    fn drop(&mut self) {
-        wipe(&mut self.d, C::G2::identity());
-        for a in self.attrs.values_mut() {
-            wipe(&mut a.d, C::G1::identity());
-            wipe(&mut a.d_prime, C::G2::identity());
-        }
-    }
+    check "the (D_j, D'_j) are named by the expansion of the attribute list, in order" =>
+        |k| names_match(&k.set, k.attrs.keys());
 }
 
 impl<C: Curve> UserKey<C> {
-    pub fn setup_id(&self) -> [u8; 16] {
-        self.setup_id
-    }
-
     /// The attributes as given at key generation.
     pub fn attributes(&self) -> Vec<String> {
         self.set.display_attrs()
-    }
-
-    fn d_lines(&self) -> &C::G2Prepared {
-        self.d_lines.get_or_init(|| C::prepare(&self.d))
-    }
-
-    pub fn to_bytes(&self) -> Vec<u8> {
-        let mut w = Writer::new(preamble::<C>(ObjectKind::SchemeUserKey));
-        w.raw(&self.setup_id);
-        w.str(&self.set.display_attrs().join(", "));
-        w.point(&self.d);
-        w.u32(self.attrs.len() as u32);
-        for (name, a) in &self.attrs {
-            w.str(name).point(&a.d).point(&a.d_prime);
-        }
-        w.finish()
-    }
-
-    pub fn from_bytes(bytes: &[u8]) -> Result<Self, WireError> {
-        let mut r = open::<C>(bytes, ObjectKind::SchemeUserKey)?;
-        let setup_id = r.array("setup id")?;
-        let text = r.str("attribute list")?;
-        let set = AttributeSet::parse(text).map_err(|e| WireError::Invalid {
-            what: "attribute list",
-            detail: e.to_string(),
-        })?;
-        let d = r.point("D")?;
-        let n = r.count("key attributes", MAX_ITEMS)?;
-        if n != set.len() {
-            return Err(WireError::Invalid {
-                what: "key",
-                detail: format!("{n} key elements for {} expanded attributes", set.len()),
-            });
-        }
-        let mut attrs = BTreeMap::new();
-        for expected in set.iter() {
-            let name = r.str("attribute name")?;
-            if name != expected {
-                return Err(WireError::Invalid {
-                    what: "key",
-                    detail: "key elements do not match the attribute list".into(),
-                });
-            }
-            let dj = r.point("D_j")?;
-            let dj_prime = r.point("D'_j")?;
-            attrs.insert(name.to_owned(), KeyAttribute::new(dj, dj_prime));
-        }
-        r.finish()?;
-        Ok(UserKey {
-            setup_id,
-            set,
-            d,
-            d_lines: OnceLock::new(),
-            attrs,
-        })
     }
 
     /// The decryption equation with this key's elements:
@@ -385,12 +231,13 @@ impl<C: Curve> UserKey<C> {
             return Err(KemError::WrongSetup);
         }
         let selection = header
+            .policy
             .tree
             .cheapest_satisfying(&self.set)
             .ok_or(KemError::NotSatisfied)?;
-        let omega = reconstruction::<C::Scalar>(header.tree.root(), &selection)
+        let omega = reconstruction::<C::Scalar>(header.policy.tree.root(), &selection)
             .ok_or(KemError::NotSatisfied)?;
-        let leaves = header.tree.leaves();
+        let leaves = header.policy.tree.leaves();
         let mut work = Vec::with_capacity(omega.len());
         for (i, w) in &omega {
             let attr = leaves
@@ -410,109 +257,49 @@ impl<C: Curve> UserKey<C> {
         // Per leaf, independently: −ω·D_j and ω·C'_y in G1, the lines of
         // the ciphertext's C_y, and (first use only) the key's D'_j lines.
         let per_leaf = par_map::<C, _, _>(&work, |(ka, (cy, cy_prime), w)| {
-            ka.lines.get_or_init(|| C::prepare(&ka.d_prime));
+            let (d, d_prime) = ka;
+            d_prime.lines();
             let (dj, cyp) = if *w == one {
-                (-ka.d, *cy_prime)
+                (-*d, *cy_prime)
             } else if *w == -one {
-                (ka.d, -*cy_prime)
+                (*d, -*cy_prime)
             } else {
-                (-mul_public(&ka.d, w), mul_public(cy_prime, w))
+                (-mul_public(d, w), mul_public(cy_prime, w))
             };
             (dj, cyp, C::prepare(cy))
         });
         let mut terms: Vec<(C::G1, &C::G2Prepared)> = Vec::with_capacity(2 * work.len() + 1);
-        terms.push((header.c, self.d_lines()));
+        terms.push((header.c, self.d.lines()));
         for ((ka, _, _), (dj, cyp, cy_lines)) in work.iter().zip(&per_leaf) {
             terms.push((*dj, cy_lines));
-            terms.push((*cyp, ka.lines.get_or_init(|| C::prepare(&ka.d_prime))));
+            terms.push((*cyp, ka.1.lines()));
         }
         Ok(C::multi_pairing(&terms))
     }
 }
 
-/// The KEM header: the policy, C = h^s ∈ G1 and, per leaf y,
-/// (C_y ∈ G2, C'_y ∈ G1).
-pub struct Header<C: Curve> {
-    setup_id: [u8; 16],
-    policy: Policy,
-    tree: AccessTree,
-    c: C::G1,
-    rows: Vec<(C::G2, C::G1)>,
+object! {
+    /// The KEM header: the policy, C = h^s ∈ G1 and, per leaf y,
+    /// (C_y ∈ G2, C'_y ∈ G1).
+    pub struct Header<C> = (KemHeader, SCHEME), bound {
+        policy: PolicyTree => "policy",
+        c: C::G1 => "C",
+        rows: Vec<(C::G2, C::G1)> => "(C_y, C'_y)",
+    }
+    check "one (C_y, C'_y) per leaf of the policy" => |h| rows_match("header", &h.policy, h.rows.len());
 }
 
 impl<C: Curve> Header<C> {
     pub fn policy(&self) -> &Policy {
-        &self.policy
-    }
-    pub fn setup_id(&self) -> [u8; 16] {
-        self.setup_id
+        &self.policy.policy
     }
     /// Number of leaves (per-leaf element pairs).
     pub fn rows(&self) -> usize {
         self.rows.len()
     }
-    pub fn to_bytes(&self) -> Vec<u8> {
-        let mut w = Writer::new(preamble::<C>(ObjectKind::KemHeader));
-        w.raw(&self.setup_id)
-            .str(&self.policy.to_string())
-            .point(&self.c);
-        w.u32(self.rows.len() as u32);
-        for (cy, cy_prime) in &self.rows {
-            w.point(cy).point(cy_prime);
-        }
-        w.finish()
-    }
-    pub fn from_bytes(bytes: &[u8]) -> Result<Self, WireError> {
-        let mut r = open::<C>(bytes, ObjectKind::KemHeader)?;
-        let setup_id = r.array("setup id")?;
-        let text = r.str("policy")?;
-        let policy = Policy::parse(text).map_err(|e| WireError::Invalid {
-            what: "policy",
-            detail: e.to_string(),
-        })?;
-        let tree = policy.to_tree().map_err(|e| WireError::Invalid {
-            what: "policy",
-            detail: e.to_string(),
-        })?;
-        let c = r.point("C")?;
-        let n = r.count("leaves", MAX_ITEMS)?;
-        if n != tree.leaves().len() {
-            return Err(WireError::Invalid {
-                what: "header",
-                detail: format!(
-                    "{} leaf elements for a policy with {} leaves",
-                    n,
-                    tree.leaves().len()
-                ),
-            });
-        }
-        // Grown as rows are read: n is the input's word until they are.
-        let mut rows = Vec::new();
-        for _ in 0..n {
-            let cy = r.point("C_y")?;
-            let cy_prime = r.point("C'_y")?;
-            rows.push((cy, cy_prime));
-        }
-        r.finish()?;
-        Ok(Header {
-            setup_id,
-            policy,
-            tree,
-            c,
-            rows,
-        })
-    }
 }
 
-fn preamble<C: Curve>(kind: ObjectKind) -> crate::wire::Preamble {
-    crate::wire::Preamble::new(kind, SchemeId::Bsw07, C::ID)
-}
-
-fn open<C: Curve>(bytes: &[u8], kind: ObjectKind) -> Result<Reader<'_>, WireError> {
-    Reader::open_for(bytes, kind, SchemeId::Bsw07, C::ID)
-}
-
-crate::wire::encoded_via_inherent!(PublicKey, MasterKey, UserKey, Header);
+const SCHEME: SchemeId = SchemeId::Bsw07;
 
 impl<C: Curve> Authority for Bsw07<C> {
     type Params = ();
@@ -532,9 +319,9 @@ impl<C: Curve> Authority for Bsw07<C> {
             }
         };
         let mut mk = MasterKey {
-            beta,
-            alpha: C::Scalar::random(rng),
             setup_id: [0; 16],
+            beta: Secret(beta),
+            alpha: Secret(C::Scalar::random(rng)),
         };
         let pk = mk.public_key();
         mk.setup_id = pk.setup_id();
@@ -568,7 +355,7 @@ impl<C: Curve> Authority for Bsw07<C> {
         let names: Vec<&str> = attrs.iter().collect();
         let mut rjs: Vec<(&str, C::Scalar)> =
             names.iter().map(|x| (*x, C::Scalar::random(rng))).collect();
-        let mut exp = (mk.alpha + r) * beta_inv;
+        let mut exp = (*mk.alpha + r) * beta_inv;
         let d = C::G2::mul_fixed(&tables.g2, &exp);
         wipe(&mut exp, C::Scalar::zero());
         wipe(&mut beta_inv, C::Scalar::zero());
@@ -586,14 +373,13 @@ impl<C: Curve> Authority for Bsw07<C> {
         let attrs_map = names
             .iter()
             .zip(elements)
-            .map(|(x, (dj, djp))| (x.to_string(), KeyAttribute::new(dj, djp)))
+            .map(|(x, (dj, djp))| (x.to_string(), (dj, LinedG2::new(djp))))
             .collect();
         Ok(UserKey {
             setup_id: mk.setup_id,
             set: attrs.clone(),
-            d,
-            d_lines: OnceLock::new(),
-            attrs: attrs_map,
+            d: Secret(LinedG2::new(d)),
+            attrs: Secret(attrs_map),
         })
     }
 }
@@ -617,9 +403,10 @@ impl<C: Curve> Kem for Bsw07<C> {
         policy: &Policy,
         rng: &mut R,
     ) -> Result<(SessionKey, Header<C>), KemError> {
-        let tree = policy.to_tree()?;
+        let policy = PolicyTree::new(policy.clone())?;
+        let tree = &policy.tree;
         let mut s = C::Scalar::random(rng);
-        let mut shares = tree_shares(&tree, s, || C::Scalar::random(rng))?;
+        let mut shares = tree_shares(tree, s, || C::Scalar::random(rng))?;
         let tables = pk.tables();
         let inputs: Vec<(&String, C::Scalar)> =
             tree.leaves().iter().zip(shares.iter().copied()).collect();
@@ -638,8 +425,7 @@ impl<C: Curve> Kem for Bsw07<C> {
         wipe(&mut s, C::Scalar::zero());
         let header = Header {
             setup_id: pk.setup_id(),
-            policy: policy.clone(),
-            tree,
+            policy,
             c,
             rows,
         };
@@ -656,7 +442,7 @@ impl<C: Curve> Kem for Bsw07<C> {
     }
 
     fn ciphertext_side(header: &Header<C>) -> Policy {
-        header.policy.clone()
+        header.policy.policy.clone()
     }
 
     fn header_setup_id(header: &Header<C>) -> Option<[u8; 16]> {
@@ -743,12 +529,13 @@ mod tests {
         UserKey {
             setup_id: base.setup_id,
             set: attrs(set),
-            d: base.d,
-            d_lines: OnceLock::new(),
-            attrs: parts
-                .into_iter()
-                .map(|(n, dj, djp)| (n.to_string(), KeyAttribute::new(dj, djp)))
-                .collect(),
+            d: Secret(LinedG2::new(base.d.point)),
+            attrs: Secret(
+                parts
+                    .into_iter()
+                    .map(|(n, dj, djp)| (n.to_string(), (dj, LinedG2::new(djp))))
+                    .collect(),
+            ),
         }
     }
 
@@ -779,7 +566,7 @@ mod tests {
                     .get(name)
                     .or_else(|| other.attrs.get(name))
                     .unwrap();
-                parts.push((name, a.d, a.d_prime));
+                parts.push((name, a.0, a.1.point));
             }
             let merged = forged_key(base, "a, b, c", parts);
             // The merged key "satisfies" the policy syntactically, so the
@@ -803,7 +590,7 @@ mod tests {
             B::encapsulate(&pk, &Policy::parse("b and c").unwrap(), &mut r).unwrap();
         let k = B::keygen(&pk, &mk, &attrs("a"), &mut r).unwrap();
         let a = &k.attrs["a"];
-        let (da, dpa) = (a.d, a.d_prime);
+        let (da, dpa) = (a.0, a.1.point);
         let two = Fr::from_u64(2);
         let three = Fr::from_u64(3);
         let hb_minus_ha = Fr::from_u64(0x1234_5678);
@@ -899,7 +686,6 @@ mod tests {
         let mut forged = Header::<Bls12> {
             setup_id: h3.setup_id,
             policy: header.policy.clone(),
-            tree: header.tree.clone(),
             c: h3.c,
             rows: h3.rows.clone(),
         }

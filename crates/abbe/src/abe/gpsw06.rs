@@ -78,14 +78,16 @@
 //! * Final outsourced decryption: 1 GT exponentiation.
 
 use crate::curve::CurveId;
+use crate::curve::LinedG2;
 use crate::curve::{par_map, wipe, Curve, FixedBaseTable, Group, Scalar, Target};
 use crate::kem::{Authority, Kem, KemError, Outsourcing, SessionKey};
-use crate::policy::{AccessTree, AttributeSet, Policy};
-use crate::wire::{ObjectKind, Preamble, Reader, SchemeId, WireError, Writer, MAX_ITEMS};
+use crate::policy::{AttributeSet, Policy, PolicyTree};
+use crate::wire::codec::{labels_match, nonzero, object, rows_match, secrets_match};
+use crate::wire::{hex, Lazy, SchemeId, Secret};
 use rand_core::{CryptoRng, RngCore};
 use std::collections::BTreeMap;
 use std::marker::PhantomData;
-use std::sync::{Arc, OnceLock};
+use std::sync::OnceLock;
 
 use super::attr_cache;
 
@@ -111,21 +113,13 @@ struct Tables<C: Curve> {
     g2: FixedBaseTable<C::G2>,
 }
 
-/// Public parameters: e(g,g)^α (g1, g2 and H are fixed).
-pub struct PublicKey<C: Curve> {
-    pub e_gg_alpha: C::Gt,
-    tables: OnceLock<Arc<Tables<C>>>,
-    id: OnceLock<[u8; 16]>,
-}
-
-impl<C: Curve> Clone for PublicKey<C> {
-    fn clone(&self) -> Self {
-        PublicKey {
-            e_gg_alpha: self.e_gg_alpha,
-            tables: self.tables.clone(),
-            id: self.id.clone(),
-        }
+object! {
+    /// Public parameters: e(g,g)^α (g1, g2 and H are fixed).
+    #[derive(Clone)]
+    pub struct PublicKey<C> = (PublicKey, SCHEME) {
+        pub e_gg_alpha: C::Gt => "e(g,g)^α",
     }
+    cached { tables: Lazy<Tables<C>>, id: OnceLock<[u8; 16]> }
 }
 
 impl<C: Curve> core::fmt::Debug for PublicKey<C> {
@@ -134,7 +128,7 @@ impl<C: Curve> core::fmt::Debug for PublicKey<C> {
             f,
             "Gpsw06 PublicKey on {} (setup {})",
             C::NAME,
-            crate::wire::hex(&self.setup_id())
+            hex(&self.setup_id())
         )
     }
 }
@@ -143,17 +137,15 @@ impl<C: Curve> PublicKey<C> {
     fn new(e_gg_alpha: C::Gt) -> Self {
         PublicKey {
             e_gg_alpha,
-            tables: OnceLock::new(),
+            tables: Lazy::default(),
             id: OnceLock::new(),
         }
     }
 
     fn tables(&self) -> &Tables<C> {
-        self.tables.get_or_init(|| {
-            Arc::new(Tables {
-                g1: C::G1::generator().precompute(),
-                g2: C::G2::generator().precompute(),
-            })
+        self.tables.get_or_init(|| Tables {
+            g1: C::G1::generator().precompute(),
+            g2: C::G2::generator().precompute(),
         })
     }
 
@@ -165,149 +157,44 @@ impl<C: Curve> PublicKey<C> {
             .id
             .get_or_init(|| crate::wire::setup_id(&self.to_bytes()))
     }
-
-    pub fn to_bytes(&self) -> Vec<u8> {
-        let mut w = Writer::new(preamble::<C>(ObjectKind::PublicKey));
-        w.gt(&self.e_gg_alpha);
-        w.finish()
-    }
-
-    pub fn from_bytes(bytes: &[u8]) -> Result<Self, WireError> {
-        let mut r = Reader::open_for(bytes, ObjectKind::PublicKey, SCHEME, C::ID)?;
-        let e_gg_alpha = r.gt("e(g,g)^alpha")?;
-        r.finish()?;
-        Ok(PublicKey::new(e_gg_alpha))
-    }
 }
 
-/// The master key α; zeroized on drop.
-pub struct MasterKey<C: Curve> {
-    alpha: C::Scalar,
-    setup_id: [u8; 16],
-}
-
-impl<C: Curve> Drop for MasterKey<C> {
-    fn drop(&mut self) {
-        wipe(&mut self.alpha, C::Scalar::zero());
+object! {
+    /// The master key α; wiped on drop.
+    pub struct MasterKey<C> = (MasterKey, SCHEME), bound {
+        alpha: Secret<C::Scalar> => "α",
     }
+    check "α gives the public key of the setup id" =>
+        |mk| secrets_match(mk.public_key().setup_id(), mk.setup_id);
 }
 
 impl<C: Curve> MasterKey<C> {
-    pub fn setup_id(&self) -> [u8; 16] {
-        self.setup_id
-    }
     /// Recomputes the public key e(g,g)^α from the master secret.
     pub fn public_key(&self) -> PublicKey<C> {
         let e_gg = C::pairing(&C::G1::generator(), &C::G2::generator());
         PublicKey::new(e_gg.pow(&self.alpha))
     }
-    pub fn to_bytes(&self) -> Vec<u8> {
-        let mut w = Writer::new(preamble::<C>(ObjectKind::MasterKey));
-        w.raw(&self.setup_id).scalar(&self.alpha);
-        w.finish()
-    }
-    pub fn from_bytes(bytes: &[u8]) -> Result<Self, WireError> {
-        let mut r = Reader::open_for(bytes, ObjectKind::MasterKey, SCHEME, C::ID)?;
-        let setup_id = r.array("setup id")?;
-        let alpha = r.scalar("alpha")?;
-        r.finish()?;
-        let mk = MasterKey { alpha, setup_id };
-        if mk.public_key().setup_id() != setup_id {
-            return Err(WireError::Invalid {
-                what: "master key",
-                detail: "secret does not match its setup id".into(),
-            });
-        }
-        Ok(mk)
-    }
 }
 
-/// One row of a key: D_i ∈ G1, R_i ∈ G2 and R_i's cached lines.
-struct Row<C: Curve> {
-    d: C::G1,
-    r: C::G2,
-    r_lines: OnceLock<C::G2Prepared>,
-}
-
-/// The elements shared by a user key and a transformation key: the policy
-/// and one (D_i, R_i) per LSSS row, with the G2 lines cached on first use.
-pub struct KeyElements<C: Curve> {
-    setup_id: [u8; 16],
-    policy: Policy,
-    tree: AccessTree,
-    rows: Vec<Row<C>>,
-}
-
-impl<C: Curve> Drop for KeyElements<C> {
-    fn drop(&mut self) {
-        for row in &mut self.rows {
-            wipe(&mut row.d, C::G1::identity());
-            wipe(&mut row.r, C::G2::identity());
-        }
+object! {
+    /// The elements shared by a user key and a transformation key: the
+    /// policy and one (D_i ∈ G1, R_i ∈ G2) per LSSS row, with the G2 lines
+    /// cached on first use; wiped on drop.
+    pub struct KeyElements<C> = body, bound {
+        policy: PolicyTree => "policy",
+        rows: Secret<Vec<(C::G1, LinedG2<C>)>> => "(D_i, R_i)",
     }
+    check "one (D_i, R_i) per leaf of the policy" => |e| rows_match("key", &e.policy, e.rows.len());
 }
 
 impl<C: Curve> KeyElements<C> {
-    pub fn setup_id(&self) -> [u8; 16] {
-        self.setup_id
-    }
     /// The key's policy.
     pub fn policy(&self) -> &Policy {
-        &self.policy
+        &self.policy.policy
     }
     /// Number of LSSS rows (expanded policy leaves).
     pub fn rows(&self) -> usize {
         self.rows.len()
-    }
-
-    fn new(
-        setup_id: [u8; 16],
-        policy: Policy,
-        tree: AccessTree,
-        rows: Vec<(C::G1, C::G2)>,
-    ) -> Self {
-        KeyElements {
-            setup_id,
-            policy,
-            tree,
-            rows: rows
-                .into_iter()
-                .map(|(d, r)| Row {
-                    d,
-                    r,
-                    r_lines: OnceLock::new(),
-                })
-                .collect(),
-        }
-    }
-
-    fn encode(&self, w: &mut Writer) {
-        w.raw(&self.setup_id);
-        w.str(&self.policy.to_string());
-        w.u32(self.rows.len() as u32);
-        for row in &self.rows {
-            w.point(&row.d).point(&row.r);
-        }
-    }
-
-    fn decode(r: &mut Reader<'_>) -> Result<Self, WireError> {
-        let setup_id = r.array("setup id")?;
-        let (policy, tree) = read_policy(r)?;
-        let n = r.count("key rows", MAX_ITEMS)?;
-        if n != tree.leaves().len() {
-            return Err(WireError::Invalid {
-                what: "key",
-                detail: format!("{n} rows for a policy with {} leaves", tree.leaves().len()),
-            });
-        }
-        // Grown as rows are read: n is the input's word until they are.
-        let mut rows = Vec::new();
-        for _ in 0..n {
-            let d = r.point("D_i")?;
-            let rr = r.point("R_i")?;
-            rows.push((d, rr));
-        }
-        Ok(KeyElements::new(setup_id, policy, tree, rows))
     }
 
     /// The decryption equation with this key's elements:
@@ -318,11 +205,12 @@ impl<C: Curve> KeyElements<C> {
             return Err(KemError::WrongSetup);
         }
         let selection = self
+            .policy
             .tree
             .cheapest_satisfying(&header.set)
             .ok_or(KemError::NotSatisfied)?;
-        let omega = self.tree.reconstruction::<C::Scalar>(&selection)?;
-        let leaves = self.tree.leaves();
+        let omega = self.policy.tree.reconstruction::<C::Scalar>(&selection)?;
+        let leaves = self.policy.tree.leaves();
 
         let one = C::Scalar::one();
         let all_one = omega.iter().all(|(_, w)| *w == one);
@@ -337,8 +225,8 @@ impl<C: Curve> KeyElements<C> {
             let attr = leaves
                 .get(*i)
                 .ok_or_else(|| KemError::Invalid("row index out of range".into()))?;
-            let c = header.cx.get(attr.as_str()).ok_or(KemError::NotSatisfied)?;
-            ds.push(row.d);
+            let c = header.c_x(attr).ok_or(KemError::NotSatisfied)?;
+            ds.push(row.0);
             g1_terms.push(if *w == one { -*c } else { *c * (-*w) });
             rows.push(row);
         }
@@ -351,104 +239,52 @@ impl<C: Curve> KeyElements<C> {
         // The key's G2 lines are computed once per key (on all cores the
         // first time), then reused by every decryption.
         par_map::<C, _, _>(&rows, |row| {
-            row.r_lines.get_or_init(|| C::prepare(&row.r));
+            row.1.lines();
         });
         let c_prime_lines = C::prepare(&header.c_prime);
         let mut terms: Vec<(C::G1, &C::G2Prepared)> = Vec::with_capacity(omega.len() + 1);
         terms.push((d_sum, &c_prime_lines));
         for (g, row) in g1_terms.into_iter().zip(rows) {
-            terms.push((g, row.r_lines.get_or_init(|| C::prepare(&row.r))));
+            terms.push((g, row.1.lines()));
         }
         Ok(C::multi_pairing(&terms))
     }
 }
 
-fn read_policy(r: &mut Reader<'_>) -> Result<(Policy, AccessTree), WireError> {
-    let text = r.str("policy")?;
-    let policy = Policy::parse(text).map_err(|e| WireError::Invalid {
-        what: "policy",
-        detail: e.to_string(),
-    })?;
-    let tree = policy.to_tree().map_err(|e| WireError::Invalid {
-        what: "policy",
-        detail: e.to_string(),
-    })?;
-    Ok((policy, tree))
-}
-
-/// A user's decryption key for a policy.
-pub struct UserKey<C: Curve>(pub(crate) KeyElements<C>);
-
-/// A transformation key: the user key's elements raised to 1/z. Given to an
-/// untrusted proxy; it cannot decrypt anything by itself.
-pub struct TransformKey<C: Curve>(pub(crate) KeyElements<C>);
-
-/// The retrieval key z; zeroized on drop.
-pub struct RetrievalKey<C: Curve> {
-    setup_id: [u8; 16],
-    z: C::Scalar,
-}
-
-impl<C: Curve> Drop for RetrievalKey<C> {
-    fn drop(&mut self) {
-        wipe(&mut self.z, C::Scalar::zero());
+object! {
+    /// A user's decryption key for a policy.
+    pub struct UserKey<C> = (SchemeUserKey, SCHEME) {
+        pub(crate) elements: KeyElements<C> => "",
     }
 }
 
-macro_rules! key_codec {
-    ($ty:ident, $kind:expr) => {
-        impl<C: Curve> $ty<C> {
-            pub fn elements(&self) -> &KeyElements<C> {
-                &self.0
-            }
-            pub fn to_bytes(&self) -> Vec<u8> {
-                let mut w = Writer::new(preamble::<C>($kind));
-                self.0.encode(&mut w);
-                w.finish()
-            }
-            pub fn from_bytes(bytes: &[u8]) -> Result<Self, WireError> {
-                let mut r = Reader::open_for(bytes, $kind, SCHEME, C::ID)?;
-                let e = KeyElements::decode(&mut r)?;
-                r.finish()?;
-                Ok($ty(e))
-            }
-        }
-    };
-}
-key_codec!(UserKey, ObjectKind::SchemeUserKey);
-key_codec!(TransformKey, ObjectKind::TransformationKey);
-
-impl<C: Curve> RetrievalKey<C> {
-    pub fn setup_id(&self) -> [u8; 16] {
-        self.setup_id
-    }
-    pub fn to_bytes(&self) -> Vec<u8> {
-        let mut w = Writer::new(preamble::<C>(ObjectKind::CpaRetrievalKey));
-        w.raw(&self.setup_id).scalar(&self.z);
-        w.finish()
-    }
-    pub fn from_bytes(bytes: &[u8]) -> Result<Self, WireError> {
-        let mut r = Reader::open_for(bytes, ObjectKind::CpaRetrievalKey, SCHEME, C::ID)?;
-        let setup_id = r.array("setup id")?;
-        let z: C::Scalar = r.scalar("z")?;
-        r.finish()?;
-        if z.is_zero() {
-            return Err(WireError::Invalid {
-                what: "retrieval key",
-                detail: "z = 0".into(),
-            });
-        }
-        Ok(RetrievalKey { setup_id, z })
+object! {
+    /// A transformation key: the user key's elements raised to 1/z. Given
+    /// to an untrusted proxy; it cannot decrypt anything by itself.
+    pub struct TransformKey<C> = (TransformationKey, SCHEME) {
+        pub(crate) elements: KeyElements<C> => "",
     }
 }
 
-/// The KEM header: the attribute set S, C' ∈ G2 and C_x ∈ G1 per (expanded)
-/// attribute x ∈ S.
-pub struct Header<C: Curve> {
-    setup_id: [u8; 16],
-    set: AttributeSet,
-    c_prime: C::G2,
-    cx: BTreeMap<String, C::G1>,
+object! {
+    /// The retrieval key z; wiped on drop.
+    pub struct RetrievalKey<C> = (CpaRetrievalKey, SCHEME), bound {
+        z: Secret<C::Scalar> => "z",
+    }
+    check "z ≠ 0" => |rk| nonzero("retrieval key", &*rk.z);
+}
+
+object! {
+    /// The KEM header: the attribute set S, C' ∈ G2 and C_x ∈ G1 per
+    /// (expanded) attribute x ∈ S, in the sorted order of the expansion.
+    pub struct Header<C> = (KemHeader, SCHEME), bound {
+        set: AttributeSet => "attribute list",
+        c_prime: C::G2 => "C'",
+        cx: Vec<C::G1> => "C_x",
+    }
+    cached { index: BTreeMap<String, usize> = index_of(&set) }
+    check "at least one attribute; one C_x per expanded attribute" =>
+        |h| labels_match(&h.set, h.cx.len());
 }
 
 impl<C: Curve> Header<C> {
@@ -456,100 +292,28 @@ impl<C: Curve> Header<C> {
     pub fn attributes(&self) -> &AttributeSet {
         &self.set
     }
-    pub fn setup_id(&self) -> [u8; 16] {
-        self.setup_id
-    }
-    /// The encoding: setup id, the attribute list as written, C', then the
-    /// C_x in the (sorted) order of the expanded attributes.
-    pub fn to_bytes(&self) -> Vec<u8> {
-        let mut w = Writer::new(preamble::<C>(ObjectKind::KemHeader));
-        w.raw(&self.setup_id)
-            .str(&self.set.display_attrs().join(", "))
-            .point(&self.c_prime);
-        w.u32(self.cx.len() as u32);
-        for c in self.cx.values() {
-            w.point(c);
-        }
-        w.finish()
-    }
-    pub fn from_bytes(bytes: &[u8]) -> Result<Self, WireError> {
-        let mut r = Reader::open_for(bytes, ObjectKind::KemHeader, SCHEME, C::ID)?;
-        let setup_id = r.array("setup id")?;
-        let set = read_attributes(&mut r)?;
-        let c_prime = r.point("C'")?;
-        let n = r.count("ciphertext attributes", MAX_ITEMS)?;
-        if n != set.len() {
-            return Err(WireError::Invalid {
-                what: "header",
-                detail: format!("{n} elements for {} expanded attributes", set.len()),
-            });
-        }
-        let mut cx = BTreeMap::new();
-        for name in set.iter() {
-            cx.insert(name.to_owned(), r.point("C_x")?);
-        }
-        r.finish()?;
-        Ok(Header {
-            setup_id,
-            set,
-            c_prime,
-            cx,
-        })
+    fn c_x(&self, attr: &str) -> Option<&C::G1> {
+        self.index.get(attr).and_then(|i| self.cx.get(*i))
     }
 }
 
-fn read_attributes(r: &mut Reader<'_>) -> Result<AttributeSet, WireError> {
-    let text = r.str("attribute list")?;
-    let set = AttributeSet::parse(text).map_err(|e| WireError::Invalid {
-        what: "attribute list",
-        detail: e.to_string(),
-    })?;
-    if set.is_empty() {
-        return Err(WireError::Invalid {
-            what: "attribute list",
-            detail: "a ciphertext needs at least one attribute".into(),
-        });
-    }
-    Ok(set)
+/// Position of each expanded attribute in sorted order.
+fn index_of(set: &AttributeSet) -> BTreeMap<String, usize> {
+    set.iter()
+        .enumerate()
+        .map(|(i, x)| (x.to_owned(), i))
+        .collect()
 }
 
-/// The transformed header: T = e(g,g)^{αs/z} (GHW11's partially decrypted
-/// ciphertext in KEM form).
-pub struct Transformed<C: Curve> {
-    setup_id: [u8; 16],
-    t: C::Gt,
-}
-
-impl<C: Curve> Transformed<C> {
-    pub fn to_bytes(&self) -> Vec<u8> {
-        let mut w = Writer::new(preamble::<C>(ObjectKind::TransformedKemHeader));
-        w.raw(&self.setup_id).gt(&self.t);
-        w.finish()
-    }
-    pub fn from_bytes(bytes: &[u8]) -> Result<Self, WireError> {
-        let mut r = Reader::open_for(bytes, ObjectKind::TransformedKemHeader, SCHEME, C::ID)?;
-        let setup_id = r.array("setup id")?;
-        let t = r.gt("T")?;
-        r.finish()?;
-        Ok(Transformed { setup_id, t })
+object! {
+    /// The transformed header: T = e(g,g)^{αs/z} (GHW11's partially
+    /// decrypted ciphertext in KEM form).
+    pub struct Transformed<C> = (TransformedKemHeader, SCHEME), bound {
+        t: C::Gt => "T = e(g,g)^{αs/z}",
     }
 }
 
 const SCHEME: SchemeId = SchemeId::Gpsw06;
-
-fn preamble<C: Curve>(kind: ObjectKind) -> Preamble {
-    Preamble::new(kind, SCHEME, C::ID)
-}
-
-crate::wire::encoded_via_inherent!(
-    PublicKey,
-    MasterKey,
-    UserKey,
-    TransformKey,
-    RetrievalKey,
-    Header,
-    Transformed
-);
 
 impl<C: Curve> Authority for Gpsw06<C> {
     type Params = ();
@@ -563,8 +327,8 @@ impl<C: Curve> Authority for Gpsw06<C> {
         rng: &mut R,
     ) -> Result<(PublicKey<C>, MasterKey<C>), KemError> {
         let mut mk = MasterKey {
-            alpha: C::Scalar::random(rng),
             setup_id: [0; 16],
+            alpha: Secret(C::Scalar::random(rng)),
         };
         let pk = mk.public_key();
         mk.setup_id = pk.setup_id();
@@ -584,11 +348,12 @@ impl<C: Curve> Authority for Gpsw06<C> {
         if pk.setup_id() != mk.setup_id {
             return Err(KemError::WrongSetup);
         }
-        let tree = policy.to_tree()?;
+        let policy = PolicyTree::new(policy.clone())?;
+        let tree = &policy.tree;
         let mut ys: Vec<C::Scalar> = (1..tree.share_width())
             .map(|_| C::Scalar::random(rng))
             .collect();
-        let mut lambdas = tree.shares(mk.alpha, &ys)?;
+        let mut lambdas = tree.shares(*mk.alpha, &ys)?;
         for y in &mut ys {
             wipe(y, C::Scalar::zero());
         }
@@ -603,7 +368,7 @@ impl<C: Curve> Authority for Gpsw06<C> {
         let rows = par_map::<C, _, _>(&inputs, |(attr, lambda, r)| {
             let d = C::G1::mul_fixed(&tables.g1, lambda) + attr_hash::<C>(attr).mul_secret(r);
             let rr = C::G2::mul_fixed(&tables.g2, r);
-            (d, rr)
+            (d, LinedG2::new(rr))
         });
         for (_, lambda, r) in &mut inputs {
             wipe(lambda, C::Scalar::zero());
@@ -612,12 +377,13 @@ impl<C: Curve> Authority for Gpsw06<C> {
         for l in &mut lambdas {
             wipe(l, C::Scalar::zero());
         }
-        Ok(UserKey(KeyElements::new(
-            mk.setup_id,
-            policy.clone(),
-            tree,
-            rows,
-        )))
+        Ok(UserKey {
+            elements: KeyElements {
+                setup_id: mk.setup_id,
+                policy,
+                rows: Secret(rows),
+            },
+        })
     }
 }
 
@@ -648,12 +414,12 @@ impl<C: Curve> Kem for Gpsw06<C> {
     }
 
     fn decapsulate(key: &UserKey<C>, header: &Header<C>) -> Result<SessionKey, KemError> {
-        let e = key.0.pair(header)?;
+        let e = key.elements.pair(header)?;
         Ok(SessionKey::from_gt(&e, SCHEME, C::ID))
     }
 
     fn key_side(key: &UserKey<C>) -> Policy {
-        key.0.policy.clone()
+        key.elements.policy.policy.clone()
     }
 
     fn ciphertext_side(header: &Header<C>) -> AttributeSet {
@@ -679,17 +445,13 @@ fn encapsulate_with_s<C: Curve>(
     let tables = pk.tables();
     let names: Vec<&str> = attrs.iter().collect();
     let points = par_map::<C, _, _>(&names, |x| attr_hash::<C>(x).mul_secret(s));
-    let cx = names
-        .iter()
-        .zip(points)
-        .map(|(x, p)| (x.to_string(), p))
-        .collect();
     let c_prime = C::G2::mul_fixed(&tables.g2, s);
     Ok(Header {
         setup_id: pk.setup_id(),
+        index: index_of(attrs),
         set: attrs.clone(),
         c_prime,
-        cx,
+        cx: points,
     })
 }
 
@@ -708,13 +470,13 @@ impl<C: Curve> crate::kem::BlindedKem for Gpsw06<C> {
         encapsulate_with_s(pk, attrs, s)
     }
     fn decapsulate_blinded(key: &UserKey<C>, header: &Header<C>) -> Result<C::Gt, KemError> {
-        key.0.pair(header)
+        key.elements.pair(header)
     }
     fn transform_blinded(tk: &TransformKey<C>, header: &Header<C>) -> Result<C::Gt, KemError> {
-        tk.0.pair(header)
+        tk.elements.pair(header)
     }
     fn retrieval_exponent(rk: &RetrievalKey<C>) -> C::Scalar {
-        rk.z
+        *rk.z
     }
 }
 
@@ -733,23 +495,30 @@ impl<C: Curve> Outsourcing for Gpsw06<C> {
                 break (z, inv);
             }
         };
-        let e = &key.0;
-        let rows = par_map::<C, _, _>(&e.rows, |row| {
-            (row.d.mul_secret(&z_inv), row.r.mul_secret(&z_inv))
+        let e = &key.elements;
+        let rows = par_map::<C, _, _>(&e.rows, |(d, r)| {
+            (
+                d.mul_secret(&z_inv),
+                LinedG2::new(r.point.mul_secret(&z_inv)),
+            )
         });
         wipe(&mut z_inv, C::Scalar::zero());
-        let tk = KeyElements::new(e.setup_id, e.policy.clone(), e.tree.clone(), rows);
+        let tk = KeyElements {
+            setup_id: e.setup_id,
+            policy: e.policy.clone(),
+            rows: Secret(rows),
+        };
         (
-            TransformKey(tk),
+            TransformKey { elements: tk },
             RetrievalKey {
                 setup_id: e.setup_id,
-                z,
+                z: Secret(z),
             },
         )
     }
 
     fn transform(tk: &TransformKey<C>, header: &Header<C>) -> Result<Transformed<C>, KemError> {
-        let t = tk.0.pair(header)?;
+        let t = tk.elements.pair(header)?;
         Ok(Transformed {
             setup_id: header.setup_id,
             t,
@@ -862,34 +631,28 @@ mod tests {
         ));
         // Merged: a key for "a and b" built from k1's row for a and k2's row
         // for b (both rows of a 2-of-2 AND, like the merged policy's).
-        let row = |k: &UserKey<Bls12>, i: usize| (k.0.rows[i].d, k.0.rows[i].r);
-        let merged_policy = pol("a and b");
-        let merged = UserKey(KeyElements::new(
-            k1.0.setup_id,
-            merged_policy.clone(),
-            merged_policy.to_tree().unwrap(),
-            vec![row(&k1, 0), row(&k2, 0)],
-        ));
+        let row = |k: &UserKey<Bls12>, i: usize| {
+            let (d, r) = &k.elements.rows[i];
+            (*d, LinedG2::new(r.point))
+        };
+        let forge = |rows| UserKey {
+            elements: KeyElements {
+                setup_id: k1.elements.setup_id,
+                policy: PolicyTree::new(pol("a and b")).unwrap(),
+                rows: Secret(rows),
+            },
+        };
+        let merged = forge(vec![row(&k1, 0), row(&k2, 0)]);
         // The merged key "satisfies" syntactically, so the pairing runs, but
         // the session key is wrong.
         assert_ne!(G::decapsulate(&merged, &header).unwrap(), session);
         let decoded = UserKey::<Bls12>::from_bytes(&merged.to_bytes()).unwrap();
         assert_ne!(G::decapsulate(&decoded, &header).unwrap(), session);
         // The other AND-share arrangement (second rows, which carry y_2).
-        let swapped = UserKey(KeyElements::new(
-            k1.0.setup_id,
-            merged_policy.clone(),
-            merged_policy.to_tree().unwrap(),
-            vec![row(&k1, 1), row(&k2, 1)],
-        ));
+        let swapped = forge(vec![row(&k1, 1), row(&k2, 1)]);
         assert_ne!(G::decapsulate(&swapped, &header).unwrap(), session);
         // A single key's rows relabelled to the ciphertext's attributes.
-        let relabelled = UserKey(KeyElements::new(
-            k1.0.setup_id,
-            merged_policy.clone(),
-            merged_policy.to_tree().unwrap(),
-            vec![row(&k1, 0), row(&k1, 1)],
-        ));
+        let relabelled = forge(vec![row(&k1, 0), row(&k1, 1)]);
         assert_ne!(G::decapsulate(&relabelled, &header).unwrap(), session);
     }
 

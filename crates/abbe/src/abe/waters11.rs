@@ -272,7 +272,7 @@ object! {
         c_prime: C::G1 => "C'",
         rows: Vec<(C::G2, C::G1)> => "(C_i, D_i)",
     }
-    check "one row per leaf of the policy" => |h| rows_match(&h.policy, h.rows.len());
+    check "one row per leaf of the policy" => |h| rows_match("header", &h.policy, h.rows.len());
 }
 
 impl<C: Curve> Header<C> {

@@ -399,8 +399,8 @@ pub fn describe(fields: &[(&str, String)], checks: &str) -> String {
 
 /// Declares a scheme object `Name<C: Curve>` once: its fields with their
 /// labels (encoded in order), fields built after decoding (`cached`: not
-/// encoded, `Default` when decoded) and an optional `check` on every
-/// decoded value, whose text goes into the format table.
+/// encoded; `Default`, or `= expr` of the decoded fields) and an optional
+/// `check` on every decoded value, whose text goes into the format table.
 ///
 /// `= (Kind, SCHEME)` makes an object with a preamble: `to_bytes`,
 /// `from_bytes`, [`Object`] and [`super::Encoded`]. `= body` makes a part
@@ -461,7 +461,7 @@ macro_rules! object {
     };
     (@struct [$($meta:tt)*] $vis:vis $name:ident
         [$( [$($fmeta:tt)*] $fvis:vis $field:ident : $fty:ty => $label:literal )*]
-        [$( [$($cmeta:tt)*] $cfield:ident : $cty:ty )*]
+        [$( [$($cmeta:tt)*] $cfield:ident : $cty:ty $(= $cinit:expr)? )*]
         [$($checks:literal => $check:expr)?]) => {
         $($meta)*
         $vis struct $name<C: $crate::curve::Curve> {
@@ -482,9 +482,10 @@ macro_rules! object {
                 r: &mut $crate::wire::Reader<'_>,
                 _what: &'static str,
             ) -> Result<Self, $crate::wire::WireError> {
+                $(let $field = $crate::wire::codec::Codec::decode(r, $label)?;)*
                 let v = $name {
-                    $($field: $crate::wire::codec::Codec::decode(r, $label)?,)*
-                    $($cfield: Default::default(),)*
+                    $($cfield: $crate::wire::codec::object!(@init $($cinit)?),)*
+                    $($field,)*
                 };
                 $(
                     let check: fn(&Self) -> Result<(), $crate::wire::WireError> = $check;
@@ -494,6 +495,8 @@ macro_rules! object {
             }
         }
     };
+    (@init) => { Default::default() };
+    (@init $e:expr) => { $e };
     (@checks) => { "" };
     (@checks $c:literal) => { $c };
     (
@@ -501,13 +504,13 @@ macro_rules! object {
         $vis:vis struct $name:ident<C> = $kind:tt $(, $bound:ident)? {
             $( $(#[$fmeta:meta])* $fvis:vis $field:ident : $fty:ty => $label:literal ),* $(,)?
         }
-        $( cached { $( $(#[$cmeta:meta])* $cfield:ident : $cty:ty ),* $(,)? } )?
+        $( cached { $( $(#[$cmeta:meta])* $cfield:ident : $cty:ty $(= $cinit:expr)? ),* $(,)? } )?
         $( check $checks:literal => $check:expr; )?
     ) => {
         $crate::wire::codec::object!(@pre [$($bound)?]
             [$(#[$meta])*] $vis $name
             [$( [$(#[$fmeta])*] $fvis $field : $fty => $label )*]
-            [$($( [$(#[$cmeta])*] $cfield : $cty )*)?]
+            [$($( [$(#[$cmeta])*] $cfield : $cty $(= $cinit)? )*)?]
             [$($checks => $check)?]
         );
         $crate::wire::codec::object!(@bound [$($bound)?] $name);
@@ -551,17 +554,36 @@ pub fn names_match<'a>(
     Ok(())
 }
 
-/// The check of a header's rows: one per leaf of its policy's access tree.
-pub fn rows_match(policy: &PolicyTree, rows: usize) -> Result<(), WireError> {
+/// The check of the rows of a header or key (`what`): one per leaf of its
+/// policy's access tree.
+pub fn rows_match(what: &'static str, policy: &PolicyTree, rows: usize) -> Result<(), WireError> {
     let leaves = policy.tree.leaves().len();
     if rows == leaves {
         Ok(())
     } else {
         Err(invalid(
-            "header",
+            what,
             format!("{rows} rows for a policy with {leaves} leaves"),
         ))
     }
+}
+
+/// The check of a ciphertext's attributes: at least one, and one element
+/// per expanded attribute.
+pub fn labels_match(set: &AttributeSet, elements: usize) -> Result<(), WireError> {
+    if set.is_empty() {
+        return Err(invalid(
+            "attribute list",
+            "a ciphertext needs at least one attribute",
+        ));
+    }
+    if elements != set.len() {
+        return Err(invalid(
+            "header",
+            format!("{elements} elements for {} expanded attributes", set.len()),
+        ));
+    }
+    Ok(())
 }
 
 /// The check of a secret scalar that must be invertible.
