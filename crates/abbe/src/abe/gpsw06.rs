@@ -282,7 +282,7 @@ object! {
         c_prime: C::G2 => "C'",
         cx: Vec<C::G1> => "C_x",
     }
-    cached { index: BTreeMap<String, usize> = index_of(&set) }
+    cached { index: BTreeMap<String, usize> = set.positions() }
     check "at least one attribute; one C_x per expanded attribute" =>
         |h| labels_match(&h.set, h.cx.len());
 }
@@ -295,14 +295,6 @@ impl<C: Curve> Header<C> {
     fn c_x(&self, attr: &str) -> Option<&C::G1> {
         self.index.get(attr).and_then(|i| self.cx.get(*i))
     }
-}
-
-/// Position of each expanded attribute in sorted order.
-fn index_of(set: &AttributeSet) -> BTreeMap<String, usize> {
-    set.iter()
-        .enumerate()
-        .map(|(i, x)| (x.to_owned(), i))
-        .collect()
 }
 
 object! {
@@ -448,7 +440,7 @@ fn encapsulate_with_s<C: Curve>(
     let c_prime = C::G2::mul_fixed(&tables.g2, s);
     Ok(Header {
         setup_id: pk.setup_id(),
-        index: index_of(attrs),
+        index: attrs.positions(),
         set: attrs.clone(),
         c_prime,
         cx: points,

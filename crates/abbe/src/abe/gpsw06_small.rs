@@ -65,10 +65,12 @@
 //!   precomputes the lines of its N elements D_i (cached on the key).
 
 use crate::curve::CurveId;
+use crate::curve::LinedG2;
 use crate::curve::{par_map, wipe, Curve, FixedBaseTable, Group, Scalar, Target};
 use crate::kem::{self, Authority, Kem, KemError, SessionKey};
-use crate::policy::{AccessTree, AttributeSet, Policy};
-use crate::wire::{ObjectKind, Preamble, Reader, SchemeId, WireError, Writer, MAX_ITEMS};
+use crate::policy::{AttributeSet, Policy, PolicyTree};
+use crate::wire::codec::{invalid, labels_match, nonzero, object, rows_match, secrets_match};
+use crate::wire::{hex, Codec, Lazy, Reader, SchemeId, Secret, Wipe, WireError, Writer, MAX_ITEMS};
 use rand_core::{CryptoRng, RngCore};
 use std::collections::{BTreeMap, HashMap};
 use std::marker::PhantomData;
@@ -162,34 +164,45 @@ impl<C: Curve> Universe<C> {
     }
 }
 
-/// Public parameters: the universe's names and T_i = g^{t_i} ∈ G1, and
-/// Y = e(g,g)^y.
-pub struct PublicKey<C: Curve> {
-    pub y: C::Gt,
-    u: Arc<Universe<C>>,
-    g2: OnceLock<Arc<FixedBaseTable<C::G2>>>,
-    id: OnceLock<[u8; 16]>,
-}
-
-impl<C: Curve> Clone for PublicKey<C> {
-    fn clone(&self) -> Self {
-        PublicKey {
-            y: self.y,
-            u: self.u.clone(),
-            g2: self.g2.clone(),
-            id: self.id.clone(),
+/// Encoded as `u32 n ‖ n × (name ‖ T_i)` in index order; decoding checks
+/// it as setup does.
+impl<C: Curve> Codec for Universe<C> {
+    const MIN_BYTES: usize = 4;
+    fn layout() -> String {
+        <Vec<(String, C::G1)>>::layout()
+    }
+    fn encode(&self, w: &mut Writer) {
+        w.u32(self.names.len() as u32);
+        for (name, t) in self.names.iter().zip(&self.t) {
+            w.str(name).point(t);
         }
     }
+    fn decode(r: &mut Reader<'_>, what: &'static str) -> Result<Self, WireError> {
+        let (names, t): (Vec<String>, Vec<C::G1>) =
+            <Vec<(String, C::G1)>>::decode(r, what)?.into_iter().unzip();
+        let index = index_universe(&names).map_err(|e| invalid("public key", e))?;
+        Ok(Universe::new(names, index, t))
+    }
+}
+
+object! {
+    /// Public parameters: the universe's names and T_i = g^{t_i} ∈ G1, and
+    /// Y = e(g,g)^y.
+    #[derive(Clone)]
+    pub struct PublicKey<C> = (PublicKey, SCHEME) {
+        pub y: C::Gt => "Y",
+        u: Arc<Universe<C>> => "universe (name, T_i)",
+    }
+    cached { g2: Lazy<FixedBaseTable<C::G2>>, id: OnceLock<[u8; 16]> }
 }
 
 impl<C: Curve> core::fmt::Debug for PublicKey<C> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        let (n, id) = (self.u.names.len(), hex(&self.setup_id()));
         write!(
             f,
-            "Gpsw06Small PublicKey on {} ({} attributes, setup {})",
-            C::NAME,
-            self.u.names.len(),
-            crate::wire::hex(&self.setup_id())
+            "Gpsw06Small PublicKey on {} ({n} attributes, setup {id})",
+            C::NAME
         )
     }
 }
@@ -206,8 +219,7 @@ impl<C: Curve> PublicKey<C> {
     }
 
     fn g2_table(&self) -> &FixedBaseTable<C::G2> {
-        self.g2
-            .get_or_init(|| Arc::new(C::G2::generator().precompute()))
+        self.g2.get_or_init(|| C::G2::generator().precompute())
     }
 
     /// The setup identifier: the first 16 bytes of SHA-256 over the encoded
@@ -217,202 +229,68 @@ impl<C: Curve> PublicKey<C> {
             .id
             .get_or_init(|| crate::wire::setup_id(&self.to_bytes()))
     }
-
-    pub fn to_bytes(&self) -> Vec<u8> {
-        let mut w = Writer::new(preamble::<C>(ObjectKind::PublicKey));
-        w.gt(&self.y);
-        w.u32(self.u.names.len() as u32);
-        for (name, t) in self.u.names.iter().zip(&self.u.t) {
-            w.str(name).point(t);
-        }
-        w.finish()
-    }
-
-    pub fn from_bytes(bytes: &[u8]) -> Result<Self, WireError> {
-        let mut r = Reader::open_for(bytes, ObjectKind::PublicKey, SCHEME, C::ID)?;
-        let y = r.gt("Y")?;
-        let n = r.count("universe", MAX_ITEMS)?;
-        let mut names = Vec::with_capacity(n.min(1024));
-        let mut t = Vec::with_capacity(n.min(1024));
-        for _ in 0..n {
-            names.push(r.str("universe attribute")?.to_owned());
-            t.push(r.point("T_i")?);
-        }
-        r.finish()?;
-        let index = index_universe(&names).map_err(|detail| WireError::Invalid {
-            what: "public key",
-            detail,
-        })?;
-        Ok(PublicKey {
-            y,
-            u: Arc::new(Universe::new(names, index, t)),
-            g2: OnceLock::new(),
-            id: OnceLock::new(),
-        })
-    }
 }
 
-/// The master key (y, t_1..t_n) with the universe's names; zeroized on drop.
-pub struct MasterKey<C: Curve> {
-    y: C::Scalar,
-    t: Vec<C::Scalar>,
-    names: Vec<String>,
-    setup_id: [u8; 16],
-}
-
-impl<C: Curve> Drop for MasterKey<C> {
-    fn drop(&mut self) {
-        wipe(&mut self.y, C::Scalar::zero());
-        for t in &mut self.t {
-            wipe(t, C::Scalar::zero());
-        }
+object! {
+    /// The master key y and, per universe attribute in index order, its
+    /// name and t_i; wiped on drop.
+    pub struct MasterKey<C> = (MasterKey, SCHEME), bound {
+        y: Secret<C::Scalar> => "y",
+        t: Secret<Vec<(String, C::Scalar)>> => "universe (name, t_i)",
     }
+    check "t_i ≠ 0; the universe is valid; y and the t_i give the public key of the setup id" =>
+        |mk| {
+            for (_, ti) in mk.t.iter() {
+                nonzero("master key", ti)?;
+            }
+            let names = mk.t.iter().map(|(n, _)| n.clone()).collect::<Vec<_>>();
+            let index = index_universe(&names).map_err(|e| invalid("master key", e))?;
+            secrets_match(mk.public_key_with(index).setup_id(), mk.setup_id)
+        };
 }
 
 impl<C: Curve> MasterKey<C> {
-    pub fn setup_id(&self) -> [u8; 16] {
-        self.setup_id
-    }
-
     fn public_key_with(&self, index: HashMap<String, usize>) -> PublicKey<C> {
         let g1 = C::G1::generator().precompute();
-        let t = par_map::<C, _, _>(&self.t, |ti| C::G1::mul_fixed(&g1, ti));
+        let (names, t): (Vec<String>, Vec<C::Scalar>) = self.t.iter().cloned().unzip();
+        let tp = par_map::<C, _, _>(&t, |ti| C::G1::mul_fixed(&g1, ti));
         let e_gg = C::pairing(&C::G1::generator(), &C::G2::generator());
-        PublicKey {
+        let pk = PublicKey {
             y: e_gg.pow(&self.y),
-            u: Arc::new(Universe::new(self.names.clone(), index, t)),
-            g2: OnceLock::new(),
+            u: Arc::new(Universe::new(names, index, tp)),
+            g2: Lazy::default(),
             id: OnceLock::new(),
-        }
+        };
+        let mut t = t;
+        t.wipe();
+        pk
     }
 
     /// Recomputes the public key (T_i = g^{t_i}, Y = e(g,g)^y).
     pub fn public_key(&self) -> PublicKey<C> {
         let index = self
-            .names
+            .t
             .iter()
             .enumerate()
-            .map(|(i, n)| (n.clone(), i))
+            .map(|(i, (n, _))| (n.clone(), i))
             .collect();
         self.public_key_with(index)
     }
-
-    pub fn to_bytes(&self) -> Vec<u8> {
-        let mut w = Writer::new(preamble::<C>(ObjectKind::MasterKey));
-        w.raw(&self.setup_id).scalar(&self.y);
-        w.u32(self.names.len() as u32);
-        for (name, t) in self.names.iter().zip(&self.t) {
-            w.str(name).scalar(t);
-        }
-        w.finish()
-    }
-
-    pub fn from_bytes(bytes: &[u8]) -> Result<Self, WireError> {
-        let mut r = Reader::open_for(bytes, ObjectKind::MasterKey, SCHEME, C::ID)?;
-        let setup_id = r.array("setup id")?;
-        let y = r.scalar("y")?;
-        let n = r.count("universe", MAX_ITEMS)?;
-        let mut names = Vec::with_capacity(n.min(1024));
-        let mut t = Vec::with_capacity(n.min(1024));
-        for _ in 0..n {
-            names.push(r.str("universe attribute")?.to_owned());
-            let ti: C::Scalar = r.scalar("t_i")?;
-            if ti.is_zero() {
-                return Err(WireError::Invalid {
-                    what: "master key",
-                    detail: "t_i = 0".into(),
-                });
-            }
-            t.push(ti);
-        }
-        r.finish()?;
-        let index = index_universe(&names).map_err(|detail| WireError::Invalid {
-            what: "master key",
-            detail,
-        })?;
-        let mk = MasterKey {
-            y,
-            t,
-            names,
-            setup_id,
-        };
-        if mk.public_key_with(index).setup_id() != setup_id {
-            return Err(WireError::Invalid {
-                what: "master key",
-                detail: "secrets do not match its setup id".into(),
-            });
-        }
-        Ok(mk)
-    }
 }
 
-/// A user's decryption key: the policy and one D_i ∈ G2 per LSSS row, with
-/// the G2 lines cached on first use.
-pub struct UserKey<C: Curve> {
-    setup_id: [u8; 16],
-    policy: Policy,
-    tree: AccessTree,
-    rows: Vec<(C::G2, OnceLock<C::G2Prepared>)>,
-}
-
-impl<C: Curve> Drop for UserKey<C> {
-    fn drop(&mut self) {
-        for (d, _) in &mut self.rows {
-            wipe(d, C::G2::identity());
-        }
+object! {
+    /// A user's decryption key: the policy and one D_i ∈ G2 per LSSS row,
+    /// with the G2 lines cached on first use; wiped on drop.
+    pub struct UserKey<C> = (SchemeUserKey, SCHEME), bound {
+        policy: PolicyTree => "policy",
+        rows: Secret<Vec<LinedG2<C>>> => "D_i",
     }
+    check "one D_i per leaf of the policy" => |k| rows_match("key", &k.policy, k.rows.len());
 }
 
 impl<C: Curve> UserKey<C> {
-    pub fn setup_id(&self) -> [u8; 16] {
-        self.setup_id
-    }
     pub fn policy(&self) -> &Policy {
-        &self.policy
-    }
-    fn new(setup_id: [u8; 16], policy: Policy, tree: AccessTree, rows: Vec<C::G2>) -> Self {
-        UserKey {
-            setup_id,
-            policy,
-            tree,
-            rows: rows.into_iter().map(|d| (d, OnceLock::new())).collect(),
-        }
-    }
-    pub fn to_bytes(&self) -> Vec<u8> {
-        let mut w = Writer::new(preamble::<C>(ObjectKind::SchemeUserKey));
-        w.raw(&self.setup_id).str(&self.policy.to_string());
-        w.u32(self.rows.len() as u32);
-        for (d, _) in &self.rows {
-            w.point(d);
-        }
-        w.finish()
-    }
-    pub fn from_bytes(bytes: &[u8]) -> Result<Self, WireError> {
-        let mut r = Reader::open_for(bytes, ObjectKind::SchemeUserKey, SCHEME, C::ID)?;
-        let setup_id = r.array("setup id")?;
-        let text = r.str("policy")?;
-        let policy = Policy::parse(text).map_err(|e| WireError::Invalid {
-            what: "policy",
-            detail: e.to_string(),
-        })?;
-        let tree = policy.to_tree().map_err(|e| WireError::Invalid {
-            what: "policy",
-            detail: e.to_string(),
-        })?;
-        let n = r.count("key rows", MAX_ITEMS)?;
-        if n != tree.leaves().len() {
-            return Err(WireError::Invalid {
-                what: "key",
-                detail: format!("{n} rows for a policy with {} leaves", tree.leaves().len()),
-            });
-        }
-        // Grown as rows are read: n is the input's word until they are.
-        let mut rows = Vec::new();
-        for _ in 0..n {
-            rows.push(r.point("D_i")?);
-        }
-        r.finish()?;
-        Ok(UserKey::new(setup_id, policy, tree, rows))
+        &self.policy.policy
     }
 
     /// Π e(ω_i E_ρ(i), D_i): one multi-pairing of |selection| pairs.
@@ -421,11 +299,12 @@ impl<C: Curve> UserKey<C> {
             return Err(KemError::WrongSetup);
         }
         let selection = self
+            .policy
             .tree
             .cheapest_satisfying(&header.set)
             .ok_or(KemError::NotSatisfied)?;
-        let omega = self.tree.reconstruction::<C::Scalar>(&selection)?;
-        let leaves = self.tree.leaves();
+        let omega = self.policy.tree.reconstruction::<C::Scalar>(&selection)?;
+        let leaves = self.policy.tree.leaves();
         let one = C::Scalar::one();
         let mut g1_terms = Vec::with_capacity(omega.len());
         let mut rows = Vec::with_capacity(omega.len());
@@ -437,87 +316,45 @@ impl<C: Curve> UserKey<C> {
             let attr = leaves
                 .get(*i)
                 .ok_or_else(|| KemError::Invalid("row index out of range".into()))?;
-            let e = header.ex.get(attr.as_str()).ok_or(KemError::NotSatisfied)?;
+            let e = header.e_i(attr).ok_or(KemError::NotSatisfied)?;
             g1_terms.push(if *w == one { *e } else { *e * *w });
             rows.push(row);
         }
         // The key's G2 lines are computed once per key, then reused.
-        par_map::<C, _, _>(&rows, |(d, cell)| {
-            cell.get_or_init(|| C::prepare(d));
+        par_map::<C, _, _>(&rows, |d| {
+            d.lines();
         });
         let terms: Vec<(C::G1, &C::G2Prepared)> = g1_terms
             .into_iter()
             .zip(rows)
-            .map(|(g, (d, cell))| (g, cell.get_or_init(|| C::prepare(d))))
+            .map(|(g, d)| (g, d.lines()))
             .collect();
         Ok(C::multi_pairing(&terms))
     }
 }
 
-/// The KEM header: the attribute set γ and E_i = T_i^s ∈ G1 per (expanded)
-/// attribute.
-pub struct Header<C: Curve> {
-    setup_id: [u8; 16],
-    set: AttributeSet,
-    ex: BTreeMap<String, C::G1>,
+object! {
+    /// The KEM header: the attribute set γ and E_i = T_i^s ∈ G1 per
+    /// (expanded) attribute, in the sorted order of the expansion.
+    pub struct Header<C> = (KemHeader, SCHEME), bound {
+        set: AttributeSet => "attribute list",
+        ex: Vec<C::G1> => "E_i",
+    }
+    cached { index: BTreeMap<String, usize> = set.positions() }
+    check "at least one attribute; one E_i per expanded attribute" =>
+        |h| labels_match(&h.set, h.ex.len());
 }
 
 impl<C: Curve> Header<C> {
     pub fn attributes(&self) -> &AttributeSet {
         &self.set
     }
-    pub fn setup_id(&self) -> [u8; 16] {
-        self.setup_id
-    }
-    /// The encoding: setup id, the attribute list as written, then the E_i
-    /// in the (sorted) order of the expanded attributes.
-    pub fn to_bytes(&self) -> Vec<u8> {
-        let mut w = Writer::new(preamble::<C>(ObjectKind::KemHeader));
-        w.raw(&self.setup_id)
-            .str(&self.set.display_attrs().join(", "));
-        w.u32(self.ex.len() as u32);
-        for e in self.ex.values() {
-            w.point(e);
-        }
-        w.finish()
-    }
-    pub fn from_bytes(bytes: &[u8]) -> Result<Self, WireError> {
-        let mut r = Reader::open_for(bytes, ObjectKind::KemHeader, SCHEME, C::ID)?;
-        let setup_id = r.array("setup id")?;
-        let text = r.str("attribute list")?;
-        let set = AttributeSet::parse(text).map_err(|e| WireError::Invalid {
-            what: "attribute list",
-            detail: e.to_string(),
-        })?;
-        if set.is_empty() {
-            return Err(WireError::Invalid {
-                what: "attribute list",
-                detail: "a ciphertext needs at least one attribute".into(),
-            });
-        }
-        let n = r.count("ciphertext attributes", MAX_ITEMS)?;
-        if n != set.len() {
-            return Err(WireError::Invalid {
-                what: "header",
-                detail: format!("{n} elements for {} expanded attributes", set.len()),
-            });
-        }
-        let mut ex = BTreeMap::new();
-        for name in set.iter() {
-            ex.insert(name.to_owned(), r.point("E_i")?);
-        }
-        r.finish()?;
-        Ok(Header { setup_id, set, ex })
+    fn e_i(&self, attr: &str) -> Option<&C::G1> {
+        self.index.get(attr).and_then(|i| self.ex.get(*i))
     }
 }
 
 const SCHEME: SchemeId = SchemeId::Gpsw06Small;
-
-fn preamble<C: Curve>(kind: ObjectKind) -> Preamble {
-    Preamble::new(kind, SCHEME, C::ID)
-}
-
-crate::wire::encoded_via_inherent!(PublicKey, MasterKey, UserKey, Header);
 
 /// Inverts all (nonzero) scalars with one field inversion (Montgomery's
 /// trick); `None` if one is zero.
@@ -553,11 +390,11 @@ impl<C: Curve> Gpsw06Small<C> {
                 }
             })
             .collect();
+        let t: Vec<C::Scalar> = t;
         let mut mk = MasterKey {
-            y,
-            t,
-            names,
             setup_id: [0; 16],
+            y: Secret(y),
+            t: Secret(names.into_iter().zip(t).collect()),
         };
         let pk = mk.public_key_with(index);
         mk.setup_id = pk.setup_id();
@@ -597,7 +434,8 @@ impl<C: Curve> Authority for Gpsw06Small<C> {
         if pk.setup_id() != mk.setup_id {
             return Err(KemError::WrongSetup);
         }
-        let tree = policy.to_tree()?;
+        let policy = PolicyTree::new(policy.clone())?;
+        let tree = &policy.tree;
         let idx: Vec<usize> = tree
             .leaves()
             .iter()
@@ -605,7 +443,7 @@ impl<C: Curve> Authority for Gpsw06Small<C> {
             .collect::<Result<_, _>>()?;
         let ts: Vec<C::Scalar> = idx
             .iter()
-            .map(|&i| mk.t.get(i).copied())
+            .map(|&i| mk.t.get(i).map(|(_, t)| *t))
             .collect::<Option<_>>()
             .ok_or(KemError::WrongSetup)?;
         let mut t_inv = batch_invert(&ts)
@@ -613,7 +451,7 @@ impl<C: Curve> Authority for Gpsw06Small<C> {
         let mut ys: Vec<C::Scalar> = (1..tree.share_width())
             .map(|_| C::Scalar::random(rng))
             .collect();
-        let mut exps = tree.shares(mk.y, &ys)?;
+        let mut exps = tree.shares(*mk.y, &ys)?;
         for (e, ti) in exps.iter_mut().zip(&t_inv) {
             *e *= *ti;
         }
@@ -622,7 +460,11 @@ impl<C: Curve> Authority for Gpsw06Small<C> {
         for v in ys.iter_mut().chain(exps.iter_mut()).chain(t_inv.iter_mut()) {
             wipe(v, C::Scalar::zero());
         }
-        Ok(UserKey::new(mk.setup_id, policy.clone(), tree, rows))
+        Ok(UserKey {
+            setup_id: mk.setup_id,
+            policy,
+            rows: Secret(rows.into_iter().map(LinedG2::new).collect()),
+        })
     }
 }
 
@@ -657,11 +499,6 @@ impl<C: Curve> Kem for Gpsw06Small<C> {
         let s = C::Scalar::random(rng);
         let u = &pk.u;
         let points = par_map::<C, _, _>(&items, |(_, i)| C::G1::mul_fixed(u.table(*i), &s));
-        let ex = items
-            .iter()
-            .zip(points)
-            .map(|((a, _), p)| (a.to_string(), p))
-            .collect();
         let key = SessionKey::from_gt(&pk.y.pow(&s), SCHEME, C::ID);
         let mut s = s;
         wipe(&mut s, C::Scalar::zero());
@@ -669,8 +506,9 @@ impl<C: Curve> Kem for Gpsw06Small<C> {
             key,
             Header {
                 setup_id: pk.setup_id(),
+                index: attrs.positions(),
                 set: attrs.clone(),
-                ex,
+                ex: points,
             },
         ))
     }
@@ -681,7 +519,7 @@ impl<C: Curve> Kem for Gpsw06Small<C> {
     }
 
     fn key_side(key: &UserKey<C>) -> Policy {
-        key.policy.clone()
+        key.policy.policy.clone()
     }
 
     fn ciphertext_side(header: &Header<C>) -> AttributeSet {
@@ -794,12 +632,11 @@ mod tests {
         ));
         let merged_policy = pol("a and b");
         for (x, y) in [(0, 0), (1, 1), (0, 1)] {
-            let merged = UserKey::<Bls12>::new(
-                k1.setup_id,
-                merged_policy.clone(),
-                merged_policy.to_tree().unwrap(),
-                vec![k1.rows[x].0, k2.rows[y].0],
-            );
+            let merged = UserKey::<Bls12> {
+                setup_id: k1.setup_id,
+                policy: PolicyTree::new(merged_policy.clone()).unwrap(),
+                rows: Secret(vec![k1.rows[x].clone(), k2.rows[y].clone()]),
+            };
             assert_ne!(G::decapsulate(&merged, &header).unwrap(), session);
             let decoded = UserKey::<Bls12>::from_bytes(&merged.to_bytes()).unwrap();
             assert_ne!(G::decapsulate(&decoded, &header).unwrap(), session);

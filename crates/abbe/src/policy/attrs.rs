@@ -146,6 +146,15 @@ impl AttributeSet {
         self.attrs.iter().map(String::as_str)
     }
 
+    /// The position of each expanded attribute in sorted order (headers
+    /// list their per-attribute elements in this order).
+    pub fn positions(&self) -> std::collections::BTreeMap<String, usize> {
+        self.iter()
+            .enumerate()
+            .map(|(i, x)| (x.to_owned(), i))
+            .collect()
+    }
+
     /// Number of expanded attribute strings.
     pub fn len(&self) -> usize {
         self.attrs.len()

@@ -170,6 +170,20 @@ impl<T: Codec> Codec for Vec<T> {
     }
 }
 
+/// A shared part (a public key's universe), encoded as the part.
+impl<T: Codec> Codec for Arc<T> {
+    const MIN_BYTES: usize = T::MIN_BYTES;
+    fn layout() -> String {
+        T::layout()
+    }
+    fn encode(&self, w: &mut Writer) {
+        T::encode(self, w);
+    }
+    fn decode(r: &mut Reader<'_>, what: &'static str) -> Result<Self, WireError> {
+        T::decode(r, what).map(Arc::new)
+    }
+}
+
 /// Named values, names strictly increasing (one encoding per map).
 impl<T: Codec> Codec for BTreeMap<String, T> {
     const MIN_BYTES: usize = 4;
@@ -245,6 +259,11 @@ impl<const N: usize> Wipe for [u8; N] {
     fn wipe(&mut self) {
         crate::curve::wipe_bytes(self);
     }
+}
+
+/// Names beside secrets (a universe's attributes) are public labels.
+impl Wipe for String {
+    fn wipe(&mut self) {}
 }
 
 impl<T: Wipe> Wipe for Vec<T> {
@@ -482,7 +501,7 @@ macro_rules! object {
                 r: &mut $crate::wire::Reader<'_>,
                 _what: &'static str,
             ) -> Result<Self, $crate::wire::WireError> {
-                $(let $field = $crate::wire::codec::Codec::decode(r, $label)?;)*
+                $(let $field: $fty = $crate::wire::codec::Codec::decode(r, $label)?;)*
                 let v = $name {
                     $($cfield: $crate::wire::codec::object!(@init $($cinit)?),)*
                     $($field,)*
