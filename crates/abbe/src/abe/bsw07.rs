@@ -215,7 +215,7 @@ object! {
         attrs: Secret<BTreeMap<String, (C::G1, LinedG2<C>)>> => "(D_j, D'_j)",
     }
     check "the (D_j, D'_j) are named by the expansion of the attribute list, in order" =>
-        |k| names_match(&k.set, k.attrs.keys());
+        |k| names_match("key", &k.set, k.attrs.keys());
 }
 
 impl<C: Curve> UserKey<C> {

@@ -178,7 +178,7 @@ object! {
         kx: Secret<BTreeMap<String, LinedG2<C>>> => "K_x",
     }
     check "the K_x are named by the expansion of the attribute list, in order" =>
-        |e| names_match(&e.set, e.kx.keys());
+        |e| names_match("key", &e.set, e.kx.keys());
 }
 
 impl<C: Curve> KeyElements<C> {

@@ -90,12 +90,12 @@
 use crate::curve::CurveId;
 use crate::curve::{par_map, wipe, Curve, FixedBaseTable, Group, Scalar};
 use crate::kem::{Authority, Kem, KemError, SessionKey, Universe};
-use crate::policy::{validate_name, AccessTree, AttributeSet, Policy};
-use crate::wire::{ObjectKind, Preamble, Reader, SchemeId, WireError, Writer, MAX_ITEMS};
+use crate::policy::{validate_name, AttributeSet, Policy, PolicyTree};
+use crate::wire::codec::{invalid, names_match, nonzero, object, rows_match, secrets_match};
+use crate::wire::{hex, Lazy, SchemeId, Secret, MAX_ITEMS};
 use rand_core::{CryptoRng, RngCore};
 use std::collections::{BTreeMap, BTreeSet};
 use std::marker::PhantomData;
-use std::sync::{Arc, OnceLock};
 
 /// Size of the default attribute universe `A1 … A256`.
 pub const DEFAULT_UNIVERSE: usize = 256;
@@ -113,42 +113,40 @@ struct Tables<C: Curve> {
     y: FixedBaseTable<C::G1>,
 }
 
-/// Public parameters: Y = s·G and P_i = s_i·G for every attribute of the
-/// universe. **BROKEN scheme — benchmarking only.**
-pub struct PublicKey<C: Curve> {
-    pub y: C::G1,
-    attrs: BTreeMap<String, C::G1>,
-    tables: OnceLock<Arc<Tables<C>>>,
-}
-
-impl<C: Curve> Clone for PublicKey<C> {
-    fn clone(&self) -> Self {
-        PublicKey {
-            y: self.y,
-            attrs: self.attrs.clone(),
-            tables: self.tables.clone(),
-        }
+object! {
+    /// Public parameters: Y = g^s and P_i = g^{s_i} per universe attribute.
+    #[derive(Clone)]
+    pub struct PublicKey<C> = (PublicKey, SCHEME) {
+        pub y: C::G1 => "Y",
+        attrs: BTreeMap<String, C::G1> => "P_i",
     }
+    cached { tables: Lazy<Tables<C>> }
+    check "a non-empty universe; no element is the identity" => |pk| {
+        if pk.attrs.is_empty() {
+            return Err(invalid("public key", "empty attribute universe"));
+        }
+        if pk.y.is_identity() || pk.attrs.values().any(|p| p.is_identity()) {
+            return Err(invalid("public key", "an element is the identity"));
+        }
+        Ok(())
+    };
 }
 
 impl<C: Curve> core::fmt::Debug for PublicKey<C> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        let (n, id) = (self.attrs.len(), hex(&self.setup_id()));
         write!(
             f,
-            "INSECURE YCT14 PublicKey on {} ({} attributes, setup {})",
-            C::NAME,
-            self.attrs.len(),
-            crate::wire::hex(&self.setup_id())
+            "INSECURE YCT14 PublicKey on {} ({n} attributes, setup {id})",
+            C::NAME
         )
     }
 }
 
 impl<C: Curve> PublicKey<C> {
     fn tables(&self) -> &Tables<C> {
-        self.tables.get_or_init(|| {
-            Arc::new(Tables {
-                y: self.y.precompute(),
-            })
+        self.tables.get_or_init(|| Tables {
+            y: self.y.precompute(),
         })
     }
 
@@ -166,74 +164,28 @@ impl<C: Curve> PublicKey<C> {
     pub fn attribute_point(&self, name: &str) -> Option<&C::G1> {
         self.attrs.get(name)
     }
-
-    pub fn to_bytes(&self) -> Vec<u8> {
-        let mut w = Writer::new(preamble::<C>(ObjectKind::PublicKey));
-        w.point(&self.y);
-        w.u32(self.attrs.len() as u32);
-        for (name, p) in &self.attrs {
-            w.str(name).point(p);
-        }
-        w.finish()
-    }
-
-    pub fn from_bytes(bytes: &[u8]) -> Result<Self, WireError> {
-        let mut r = Reader::open_for(bytes, ObjectKind::PublicKey, SchemeId::Yct14, C::ID)?;
-        let y: C::G1 = r.point("Y")?;
-        let n = r.count("universe size", MAX_ITEMS)?;
-        if n == 0 {
-            return Err(invalid("public key", "empty attribute universe"));
-        }
-        let mut attrs = BTreeMap::new();
-        let mut last: Option<&str> = None;
-        for _ in 0..n {
-            let name = r.str("attribute name")?;
-            if last.is_some_and(|l| l >= name) {
-                return Err(invalid(
-                    "public key",
-                    "attribute names are not strictly increasing",
-                ));
-            }
-            last = Some(name);
-            let p: C::G1 = r.point("P_i")?;
-            if p.is_identity() {
-                return Err(invalid("public key", "identity attribute point"));
-            }
-            attrs.insert(name.to_owned(), p);
-        }
-        r.finish()?;
-        if y.is_identity() {
-            return Err(invalid("public key", "Y is the identity"));
-        }
-        Ok(PublicKey {
-            y,
-            attrs,
-            tables: OnceLock::new(),
-        })
-    }
 }
 
-/// The master key (s, {s_i}); zeroized on drop.
-pub struct MasterKey<C: Curve> {
-    s: C::Scalar,
-    attrs: BTreeMap<String, C::Scalar>,
-    setup_id: [u8; 16],
-}
-
-impl<C: Curve> Drop for MasterKey<C> {
-    fn drop(&mut self) {
-        wipe(&mut self.s, C::Scalar::zero());
-        for v in self.attrs.values_mut() {
-            wipe(v, C::Scalar::zero());
-        }
+object! {
+    /// The master key (s, {s_i}); wiped on drop.
+    pub struct MasterKey<C> = (MasterKey, SCHEME), bound {
+        s: Secret<C::Scalar> => "s",
+        attrs: Secret<BTreeMap<String, C::Scalar>> => "s_i",
     }
+    check "a non-empty universe; no secret is 0; they give the public key of the setup id" =>
+        |mk| {
+            if mk.attrs.is_empty() {
+                return Err(invalid("master key", "empty attribute universe"));
+            }
+            nonzero("master key", &*mk.s)?;
+            for si in mk.attrs.values() {
+                nonzero("master key", si)?;
+            }
+            secrets_match(mk.public_key().setup_id(), mk.setup_id)
+        };
 }
 
 impl<C: Curve> MasterKey<C> {
-    pub fn setup_id(&self) -> [u8; 16] {
-        self.setup_id
-    }
-
     /// Recomputes the public key: |U|+1 fixed-base G1 multiplications.
     pub fn public_key(&self) -> PublicKey<C> {
         let g = C::G1::generator().precompute();
@@ -248,208 +200,48 @@ impl<C: Curve> MasterKey<C> {
         PublicKey {
             y,
             attrs,
-            tables: OnceLock::new(),
+            tables: Lazy::default(),
         }
-    }
-
-    pub fn to_bytes(&self) -> Vec<u8> {
-        let mut w = Writer::new(preamble::<C>(ObjectKind::MasterKey));
-        w.raw(&self.setup_id).scalar(&self.s);
-        w.u32(self.attrs.len() as u32);
-        for (name, si) in &self.attrs {
-            w.str(name).scalar(si);
-        }
-        w.finish()
-    }
-
-    pub fn from_bytes(bytes: &[u8]) -> Result<Self, WireError> {
-        let mut r = Reader::open_for(bytes, ObjectKind::MasterKey, SchemeId::Yct14, C::ID)?;
-        let setup_id = r.array("setup id")?;
-        // Built as a MasterKey right away so that an early error wipes what
-        // was read.
-        let mut mk = MasterKey::<C> {
-            s: r.scalar("s")?,
-            attrs: BTreeMap::new(),
-            setup_id,
-        };
-        let n = r.count("universe size", MAX_ITEMS)?;
-        if n == 0 {
-            return Err(invalid("master key", "empty attribute universe"));
-        }
-        for _ in 0..n {
-            let name = r.str("attribute name")?;
-            if mk
-                .attrs
-                .keys()
-                .next_back()
-                .is_some_and(|l| l.as_str() >= name)
-            {
-                return Err(invalid(
-                    "master key",
-                    "attribute names are not strictly increasing",
-                ));
-            }
-            let si: C::Scalar = r.scalar("s_i")?;
-            mk.attrs.insert(name.to_owned(), si);
-        }
-        r.finish()?;
-        if mk.s.is_zero() || mk.attrs.values().any(|v| v.is_zero()) {
-            return Err(invalid("master key", "zero secret"));
-        }
-        if mk.public_key().setup_id() != setup_id {
-            return Err(invalid("master key", "secrets do not match its setup id"));
-        }
-        Ok(mk)
     }
 }
 
-/// A user key for a policy: one scalar d_j = λ_j / s_{ρ(j)} per policy leaf;
-/// zeroized on drop. **BROKEN scheme — these scalars can be combined into
-/// keys for other policies.**
-pub struct UserKey<C: Curve> {
-    setup_id: [u8; 16],
-    policy: Policy,
-    tree: AccessTree,
-    d: Vec<C::Scalar>,
-}
-
-impl<C: Curve> Drop for UserKey<C> {
-    fn drop(&mut self) {
-        for v in &mut self.d {
-            wipe(v, C::Scalar::zero());
-        }
+object! {
+    /// A user key for a policy: one scalar d_j = λ_j / s_{ρ(j)} per policy
+    /// leaf; wiped on drop. **BROKEN scheme — these scalars can be combined
+    /// into keys for other policies.**
+    pub struct UserKey<C> = (SchemeUserKey, SCHEME), bound {
+        policy: PolicyTree => "policy",
+        d: Secret<Vec<C::Scalar>> => "d_j",
     }
+    check "one d_j per leaf of the policy" => |k| rows_match("key", &k.policy, k.d.len());
 }
 
 impl<C: Curve> UserKey<C> {
-    pub fn setup_id(&self) -> [u8; 16] {
-        self.setup_id
-    }
     pub fn policy(&self) -> &Policy {
-        &self.policy
-    }
-
-    pub fn to_bytes(&self) -> Vec<u8> {
-        let mut w = Writer::new(preamble::<C>(ObjectKind::SchemeUserKey));
-        w.raw(&self.setup_id).str(&self.policy.to_string());
-        w.u32(self.d.len() as u32);
-        for d in &self.d {
-            w.scalar(d);
-        }
-        w.finish()
-    }
-
-    pub fn from_bytes(bytes: &[u8]) -> Result<Self, WireError> {
-        let mut r = Reader::open_for(bytes, ObjectKind::SchemeUserKey, SchemeId::Yct14, C::ID)?;
-        let setup_id = r.array("setup id")?;
-        let (policy, tree) = parse_policy(r.str("policy")?)?;
-        let n = r.count("key components", MAX_ITEMS)?;
-        if n != tree.leaves().len() {
-            return Err(invalid(
-                "key",
-                format!(
-                    "{n} key components for a policy with {} leaves",
-                    tree.leaves().len()
-                ),
-            ));
-        }
-        let mut key = UserKey::<C> {
-            setup_id,
-            policy,
-            tree,
-            d: Vec::new(),
-        };
-        for _ in 0..n {
-            key.d.push(r.scalar("d_j")?);
-        }
-        r.finish()?;
-        Ok(key)
+        &self.policy.policy
     }
 }
 
-/// The KEM header: the attribute set S and C_i = k·P_i for every i ∈ S.
-pub struct Header<C: Curve> {
-    setup_id: [u8; 16],
-    set: AttributeSet,
-    c: BTreeMap<String, C::G1>,
+object! {
+    /// The KEM header: the attribute set S and C_i = k·P_i for every i ∈ S.
+    pub struct Header<C> = (KemHeader, SCHEME), bound {
+        set: AttributeSet => "attribute set",
+        c: BTreeMap<String, C::G1> => "C_i",
+    }
+    check "the C_i are named by the expansion of the attribute set, in order" =>
+        |h| names_match("header", &h.set, h.c.keys());
 }
 
 impl<C: Curve> Header<C> {
-    pub fn setup_id(&self) -> [u8; 16] {
-        self.setup_id
-    }
     pub fn attributes(&self) -> &AttributeSet {
         &self.set
     }
-
-    pub fn to_bytes(&self) -> Vec<u8> {
-        let mut w = Writer::new(preamble::<C>(ObjectKind::KemHeader));
-        w.raw(&self.setup_id)
-            .str(&self.set.display_attrs().join(", "));
-        w.u32(self.c.len() as u32);
-        for (name, p) in &self.c {
-            w.str(name).point(p);
-        }
-        w.finish()
-    }
-
-    pub fn from_bytes(bytes: &[u8]) -> Result<Self, WireError> {
-        let mut r = Reader::open_for(bytes, ObjectKind::KemHeader, SchemeId::Yct14, C::ID)?;
-        let setup_id = r.array("setup id")?;
-        let set = AttributeSet::parse(r.str("attribute set")?).map_err(|e| WireError::Invalid {
-            what: "attribute set",
-            detail: e.to_string(),
-        })?;
-        let n = r.count("header attributes", MAX_ITEMS)?;
-        if n != set.len() {
-            return Err(invalid(
-                "header",
-                format!("{n} header elements for {} expanded attributes", set.len()),
-            ));
-        }
-        let mut c = BTreeMap::new();
-        for expected in set.iter() {
-            let name = r.str("attribute name")?;
-            if name != expected {
-                return Err(invalid(
-                    "header",
-                    "header elements do not match the attribute set",
-                ));
-            }
-            c.insert(name.to_owned(), r.point("C_i")?);
-        }
-        r.finish()?;
-        Ok(Header { setup_id, set, c })
-    }
 }
 
-fn parse_policy(text: &str) -> Result<(Policy, AccessTree), WireError> {
-    let policy = Policy::parse(text).map_err(|e| WireError::Invalid {
-        what: "policy",
-        detail: e.to_string(),
-    })?;
-    let tree = policy.to_tree().map_err(|e| WireError::Invalid {
-        what: "policy",
-        detail: e.to_string(),
-    })?;
-    Ok((policy, tree))
-}
-
-fn invalid(what: &'static str, detail: impl Into<String>) -> WireError {
-    WireError::Invalid {
-        what,
-        detail: detail.into(),
-    }
-}
-
-fn preamble<C: Curve>(kind: ObjectKind) -> Preamble {
-    Preamble::new(kind, SchemeId::Yct14, C::ID)
-}
-
-crate::wire::encoded_via_inherent!(PublicKey, MasterKey, UserKey, Header);
+const SCHEME: SchemeId = SchemeId::Yct14;
 
 /// A nonzero random scalar (zero has probability 2^-254; drawn again).
-fn nonzero<C: Curve, R: RngCore + CryptoRng>(rng: &mut R) -> C::Scalar {
+fn random_nonzero<C: Curve, R: RngCore + CryptoRng>(rng: &mut R) -> C::Scalar {
     loop {
         let v = C::Scalar::random(rng);
         if !v.is_zero() {
@@ -471,15 +263,15 @@ impl<C: Curve> InsecureYct14<C> {
         names: BTreeSet<String>,
         rng: &mut R,
     ) -> (PublicKey<C>, MasterKey<C>) {
-        let s = nonzero::<C, R>(rng);
+        let s = random_nonzero::<C, R>(rng);
         let attrs = names
             .into_iter()
-            .map(|n| (n, nonzero::<C, R>(rng)))
+            .map(|n| (n, random_nonzero::<C, R>(rng)))
             .collect();
         let mut mk = MasterKey {
-            s,
-            attrs,
             setup_id: [0; 16],
+            s: Secret(s),
+            attrs: Secret(attrs),
         };
         let pk = mk.public_key();
         mk.setup_id = pk.setup_id();
@@ -545,11 +337,12 @@ impl<C: Curve> Authority for InsecureYct14<C> {
         if pk.setup_id() != mk.setup_id {
             return Err(KemError::WrongSetup);
         }
-        let tree = policy.to_tree()?;
+        let policy = PolicyTree::new(policy.clone())?;
+        let tree = &policy.tree;
         let ys: Vec<C::Scalar> = (1..tree.share_width())
             .map(|_| C::Scalar::random(rng))
             .collect();
-        let mut lambdas = tree.shares(mk.s, &ys)?;
+        let mut lambdas = tree.shares(*mk.s, &ys)?;
         let mut d = Vec::with_capacity(lambdas.len());
         let mut result = Ok(());
         for (attr, lambda) in tree.leaves().iter().zip(&lambdas) {
@@ -572,9 +365,8 @@ impl<C: Curve> Authority for InsecureYct14<C> {
         }
         let key = UserKey {
             setup_id: mk.setup_id,
-            policy: policy.clone(),
-            tree,
-            d,
+            policy,
+            d: Secret(d),
         };
         // `key` wipes the components already computed if we fail here.
         result.map(|()| key)
@@ -615,7 +407,7 @@ impl<C: Curve> Kem for InsecureYct14<C> {
             })?;
             items.push((attr, *p));
         }
-        let mut k = nonzero::<C, R>(rng);
+        let mut k = random_nonzero::<C, R>(rng);
         let points = par_map::<C, _, _>(&items, |(_, p)| p.mul_secret(&k));
         let mut ky = C::G1::mul_fixed(&pk.tables().y, &k);
         wipe(&mut k, C::Scalar::zero());
@@ -640,16 +432,15 @@ impl<C: Curve> Kem for InsecureYct14<C> {
         if key.setup_id != header.setup_id {
             return Err(KemError::WrongSetup);
         }
-        let selection = key
-            .tree
+        let tree = &key.policy.tree;
+        let selection = tree
             .cheapest_satisfying(&header.set)
             .ok_or(KemError::NotSatisfied)?;
-        let omega = key.tree.reconstruction::<C::Scalar>(&selection)?;
+        let omega = tree.reconstruction::<C::Scalar>(&selection)?;
         let mut points = Vec::with_capacity(omega.len());
         let mut scalars = Vec::with_capacity(omega.len());
         for (j, w) in &omega {
-            let attr = key
-                .tree
+            let attr = tree
                 .leaf(*j)
                 .ok_or_else(|| KemError::Invalid("leaf index out of range".into()))?;
             let c = header.c.get(attr).ok_or(KemError::NotSatisfied)?;
@@ -670,7 +461,7 @@ impl<C: Curve> Kem for InsecureYct14<C> {
     }
 
     fn key_side(key: &UserKey<C>) -> Policy {
-        key.policy.clone()
+        key.policy.policy.clone()
     }
 
     fn ciphertext_side(header: &Header<C>) -> AttributeSet {
@@ -752,12 +543,10 @@ mod tests {
         policy: &str,
         d: Vec<C::Scalar>,
     ) -> UserKey<C> {
-        let (policy, tree) = parse_policy(policy).unwrap();
         UserKey {
             setup_id,
-            policy,
-            tree,
-            d,
+            policy: PolicyTree::new(Policy::parse(policy).unwrap()).unwrap(),
+            d: Secret(d),
         }
     }
 
@@ -804,7 +593,7 @@ mod tests {
             Y::decapsulate(&k, &header),
             Err(KemError::NotSatisfied)
         ));
-        assert_eq!(k.tree.leaves(), ["A", "B", "A", "C"]);
+        assert_eq!(k.policy.tree.leaves(), ["A", "B", "A", "C"]);
         let (e_b, e_c) = forge_and_key(k.d[0], k.d[1], k.d[2], k.d[3]).unwrap();
         let forged = key_from_scalars::<Bls12>(k.setup_id, "B and C", vec![e_b, e_c]);
         assert_eq!(Y::decapsulate(&forged, &header).unwrap(), target);

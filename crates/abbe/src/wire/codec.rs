@@ -548,26 +548,24 @@ pub fn secrets_match(public_key_setup_id: [u8; 16], setup_id: [u8; 16]) -> Resul
     }
 }
 
-/// The check of a key's per-attribute elements: named by the expansion of
-/// its attribute list, in order.
+/// The check of the per-attribute elements of a key or header (`what`):
+/// named by the expansion of its attribute list, in order.
 pub fn names_match<'a>(
+    what: &'static str,
     set: &AttributeSet,
     names: impl ExactSizeIterator<Item = &'a String>,
 ) -> Result<(), WireError> {
     if names.len() != set.len() {
+        let (n, m) = (names.len(), set.len());
         return Err(invalid(
-            "key",
-            format!(
-                "{} key elements for {} expanded attributes",
-                names.len(),
-                set.len()
-            ),
+            what,
+            format!("{n} {what} elements for {m} expanded attributes"),
         ));
     }
     if !names.map(String::as_str).eq(set.iter()) {
         return Err(invalid(
-            "key",
-            "key elements do not match the attribute list",
+            what,
+            format!("{what} elements do not match the attribute list"),
         ));
     }
     Ok(())
