@@ -148,6 +148,9 @@ pub trait Scheme: Send + Sync {
     /// What the proxy and the final decryption run ([`crate::outsource`]),
     /// for the schemes with GHW11 outsourcing.
     fn outsourcing(&self) -> Option<&'static dyn outsource::Outsourced>;
+    /// The scheme's objects as docs/FORMAT.md tabulates them (kind, body),
+    /// for those declared with [`crate::wire::codec::object!`].
+    fn format_rows(&self) -> Vec<(ObjectKind, String)>;
 }
 
 /// The scheme `id` on `curve`; refuses a scheme known to be broken.
@@ -358,6 +361,9 @@ trait Outsourcer<K: Kem> {
         rng: &mut dyn CryptoRngCore,
     ) -> Result<(Vec<u8>, Zeroizing<Vec<u8>>), Error>;
     fn describe_rcca(header: &[u8]) -> Result<Vec<(String, String)>, Error>;
+    fn format_rows() -> Vec<Option<(ObjectKind, String)>> {
+        Vec::new()
+    }
 }
 
 struct Plain;
@@ -434,6 +440,13 @@ where
         ));
         out.push(("security".into(), "RCCA (GHW11), outsourceable".into()));
         Ok(out)
+    }
+    fn format_rows() -> Vec<Option<(ObjectKind, String)>> {
+        vec![
+            K::TransformKey::format_row(),
+            K::RetrievalKey::format_row(),
+            K::Transformed::format_row(),
+        ]
     }
 }
 
@@ -633,6 +646,45 @@ impl<K: Kem + 'static, O: Outsourcer<K> + 'static> Scheme for Entry<K, O> {
     fn outsourcing(&self) -> Option<&'static dyn outsource::Outsourced> {
         O::outsourced()
     }
+
+    fn format_rows(&self) -> Vec<(ObjectKind, String)> {
+        let mut rows = vec![
+            <K::PublicKey as Encoded>::format_row(),
+            MasterKeyOf::<K>::format_row(),
+            <K::UserKey as Encoded>::format_row(),
+            <K::Header as Encoded>::format_row(),
+        ];
+        rows.extend(O::format_rows());
+        let mut rows: Vec<(ObjectKind, String)> = rows.into_iter().flatten().collect();
+        rows.sort_by_key(|(kind, _)| *kind as u8);
+        rows
+    }
+}
+
+/// docs/FORMAT.md's per-scheme object tables, generated from the object
+/// declarations (one curve per scheme: the tables are symbolic).
+pub fn format_tables() -> String {
+    let mut out = String::new();
+    let mut done = Vec::new();
+    for s in all() {
+        let info = s.info();
+        let rows = s.format_rows();
+        if done.contains(&info.scheme) || rows.is_empty() {
+            continue;
+        }
+        done.push(info.scheme);
+        out.push_str(&format!(
+            "### {} (scheme {})\n\n| kind | body after the preamble |\n|---|---|\n",
+            info.scheme.name(),
+            info.scheme as u8
+        ));
+        for (kind, body) in rows {
+            let label = crate::armor::label(kind).to_lowercase();
+            out.push_str(&format!("| {} {label} | {body} |\n", kind as u8));
+        }
+        out.push('\n');
+    }
+    out
 }
 
 #[cfg(test)]
@@ -640,6 +692,45 @@ mod tests {
     use super::*;
     use rand_chacha::rand_core::SeedableRng;
     use rand_chacha::ChaCha20Rng;
+
+    const BEGIN: &str = "<!-- generated from the object! declarations";
+    const END: &str = "<!-- end of generated tables -->";
+
+    /// docs/FORMAT.md's object tables are the code's: this fails when they
+    /// differ (`ABBE_BLESS=1` rewrites them).
+    #[test]
+    fn format_md_object_tables_match_the_code() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/FORMAT.md");
+        let doc = std::fs::read_to_string(path).unwrap();
+        let want = format_tables();
+        let mut doc = doc;
+        if !cfg!(feature = "insecure-benchmark-only") {
+            // YCT14 is only in benchmarking builds; its table stays.
+            if let Some(y) = doc.find("### yct14 (scheme") {
+                let to = y + doc[y..].find(END).unwrap();
+                doc.replace_range(y..to, "");
+            }
+        }
+        let start = doc
+            .find(BEGIN)
+            .expect("FORMAT.md has the generated section");
+        let body_start = start + doc[start..].find('\n').unwrap() + 1;
+        let end = doc.find(END).expect("FORMAT.md ends the generated section");
+        if std::env::var_os("ABBE_BLESS").is_some() {
+            let new = format!("{}{want}{}", &doc[..body_start], &doc[end..]);
+            std::fs::write(path, new).unwrap();
+            return;
+        }
+        assert_eq!(
+            doc[body_start..end],
+            want,
+            "docs/FORMAT.md's object tables differ from the code; \
+             run `ABBE_BLESS=1 cargo test --release --workspace --lib format_md` and review"
+        );
+        for scheme in [SchemeId::Waters11, SchemeId::Bsw07, SchemeId::Gpsw06] {
+            assert!(want.contains(&format!("### {} (scheme", scheme.name())));
+        }
+    }
 
     #[test]
     fn every_registered_scheme_round_trips_through_bytes() {

@@ -205,6 +205,9 @@ impl<C: Curve> MasterKey<C> {
     }
 }
 
+/// One attribute's (D_j ∈ G1, D'_j ∈ G2 with its lines).
+type KeyAttribute<C> = (<C as Curve>::G1, LinedG2<C>);
+
 object! {
     /// A user's decryption key for an attribute set: D ∈ G2 and, per
     /// (expanded) attribute j, D_j = g1^r·H(j)^{r_j} ∈ G1 and
@@ -212,7 +215,7 @@ object! {
     pub struct UserKey<C> = (SchemeUserKey, SCHEME), bound {
         set: AttributeSet => "attribute list",
         d: Secret<LinedG2<C>> => "D",
-        attrs: Secret<BTreeMap<String, (C::G1, LinedG2<C>)>> => "(D_j, D'_j)",
+        attrs: Secret<BTreeMap<String, KeyAttribute<C>>> => "(D_j, D'_j)",
     }
     check "the (D_j, D'_j) are named by the expansion of the attribute list, in order" =>
         |k| names_match("key", &k.set, k.attrs.keys());

@@ -96,7 +96,7 @@ impl Codec for String {
 impl Codec for AttributeSet {
     const MIN_BYTES: usize = 4;
     fn layout() -> String {
-        "`str` attribute list".into()
+        "`str`".into()
     }
     fn encode(&self, w: &mut Writer) {
         w.str(&self.display_attrs().join(", "));
@@ -113,7 +113,7 @@ impl Codec for AttributeSet {
 impl Codec for Policy {
     const MIN_BYTES: usize = 4;
     fn layout() -> String {
-        "`str` policy".into()
+        "`str`".into()
     }
     fn encode(&self, w: &mut Writer) {
         w.str(&self.to_string());
@@ -467,6 +467,12 @@ macro_rules! object {
             }
             fn from_bytes(bytes: &[u8]) -> Result<Self, $crate::wire::WireError> {
                 $crate::wire::codec::Object::decode_object(bytes)
+            }
+            fn format_row() -> Option<($crate::wire::ObjectKind, String)> {
+                Some((
+                    $crate::wire::ObjectKind::$kind,
+                    <Self as $crate::wire::codec::Object>::layout(),
+                ))
             }
         }
         impl<C: $crate::curve::Curve> $name<C> {
