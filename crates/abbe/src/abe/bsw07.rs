@@ -97,7 +97,7 @@ use crate::kem::{Authority, Kem, KemError, SessionKey};
 use crate::policy::sharing::{reconstruction, tree_shares};
 use crate::policy::{AttributeSet, Policy, PolicyTree};
 use crate::wire::codec::{invalid, names_match, nonzero, object, rows_match, secrets_match};
-use crate::wire::{hex, Lazy, SchemeId, Secret};
+use crate::wire::{Lazy, SchemeId, Secret};
 use rand_core::{CryptoRng, RngCore};
 use std::collections::BTreeMap;
 use std::marker::PhantomData;
@@ -130,29 +130,18 @@ struct Tables<C: Curve> {
 object! {
     /// Public parameters: h = g1^β, f = g2^{1/β}, e(g,g)^α.
     #[derive(Clone)]
-    pub struct PublicKey<C> = (PublicKey, SCHEME) {
+    pub struct PublicKey<C> = (PublicKey, SCHEME), identified {
         pub h: C::G1 => "h",
         pub f: C::G2 => "f",
         pub e_gg_alpha: C::Gt => "e(g,g)^α",
     }
-    cached { tables: Lazy<Tables<C>>, id: OnceLock<[u8; 16]> }
+    cached { tables: Lazy<Tables<C>> }
     check "h and f are not the identity" => |pk| {
         if pk.h.is_identity() || pk.f.is_identity() {
             return Err(invalid("public key", "h or f is the identity"));
         }
         Ok(())
     };
-}
-
-impl<C: Curve> core::fmt::Debug for PublicKey<C> {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        write!(
-            f,
-            "Bsw07 PublicKey on {} (setup {})",
-            C::NAME,
-            hex(&self.setup_id())
-        )
-    }
 }
 
 impl<C: Curve> PublicKey<C> {
@@ -162,14 +151,6 @@ impl<C: Curve> PublicKey<C> {
             g2: C::G2::generator().precompute(),
             h: self.h.precompute(),
         })
-    }
-
-    /// The setup identifier (first 16 bytes of SHA-256 over the encoded
-    /// public key), carried by keys and headers.
-    pub fn setup_id(&self) -> [u8; 16] {
-        *self
-            .id
-            .get_or_init(|| crate::wire::setup_id(&self.to_bytes()))
     }
 }
 

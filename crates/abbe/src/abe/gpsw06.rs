@@ -83,7 +83,7 @@ use crate::curve::{par_map, wipe, Curve, FixedBaseTable, Group, Scalar, Target};
 use crate::kem::{Authority, Kem, KemError, Outsourcing, SessionKey};
 use crate::policy::{AttributeSet, Policy, PolicyTree};
 use crate::wire::codec::{labels_match, nonzero, object, rows_match, secrets_match};
-use crate::wire::{hex, Lazy, SchemeId, Secret};
+use crate::wire::{Lazy, SchemeId, Secret};
 use rand_core::{CryptoRng, RngCore};
 use std::collections::BTreeMap;
 use std::marker::PhantomData;
@@ -116,21 +116,10 @@ struct Tables<C: Curve> {
 object! {
     /// Public parameters: e(g,g)^α (g1, g2 and H are fixed).
     #[derive(Clone)]
-    pub struct PublicKey<C> = (PublicKey, SCHEME) {
+    pub struct PublicKey<C> = (PublicKey, SCHEME), identified {
         pub e_gg_alpha: C::Gt => "e(g,g)^α",
     }
-    cached { tables: Lazy<Tables<C>>, id: OnceLock<[u8; 16]> }
-}
-
-impl<C: Curve> core::fmt::Debug for PublicKey<C> {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        write!(
-            f,
-            "Gpsw06 PublicKey on {} (setup {})",
-            C::NAME,
-            hex(&self.setup_id())
-        )
-    }
+    cached { tables: Lazy<Tables<C>> }
 }
 
 impl<C: Curve> PublicKey<C> {
@@ -147,15 +136,6 @@ impl<C: Curve> PublicKey<C> {
             g1: C::G1::generator().precompute(),
             g2: C::G2::generator().precompute(),
         })
-    }
-
-    /// The setup identifier: the first 16 bytes of SHA-256 over the encoded
-    /// public key (computed once). Keys and headers carry it, so a mismatch
-    /// is reported as such rather than as a failed decryption.
-    pub fn setup_id(&self) -> [u8; 16] {
-        *self
-            .id
-            .get_or_init(|| crate::wire::setup_id(&self.to_bytes()))
     }
 }
 

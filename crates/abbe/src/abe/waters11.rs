@@ -74,7 +74,7 @@ use crate::curve::{par_map, wipe, Curve, FixedBaseTable, Group, LinedG2, Scalar,
 use crate::kem::{Authority, Kem, KemError, Outsourcing, SessionKey};
 use crate::policy::{AttributeSet, Policy, PolicyTree};
 use crate::wire::codec::{names_match, nonzero, object, rows_match, secrets_match};
-use crate::wire::{hex, Lazy, SchemeId, Secret};
+use crate::wire::{Lazy, SchemeId, Secret};
 use rand_core::{CryptoRng, RngCore};
 use std::collections::BTreeMap;
 use std::marker::PhantomData;
@@ -107,22 +107,11 @@ struct Tables<C: Curve> {
 object! {
     /// Public parameters: e(g,g)^α and g^a (g1, g2 are the fixed generators).
     #[derive(Clone)]
-    pub struct PublicKey<C> = (PublicKey, SCHEME) {
+    pub struct PublicKey<C> = (PublicKey, SCHEME), identified {
         pub e_gg_alpha: C::Gt => "e(g,g)^α",
         pub g2_a: C::G2 => "g^a",
     }
-    cached { tables: Lazy<Tables<C>>, id: OnceLock<[u8; 16]> }
-}
-
-impl<C: Curve> core::fmt::Debug for PublicKey<C> {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        write!(
-            f,
-            "Waters11 PublicKey on {} (setup {})",
-            C::NAME,
-            hex(&self.setup_id())
-        )
-    }
+    cached { tables: Lazy<Tables<C>> }
 }
 
 impl<C: Curve> PublicKey<C> {
@@ -132,15 +121,6 @@ impl<C: Curve> PublicKey<C> {
             g2: C::G2::generator().precompute(),
             g2_a: self.g2_a.precompute(),
         })
-    }
-
-    /// The setup identifier: the first 16 bytes of SHA-256 over the encoded
-    /// public key. Keys and headers carry it, so a mismatch is reported as
-    /// such rather than as a failed decryption.
-    pub fn setup_id(&self) -> [u8; 16] {
-        *self
-            .id
-            .get_or_init(|| crate::wire::setup_id(&self.to_bytes()))
     }
 }
 

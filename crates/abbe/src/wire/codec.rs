@@ -425,9 +425,29 @@ pub fn describe(fields: &[(&str, String)], checks: &str) -> String {
 /// `from_bytes`, [`Object`] and [`super::Encoded`]. `= body` makes a part
 /// of one (a [`Codec`]; a field of it with the empty label is shown inline
 /// in the format table). `bound` (after either) starts the object with the
-/// 16-byte setup id of its public key and gives `setup_id()`.
+/// 16-byte setup id of its public key and gives `setup_id()`; `identified`
+/// (public keys) gives `setup_id()` computed once from the encoding, and a
+/// `Debug` that shows it.
 macro_rules! object {
     (@bound [] $name:ident) => {};
+    (@bound [identified] $name:ident) => {
+        impl<C: $crate::curve::Curve> $name<C> {
+            /// The setup identifier: the first 16 bytes of SHA-256 over the
+            /// encoded public key (computed once). Keys and headers carry
+            /// it, so a mismatch is reported as such rather than as a
+            /// failed decryption.
+            pub fn setup_id(&self) -> [u8; 16] {
+                *self.id.get_or_init(|| $crate::wire::setup_id(&self.to_bytes()))
+            }
+        }
+        impl<C: $crate::curve::Curve> core::fmt::Debug for $name<C> {
+            fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+                let scheme = <Self as $crate::wire::codec::Object>::SCHEME.name();
+                let id = $crate::wire::hex(&self.setup_id());
+                write!(f, "{scheme} {} on {} (setup {id})", stringify!($name), C::NAME)
+            }
+        }
+    };
     (@bound [bound] $name:ident) => {
         impl<C: $crate::curve::Curve> $name<C> {
             /// The setup id of the public key this object belongs to.
@@ -438,6 +458,10 @@ macro_rules! object {
     };
     (@pre [] $meta:tt $vis:vis $name:ident [$($f:tt)*] $($rest:tt)*) => {
         $crate::wire::codec::object!(@struct $meta $vis $name [$($f)*] $($rest)*);
+    };
+    (@pre [identified] $meta:tt $vis:vis $name:ident $f:tt [$($c:tt)*] $check:tt) => {
+        $crate::wire::codec::object!(@struct $meta $vis $name $f
+            [$($c)* [] id: std::sync::OnceLock<[u8; 16]>] $check);
     };
     (@pre [bound] $meta:tt $vis:vis $name:ident [$($f:tt)*] $($rest:tt)*) => {
         $crate::wire::codec::object!(@struct $meta $vis $name
