@@ -65,6 +65,30 @@ impl Codec for u64 {
     }
 }
 
+/// A fixed number of values (FAME's triples).
+impl<T: Codec, const N: usize> Codec for [T; N] {
+    const MIN_BYTES: usize = N * T::MIN_BYTES;
+    fn layout() -> String {
+        format!("{N} × {}", T::layout())
+    }
+    fn encode(&self, w: &mut Writer) {
+        self.iter().for_each(|x| x.encode(w));
+    }
+    fn decode(r: &mut Reader<'_>, what: &'static str) -> Result<Self, WireError> {
+        let mut v = Vec::with_capacity(N);
+        for _ in 0..N {
+            v.push(T::decode(r, what)?);
+        }
+        v.try_into().map_err(|_| invalid(what, "wrong count"))
+    }
+}
+
+impl<T: Wipe, const N: usize> Wipe for [T; N] {
+    fn wipe(&mut self) {
+        self.iter_mut().for_each(Wipe::wipe);
+    }
+}
+
 /// Raw bytes of a fixed length: setup ids (16), seeds (32).
 impl<const N: usize> Codec for [u8; N] {
     const MIN_BYTES: usize = N;
@@ -429,9 +453,9 @@ pub fn describe(fields: &[(&str, String)], checks: &str) -> String {
 /// (public keys) gives `setup_id()` computed once from the encoding, and a
 /// `Debug` that shows it.
 macro_rules! object {
-    (@bound [] $name:ident) => {};
-    (@bound [identified] $name:ident) => {
-        impl<C: $crate::curve::Curve> $name<C> {
+    (@bound [] $name:ident $gd:tt $gu:tt) => {};
+    (@bound [identified] $name:ident [$($gd:tt)*] [$($gu:tt)*]) => {
+        impl<C: $crate::curve::Curve $($gd)*> $name<C $($gu)*> {
             /// The setup identifier: the first 16 bytes of SHA-256 over the
             /// encoded public key (computed once). Keys and headers carry
             /// it, so a mismatch is reported as such rather than as a
@@ -440,7 +464,7 @@ macro_rules! object {
                 *self.id.get_or_init(|| $crate::wire::setup_id(&self.to_bytes()))
             }
         }
-        impl<C: $crate::curve::Curve> core::fmt::Debug for $name<C> {
+        impl<C: $crate::curve::Curve $($gd)*> core::fmt::Debug for $name<C $($gu)*> {
             fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
                 let scheme = <Self as $crate::wire::codec::Object>::SCHEME.name();
                 let id = $crate::wire::hex(&self.setup_id());
@@ -448,28 +472,28 @@ macro_rules! object {
             }
         }
     };
-    (@bound [bound] $name:ident) => {
-        impl<C: $crate::curve::Curve> $name<C> {
+    (@bound [bound] $name:ident [$($gd:tt)*] [$($gu:tt)*]) => {
+        impl<C: $crate::curve::Curve $($gd)*> $name<C $($gu)*> {
             /// The setup id of the public key this object belongs to.
             pub fn setup_id(&self) -> [u8; 16] {
                 self.setup_id
             }
         }
     };
-    (@pre [] $meta:tt $vis:vis $name:ident [$($f:tt)*] $($rest:tt)*) => {
-        $crate::wire::codec::object!(@struct $meta $vis $name [$($f)*] $($rest)*);
+    (@pre [] $meta:tt $vis:vis $name:ident $gd:tt $gu:tt [$($f:tt)*] $($rest:tt)*) => {
+        $crate::wire::codec::object!(@struct $meta $vis $name $gd $gu [$($f)*] $($rest)*);
     };
-    (@pre [identified] $meta:tt $vis:vis $name:ident $f:tt [$($c:tt)*] $check:tt) => {
-        $crate::wire::codec::object!(@struct $meta $vis $name $f
+    (@pre [identified] $meta:tt $vis:vis $name:ident $gd:tt $gu:tt $f:tt [$($c:tt)*] $check:tt) => {
+        $crate::wire::codec::object!(@struct $meta $vis $name $gd $gu $f
             [$($c)* [] id: std::sync::OnceLock<[u8; 16]>] $check);
     };
-    (@pre [bound] $meta:tt $vis:vis $name:ident [$($f:tt)*] $($rest:tt)*) => {
-        $crate::wire::codec::object!(@struct $meta $vis $name
+    (@pre [bound] $meta:tt $vis:vis $name:ident $gd:tt $gu:tt [$($f:tt)*] $($rest:tt)*) => {
+        $crate::wire::codec::object!(@struct $meta $vis $name $gd $gu
             [[] setup_id: [u8; 16] => "setup id" $($f)*] $($rest)*);
     };
-    (@kind body $name:ident) => {};
-    (@kind ($kind:ident, $scheme:expr) $name:ident) => {
-        impl<C: $crate::curve::Curve> $crate::wire::codec::Object for $name<C> {
+    (@kind body $name:ident $gd:tt $gu:tt) => {};
+    (@kind ($kind:ident, $scheme:expr) $name:ident [$($gd:tt)*] [$($gu:tt)*]) => {
+        impl<C: $crate::curve::Curve $($gd)*> $crate::wire::codec::Object for $name<C $($gu)*> {
             const KIND: $crate::wire::ObjectKind = $crate::wire::ObjectKind::$kind;
             const SCHEME: $crate::wire::SchemeId = $scheme;
             const CURVE: $crate::curve::CurveId = C::ID;
@@ -485,7 +509,7 @@ macro_rules! object {
                 $crate::wire::codec::Codec::decode(r, stringify!($name))
             }
         }
-        impl<C: $crate::curve::Curve> $crate::wire::Encoded for $name<C> {
+        impl<C: $crate::curve::Curve $($gd)*> $crate::wire::Encoded for $name<C $($gu)*> {
             fn to_bytes(&self) -> Vec<u8> {
                 $crate::wire::codec::Object::encode_object(self)
             }
@@ -499,7 +523,7 @@ macro_rules! object {
                 ))
             }
         }
-        impl<C: $crate::curve::Curve> $name<C> {
+        impl<C: $crate::curve::Curve $($gd)*> $name<C $($gu)*> {
             pub fn to_bytes(&self) -> Vec<u8> {
                 $crate::wire::codec::Object::encode_object(self)
             }
@@ -508,16 +532,16 @@ macro_rules! object {
             }
         }
     };
-    (@struct [$($meta:tt)*] $vis:vis $name:ident
+    (@struct [$($meta:tt)*] $vis:vis $name:ident [$($gd:tt)*] [$($gu:tt)*]
         [$( [$($fmeta:tt)*] $fvis:vis $field:ident : $fty:ty => $label:literal )*]
         [$( [$($cmeta:tt)*] $cfield:ident : $cty:ty $(= $cinit:expr)? )*]
         [$($checks:literal => $check:expr)?]) => {
         $($meta)*
-        $vis struct $name<C: $crate::curve::Curve> {
+        $vis struct $name<C: $crate::curve::Curve $($gd)*> {
             $( $($fmeta)* $fvis $field: $fty, )*
             $( $($cmeta)* $cfield: $cty, )*
         }
-        impl<C: $crate::curve::Curve> $crate::wire::codec::Codec for $name<C> {
+        impl<C: $crate::curve::Curve $($gd)*> $crate::wire::codec::Codec for $name<C $($gu)*> {
             const MIN_BYTES: usize = 0 $(+ <$fty as $crate::wire::codec::Codec>::MIN_BYTES)*;
             fn layout() -> String {
                 let fields: Vec<(&str, String)> =
@@ -550,20 +574,20 @@ macro_rules! object {
     (@checks $c:literal) => { $c };
     (
         $(#[$meta:meta])*
-        $vis:vis struct $name:ident<C> = $kind:tt $(, $bound:ident)? {
+        $vis:vis struct $name:ident<C $(, $v:ident : $vb:path)?> = $kind:tt $(, $bound:ident)? {
             $( $(#[$fmeta:meta])* $fvis:vis $field:ident : $fty:ty => $label:literal ),* $(,)?
         }
         $( cached { $( $(#[$cmeta:meta])* $cfield:ident : $cty:ty $(= $cinit:expr)? ),* $(,)? } )?
         $( check $checks:literal => $check:expr; )?
     ) => {
         $crate::wire::codec::object!(@pre [$($bound)?]
-            [$(#[$meta])*] $vis $name
+            [$(#[$meta])*] $vis $name [$(, $v: $vb)?] [$(, $v)?]
             [$( [$(#[$fmeta])*] $fvis $field : $fty => $label )*]
             [$($( [$(#[$cmeta])*] $cfield : $cty $(= $cinit)? )*)?]
             [$($checks => $check)?]
         );
-        $crate::wire::codec::object!(@bound [$($bound)?] $name);
-        $crate::wire::codec::object!(@kind $kind $name);
+        $crate::wire::codec::object!(@bound [$($bound)?] $name [$(, $v: $vb)?] [$(, $v)?]);
+        $crate::wire::codec::object!(@kind $kind $name [$(, $v: $vb)?] [$(, $v)?]);
     };
 }
 pub(crate) use object;

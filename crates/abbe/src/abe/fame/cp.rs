@@ -69,16 +69,17 @@
 use crate::curve::CurveId;
 use crate::curve::{par_map, wipe, Curve, Group, Scalar};
 use crate::kem::{Authority, Kem, KemError, SessionKey};
-use crate::policy::{AccessTree, AttributeSet, Lsss, Policy};
-use crate::wire::{ObjectKind, Reader, SchemeId, WireError, Writer, MAX_ITEMS};
+use crate::policy::{AttributeSet, Lsss, Policy, PolicyTree};
+use crate::wire::codec::{names_match, object, rows_match};
+use crate::wire::{SchemeId, Secret};
 use rand_core::{CryptoRng, RngCore};
 use std::collections::BTreeMap;
 use std::marker::PhantomData;
 use std::sync::OnceLock;
 
 use super::{
-    attr_hashes, by_t, column_hashes, decrypt6, invalid, k_over_a, key_triple, lincomb, lt,
-    preamble, prepare3, read3, wipe3, wipe_scalars, write3, Cp, FameMasterKey, FamePublicKey,
+    attr_hashes, by_t, column_hashes, decrypt6, k_over_a, key_triple, lincomb, lt, prepare3,
+    wipe_scalars, Cp, FameMasterKey, FamePublicKey,
 };
 
 // ---------------------------------------------------------------------------
@@ -92,31 +93,22 @@ pub struct FameCp<C>(PhantomData<C>);
 pub type PublicKey<C> = FamePublicKey<C, Cp>;
 pub type MasterKey<C> = FameMasterKey<C, Cp>;
 
-/// A user key for an attribute set: sk_0 ∈ G2³ (lines cached on first
-/// use), sk' ∈ G1³ and sk_y ∈ G1³ per (expanded) attribute y.
-pub struct UserKey<C: Curve> {
-    setup_id: [u8; 16],
-    set: AttributeSet,
-    sk0: [C::G2; 3],
-    sk_prime: [C::G1; 3],
-    sky: BTreeMap<String, [C::G1; 3]>,
-    sk0_lines: OnceLock<[C::G2Prepared; 3]>,
-}
-
-impl<C: Curve> Drop for UserKey<C> {
-    fn drop(&mut self) {
-        wipe3(&mut self.sk0);
-        wipe3(&mut self.sk_prime);
-        for p in self.sky.values_mut() {
-            wipe3(p);
-        }
+object! {
+    /// A user key for an attribute set: sk_0 ∈ G2³ (lines cached on first
+    /// use), sk' ∈ G1³ and sk_y ∈ G1³ per (expanded) attribute y; wiped on
+    /// drop.
+    pub struct UserKey<C> = (SchemeUserKey, SchemeId::FameCp), bound {
+        set: AttributeSet => "attribute list",
+        sk0: Secret<[C::G2; 3]> => "sk_0",
+        sk_prime: Secret<[C::G1; 3]> => "sk'",
+        sky: Secret<BTreeMap<String, [C::G1; 3]>> => "sk_y",
     }
+    cached { sk0_lines: OnceLock<[C::G2Prepared; 3]> }
+    check "the sk_y are named by the expansion of the attribute list, in order" =>
+        |k| names_match("key", &k.set, k.sky.keys());
 }
 
 impl<C: Curve> UserKey<C> {
-    pub fn setup_id(&self) -> [u8; 16] {
-        self.setup_id
-    }
     /// The attributes as given at key generation.
     pub fn attributes(&self) -> Vec<String> {
         self.set.display_attrs()
@@ -124,123 +116,26 @@ impl<C: Curve> UserKey<C> {
     fn sk0_lines(&self) -> &[C::G2Prepared; 3] {
         self.sk0_lines.get_or_init(|| prepare3::<C>(&self.sk0))
     }
-
-    pub fn to_bytes(&self) -> Vec<u8> {
-        let mut w = Writer::new(preamble::<C, Cp>(ObjectKind::SchemeUserKey));
-        w.raw(&self.setup_id);
-        w.str(&self.set.display_attrs().join(", "));
-        write3(&mut w, &self.sk0);
-        write3(&mut w, &self.sk_prime);
-        w.u32(self.sky.len() as u32);
-        for (name, p) in &self.sky {
-            w.str(name);
-            write3(&mut w, p);
-        }
-        w.finish()
-    }
-
-    pub fn from_bytes(bytes: &[u8]) -> Result<Self, WireError> {
-        let mut r = Reader::open_for(bytes, ObjectKind::SchemeUserKey, SchemeId::FameCp, C::ID)?;
-        let setup_id = r.array("setup id")?;
-        let text = r.str("attribute list")?;
-        let set =
-            AttributeSet::parse(text).map_err(|e| invalid("attribute list", e.to_string()))?;
-        let sk0 = read3(&mut r, "sk_0")?;
-        let sk_prime = read3(&mut r, "sk'")?;
-        let n = r.count("key attributes", MAX_ITEMS)?;
-        if n != set.len() {
-            return Err(invalid(
-                "key",
-                format!("{n} key elements for {} expanded attributes", set.len()),
-            ));
-        }
-        let mut sky = BTreeMap::new();
-        for expected in set.iter() {
-            let name = r.str("attribute name")?;
-            if name != expected {
-                return Err(invalid(
-                    "key",
-                    "key elements do not match the attribute list",
-                ));
-            }
-            sky.insert(name.to_owned(), read3(&mut r, "sk_y")?);
-        }
-        r.finish()?;
-        Ok(UserKey {
-            setup_id,
-            set,
-            sk0,
-            sk_prime,
-            sky,
-            sk0_lines: OnceLock::new(),
-        })
-    }
 }
 
-/// The KEM header: the policy, ct_0 ∈ G2³ and ct_i ∈ G1³ per MSP row.
-pub struct Header<C: Curve> {
-    setup_id: [u8; 16],
-    policy: Policy,
-    tree: AccessTree,
-    ct0: [C::G2; 3],
-    rows: Vec<[C::G1; 3]>,
+object! {
+    /// The KEM header: the policy, ct_0 ∈ G2³ and ct_i ∈ G1³ per MSP row.
+    pub struct Header<C> = (KemHeader, SchemeId::FameCp), bound {
+        policy: PolicyTree => "policy",
+        ct0: [C::G2; 3] => "ct_0",
+        rows: Vec<[C::G1; 3]> => "ct_i",
+    }
+    check "one ct_i per leaf of the policy" => |h| rows_match("header", &h.policy, h.rows.len());
 }
 
 impl<C: Curve> Header<C> {
     pub fn policy(&self) -> &Policy {
-        &self.policy
-    }
-    pub fn setup_id(&self) -> [u8; 16] {
-        self.setup_id
+        &self.policy.policy
     }
     pub fn rows(&self) -> usize {
         self.rows.len()
     }
-
-    pub fn to_bytes(&self) -> Vec<u8> {
-        let mut w = Writer::new(preamble::<C, Cp>(ObjectKind::KemHeader));
-        w.raw(&self.setup_id).str(&self.policy.to_string());
-        write3(&mut w, &self.ct0);
-        w.u32(self.rows.len() as u32);
-        for row in &self.rows {
-            write3(&mut w, row);
-        }
-        w.finish()
-    }
-
-    pub fn from_bytes(bytes: &[u8]) -> Result<Self, WireError> {
-        let mut r = Reader::open_for(bytes, ObjectKind::KemHeader, SchemeId::FameCp, C::ID)?;
-        let setup_id = r.array("setup id")?;
-        let text = r.str("policy")?;
-        let policy = Policy::parse(text).map_err(|e| invalid("policy", e.to_string()))?;
-        let tree = policy
-            .to_tree()
-            .map_err(|e| invalid("policy", e.to_string()))?;
-        let ct0 = read3(&mut r, "ct_0")?;
-        let n = r.count("rows", MAX_ITEMS)?;
-        if n != tree.leaves().len() {
-            return Err(invalid(
-                "header",
-                format!("{n} rows for a policy with {} leaves", tree.leaves().len()),
-            ));
-        }
-        // Grown as rows are read: n is the input's word until they are.
-        let mut rows = Vec::new();
-        for _ in 0..n {
-            rows.push(read3(&mut r, "ct_i")?);
-        }
-        r.finish()?;
-        Ok(Header {
-            setup_id,
-            policy,
-            tree,
-            ct0,
-            rows,
-        })
-    }
 }
-
-crate::wire::encoded_via_inherent!(UserKey, Header);
 
 impl<C: Curve> Authority for FameCp<C> {
     type Params = ();
@@ -298,7 +193,7 @@ impl<C: Curve> Authority for FameCp<C> {
             wipe_scalars(&mut e);
             out
         });
-        let sky = names
+        let sky: BTreeMap<String, [C::G1; 3]> = names
             .iter()
             .zip(triples)
             .map(|(y, p)| (y.to_string(), p))
@@ -314,9 +209,9 @@ impl<C: Curve> Authority for FameCp<C> {
         Ok(UserKey {
             setup_id: mk.setup_id,
             set: attrs.clone(),
-            sk0,
-            sk_prime,
-            sky,
+            sk0: Secret(sk0),
+            sk_prime: Secret(sk_prime),
+            sky: Secret(sky),
             sk0_lines: OnceLock::new(),
         })
     }
@@ -341,8 +236,8 @@ impl<C: Curve> Kem for FameCp<C> {
         policy: &Policy,
         rng: &mut R,
     ) -> Result<(SessionKey, Header<C>), KemError> {
-        let tree = policy.to_tree()?;
-        let lsss = Lsss::<C::Scalar>::from_tree(&tree);
+        let policy = PolicyTree::new(policy.clone())?;
+        let lsss = Lsss::<C::Scalar>::from_tree(&policy.tree);
         // All the randomness: s_1, s_2.
         let s1 = C::Scalar::random(rng);
         let s2 = C::Scalar::random(rng);
@@ -388,8 +283,7 @@ impl<C: Curve> Kem for FameCp<C> {
             key,
             Header {
                 setup_id: pk.setup_id(),
-                policy: policy.clone(),
-                tree,
+                policy,
                 ct0,
                 rows,
             },
@@ -401,11 +295,12 @@ impl<C: Curve> Kem for FameCp<C> {
             return Err(KemError::WrongSetup);
         }
         let selection = header
+            .policy
             .tree
             .cheapest_satisfying(&key.set)
             .ok_or(KemError::NotSatisfied)?;
-        let omega = header.tree.reconstruction::<C::Scalar>(&selection)?;
-        let leaves = header.tree.leaves();
+        let omega = header.policy.tree.reconstruction::<C::Scalar>(&selection)?;
+        let leaves = header.policy.tree.leaves();
         let gammas: Vec<C::Scalar> = omega.iter().map(|(_, w)| *w).collect();
         let mut cts: [Vec<C::G1>; 3] = Default::default();
         let mut sks: [Vec<C::G1>; 3] = Default::default();
@@ -439,7 +334,7 @@ impl<C: Curve> Kem for FameCp<C> {
     }
 
     fn ciphertext_side(header: &Header<C>) -> Policy {
-        header.policy.clone()
+        header.policy.policy.clone()
     }
 
     fn header_setup_id(header: &Header<C>) -> Option<[u8; 16]> {
@@ -525,9 +420,9 @@ mod tests {
             let merged = UserKey::<Bls12> {
                 setup_id: base.setup_id,
                 set: attrs("a, b, c"),
-                sk0: base.sk0,
-                sk_prime: base.sk_prime,
-                sky,
+                sk0: Secret(*base.sk0),
+                sk_prime: Secret(*base.sk_prime),
+                sky: Secret(sky),
                 sk0_lines: OnceLock::new(),
             };
             // Syntactically satisfying, so the pairing runs; the key is wrong.
@@ -549,9 +444,9 @@ mod tests {
         let forged = UserKey::<Bls12> {
             setup_id: k.setup_id,
             set: attrs("b"),
-            sk0: k.sk0,
-            sk_prime: k.sk_prime,
-            sky,
+            sk0: Secret(*k.sk0),
+            sk_prime: Secret(*k.sk_prime),
+            sky: Secret(sky),
             sk0_lines: OnceLock::new(),
         };
         assert_ne!(F::decapsulate(&forged, &header).unwrap(), key);

@@ -68,16 +68,17 @@
 use crate::curve::CurveId;
 use crate::curve::{par_map, wipe, Curve, Group, Scalar};
 use crate::kem::{Authority, Kem, KemError, SessionKey};
-use crate::policy::{AccessTree, AttributeSet, Lsss, Policy};
-use crate::wire::{Encoded, ObjectKind, Reader, SchemeId, WireError, Writer, MAX_ITEMS};
+use crate::policy::{AttributeSet, Lsss, Policy, PolicyTree};
+use crate::wire::codec::{names_match, object, rows_match};
+use crate::wire::{SchemeId, Secret};
 use rand_core::{CryptoRng, RngCore};
 use std::collections::BTreeMap;
 use std::marker::PhantomData;
 use std::sync::OnceLock;
 
 use super::{
-    attr_hashes, by_t, column_hashes, decrypt6, invalid, k_over_a, lincomb, lt, preamble, prepare3,
-    read3, wipe3, wipe_scalars, write3, FameMasterKey, FamePublicKey, Kp,
+    attr_hashes, by_t, column_hashes, decrypt6, k_over_a, lincomb, lt, prepare3, wipe_scalars,
+    FameMasterKey, FamePublicKey, Kp,
 };
 
 /// The scheme, generic over the curve.
@@ -87,32 +88,21 @@ pub struct FameKp<C>(PhantomData<C>);
 pub type PublicKey<C> = FamePublicKey<C, Kp>;
 pub type MasterKey<C> = FameMasterKey<C, Kp>;
 
-/// A user key for a policy: sk_0 ∈ G2³ (lines cached on first use) and
-/// sk_i ∈ G1³ per MSP row.
-pub struct UserKey<C: Curve> {
-    setup_id: [u8; 16],
-    policy: Policy,
-    tree: AccessTree,
-    sk0: [C::G2; 3],
-    rows: Vec<[C::G1; 3]>,
-    sk0_lines: OnceLock<[C::G2Prepared; 3]>,
-}
-
-impl<C: Curve> Drop for UserKey<C> {
-    fn drop(&mut self) {
-        wipe3(&mut self.sk0);
-        for p in self.rows.iter_mut() {
-            wipe3(p);
-        }
+object! {
+    /// A user key for a policy: sk_0 ∈ G2³ (lines cached on first use) and
+    /// sk_i ∈ G1³ per MSP row; wiped on drop.
+    pub struct UserKey<C> = (SchemeUserKey, SchemeId::FameKp), bound {
+        policy: PolicyTree => "policy",
+        sk0: Secret<[C::G2; 3]> => "sk_0",
+        rows: Secret<Vec<[C::G1; 3]>> => "sk_i",
     }
+    cached { sk0_lines: OnceLock<[C::G2Prepared; 3]> }
+    check "one sk_i per leaf of the policy" => |k| rows_match("key", &k.policy, k.rows.len());
 }
 
 impl<C: Curve> UserKey<C> {
-    pub fn setup_id(&self) -> [u8; 16] {
-        self.setup_id
-    }
     pub fn policy(&self) -> &Policy {
-        &self.policy
+        &self.policy.policy
     }
     pub fn rows(&self) -> usize {
         self.rows.len()
@@ -120,132 +110,24 @@ impl<C: Curve> UserKey<C> {
     fn sk0_lines(&self) -> &[C::G2Prepared; 3] {
         self.sk0_lines.get_or_init(|| prepare3::<C>(&self.sk0))
     }
-
-    pub fn to_bytes(&self) -> Vec<u8> {
-        let mut w = Writer::new(preamble::<C, Kp>(ObjectKind::SchemeUserKey));
-        w.raw(&self.setup_id).str(&self.policy.to_string());
-        write3(&mut w, &self.sk0);
-        w.u32(self.rows.len() as u32);
-        for row in &self.rows {
-            write3(&mut w, row);
-        }
-        w.finish()
-    }
-
-    pub fn from_bytes(bytes: &[u8]) -> Result<Self, WireError> {
-        let mut r = Reader::open_for(bytes, ObjectKind::SchemeUserKey, SchemeId::FameKp, C::ID)?;
-        let setup_id = r.array("setup id")?;
-        let text = r.str("policy")?;
-        let policy = Policy::parse(text).map_err(|e| invalid("policy", e.to_string()))?;
-        let tree = policy
-            .to_tree()
-            .map_err(|e| invalid("policy", e.to_string()))?;
-        let sk0 = read3(&mut r, "sk_0")?;
-        let n = r.count("rows", MAX_ITEMS)?;
-        if n != tree.leaves().len() {
-            return Err(invalid(
-                "key",
-                format!("{n} rows for a policy with {} leaves", tree.leaves().len()),
-            ));
-        }
-        // Grown as rows are read: n is the input's word until they are.
-        let mut rows = Vec::new();
-        for _ in 0..n {
-            rows.push(read3(&mut r, "sk_i")?);
-        }
-        r.finish()?;
-        Ok(UserKey {
-            setup_id,
-            policy,
-            tree,
-            sk0,
-            rows,
-            sk0_lines: OnceLock::new(),
-        })
-    }
 }
 
-/// The KEM header: the attribute set, ct_0 ∈ G2³ and ct_y ∈ G1³ per
-/// (expanded) attribute.
-pub struct Header<C: Curve> {
-    setup_id: [u8; 16],
-    set: AttributeSet,
-    ct0: [C::G2; 3],
-    cty: BTreeMap<String, [C::G1; 3]>,
+object! {
+    /// The KEM header: the attribute set, ct_0 ∈ G2³ and ct_y ∈ G1³ per
+    /// (expanded) attribute.
+    pub struct Header<C> = (KemHeader, SchemeId::FameKp), bound {
+        set: AttributeSet => "attribute list",
+        ct0: [C::G2; 3] => "ct_0",
+        cty: BTreeMap<String, [C::G1; 3]> => "ct_y",
+    }
+    check "the ct_y are named by the expansion of the attribute list, in order" =>
+        |h| names_match("header", &h.set, h.cty.keys());
 }
 
 impl<C: Curve> Header<C> {
-    pub fn setup_id(&self) -> [u8; 16] {
-        self.setup_id
-    }
     /// The attributes as given at encryption.
     pub fn attributes(&self) -> Vec<String> {
         self.set.display_attrs()
-    }
-
-    pub fn to_bytes(&self) -> Vec<u8> {
-        let mut w = Writer::new(preamble::<C, Kp>(ObjectKind::KemHeader));
-        w.raw(&self.setup_id)
-            .str(&self.set.display_attrs().join(", "));
-        write3(&mut w, &self.ct0);
-        w.u32(self.cty.len() as u32);
-        for (name, p) in &self.cty {
-            w.str(name);
-            write3(&mut w, p);
-        }
-        w.finish()
-    }
-
-    pub fn from_bytes(bytes: &[u8]) -> Result<Self, WireError> {
-        let mut r = Reader::open_for(bytes, ObjectKind::KemHeader, SchemeId::FameKp, C::ID)?;
-        let setup_id = r.array("setup id")?;
-        let text = r.str("attribute list")?;
-        let set =
-            AttributeSet::parse(text).map_err(|e| invalid("attribute list", e.to_string()))?;
-        let ct0 = read3(&mut r, "ct_0")?;
-        let n = r.count("header attributes", MAX_ITEMS)?;
-        if n != set.len() {
-            return Err(invalid(
-                "header",
-                format!("{n} elements for {} expanded attributes", set.len()),
-            ));
-        }
-        let mut cty = BTreeMap::new();
-        for expected in set.iter() {
-            let name = r.str("attribute name")?;
-            if name != expected {
-                return Err(invalid(
-                    "header",
-                    "elements do not match the attribute list",
-                ));
-            }
-            cty.insert(name.to_owned(), read3(&mut r, "ct_y")?);
-        }
-        r.finish()?;
-        Ok(Header {
-            setup_id,
-            set,
-            ct0,
-            cty,
-        })
-    }
-}
-
-impl<C: Curve> Encoded for UserKey<C> {
-    fn to_bytes(&self) -> Vec<u8> {
-        UserKey::to_bytes(self)
-    }
-    fn from_bytes(bytes: &[u8]) -> Result<Self, WireError> {
-        UserKey::from_bytes(bytes)
-    }
-}
-
-impl<C: Curve> Encoded for Header<C> {
-    fn to_bytes(&self) -> Vec<u8> {
-        Header::to_bytes(self)
-    }
-    fn from_bytes(bytes: &[u8]) -> Result<Self, WireError> {
-        Header::from_bytes(bytes)
     }
 }
 
@@ -276,8 +158,8 @@ impl<C: Curve> Authority for FameKp<C> {
         if pk.setup_id() != mk.setup_id {
             return Err(KemError::WrongSetup);
         }
-        let tree = policy.to_tree()?;
-        let lsss = Lsss::<C::Scalar>::from_tree(&tree);
+        let policy = PolicyTree::new(policy.clone())?;
+        let lsss = Lsss::<C::Scalar>::from_tree(&policy.tree);
         // Randomness in a fixed order: r_1, r_2, σ'_j (j = 2..n_2), σ_i.
         let (sk0, mut k) = mk.sk0(pk, rng);
         let mut sigma_col: Vec<C::Scalar> =
@@ -355,10 +237,9 @@ impl<C: Curve> Authority for FameKp<C> {
         let rows = out.into_iter().collect::<Result<Vec<_>, _>>()?;
         Ok(UserKey {
             setup_id: mk.setup_id,
-            policy: policy.clone(),
-            tree,
-            sk0,
-            rows,
+            policy,
+            sk0: Secret(sk0),
+            rows: Secret(rows),
             sk0_lines: OnceLock::new(),
         })
     }
@@ -426,11 +307,12 @@ impl<C: Curve> Kem for FameKp<C> {
             return Err(KemError::WrongSetup);
         }
         let selection = key
+            .policy
             .tree
             .cheapest_satisfying(&header.set)
             .ok_or(KemError::NotSatisfied)?;
-        let omega = key.tree.reconstruction::<C::Scalar>(&selection)?;
-        let leaves = key.tree.leaves();
+        let omega = key.policy.tree.reconstruction::<C::Scalar>(&selection)?;
+        let leaves = key.policy.tree.leaves();
         let gammas: Vec<C::Scalar> = omega.iter().map(|(_, w)| *w).collect();
         let mut cts: [Vec<C::G1>; 3] = Default::default();
         let mut sks: [Vec<C::G1>; 3] = Default::default();
@@ -456,7 +338,7 @@ impl<C: Curve> Kem for FameKp<C> {
     }
 
     fn key_side(key: &UserKey<C>) -> Policy {
-        key.policy.clone()
+        key.policy.policy.clone()
     }
 
     fn ciphertext_side(header: &Header<C>) -> AttributeSet {
@@ -525,13 +407,12 @@ mod tests {
             assert_eq!(F::decapsulate(k, &header_ab).unwrap(), key_ab);
         }
         // Row for "a" from k1, row for "b" from k2, sk_0 of either: wrong key.
-        for sk0 in [k1.sk0, k2.sk0] {
+        for sk0 in [*k1.sk0, *k2.sk0] {
             let merged = UserKey::<Bls12> {
                 setup_id: k1.setup_id,
-                policy: policy.clone(),
-                tree: policy.to_tree().unwrap(),
-                sk0,
-                rows: vec![k1.rows[0], k2.rows[1]],
+                policy: PolicyTree::new(policy.clone()).unwrap(),
+                sk0: Secret(sk0),
+                rows: Secret(vec![k1.rows[0], k2.rows[1]]),
                 sk0_lines: OnceLock::new(),
             };
             assert_ne!(F::decapsulate(&merged, &header_ab).unwrap(), key_ab);

@@ -40,10 +40,11 @@
 //!
 
 use crate::curve::{wipe, Curve, FixedBaseTable, Group, Scalar, Target};
-use crate::wire::{Encoded, ObjectKind, Reader, SchemeId, WireError, Writer};
+use crate::wire::codec::{nonzero, object, secrets_match};
+use crate::wire::{Lazy, SchemeId, Secret};
 use rand_core::{CryptoRng, RngCore};
 use std::marker::PhantomData;
-use std::sync::{Arc, OnceLock};
+use std::sync::OnceLock;
 
 use super::attr_cache;
 
@@ -220,42 +221,17 @@ pub(crate) struct Tables<C: Curve> {
     pub(crate) h2: FixedBaseTable<C::G2>,
 }
 
-/// Public parameters (H_1, H_2, T_1, T_2); g ∈ G1 and h ∈ G2 are the fixed
-/// generators.
-pub struct FamePublicKey<C: Curve, V: Variant> {
-    h1: C::G2,
-    h2: C::G2,
-    t1: C::Gt,
-    t2: C::Gt,
-    tables: OnceLock<Arc<Tables<C>>>,
-    id: OnceLock<[u8; 16]>,
-    _v: PhantomData<V>,
-}
-
-impl<C: Curve, V: Variant> Clone for FamePublicKey<C, V> {
-    fn clone(&self) -> Self {
-        FamePublicKey {
-            h1: self.h1,
-            h2: self.h2,
-            t1: self.t1,
-            t2: self.t2,
-            tables: self.tables.clone(),
-            id: self.id.clone(),
-            _v: PhantomData,
-        }
+object! {
+    /// Public parameters (H_1, H_2, T_1, T_2); g ∈ G1 and h ∈ G2 are the
+    /// fixed generators.
+    #[derive(Clone)]
+    pub struct FamePublicKey<C, V: Variant> = (PublicKey, V::SCHEME), identified {
+        h1: C::G2 => "H_1",
+        h2: C::G2 => "H_2",
+        t1: C::Gt => "T_1",
+        t2: C::Gt => "T_2",
     }
-}
-
-impl<C: Curve, V: Variant> core::fmt::Debug for FamePublicKey<C, V> {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        write!(
-            f,
-            "{} PublicKey on {} (setup {})",
-            V::TAG,
-            C::NAME,
-            crate::wire::hex(&self.setup_id())
-        )
-    }
+    cached { tables: Lazy<Tables<C>>, _v: PhantomData<V> }
 }
 
 impl<C: Curve, V: Variant> FamePublicKey<C, V> {
@@ -265,7 +241,7 @@ impl<C: Curve, V: Variant> FamePublicKey<C, V> {
             h2,
             t1,
             t2,
-            tables: OnceLock::new(),
+            tables: Lazy::default(),
             id: OnceLock::new(),
             _v: PhantomData,
         }
@@ -289,38 +265,12 @@ impl<C: Curve, V: Variant> FamePublicKey<C, V> {
     }
 
     pub(crate) fn tables(&self) -> &Tables<C> {
-        self.tables.get_or_init(|| {
-            Arc::new(Tables {
-                g: C::G1::generator().precompute(),
-                h: C::G2::generator().precompute(),
-                h1: self.h1.precompute(),
-                h2: self.h2.precompute(),
-            })
+        self.tables.get_or_init(|| Tables {
+            g: C::G1::generator().precompute(),
+            h: C::G2::generator().precompute(),
+            h1: self.h1.precompute(),
+            h2: self.h2.precompute(),
         })
-    }
-
-    /// The setup identifier (first 16 bytes of SHA-256 over the encoded
-    /// public key), computed once.
-    pub fn setup_id(&self) -> [u8; 16] {
-        *self
-            .id
-            .get_or_init(|| crate::wire::setup_id(&self.to_bytes()))
-    }
-
-    pub fn to_bytes(&self) -> Vec<u8> {
-        let mut w = Writer::new(preamble::<C, V>(ObjectKind::PublicKey));
-        w.point(&self.h1).point(&self.h2).gt(&self.t1).gt(&self.t2);
-        w.finish()
-    }
-
-    pub fn from_bytes(bytes: &[u8]) -> Result<Self, WireError> {
-        let mut r = Reader::open_for(bytes, ObjectKind::PublicKey, V::SCHEME, C::ID)?;
-        let h1 = r.point("H_1")?;
-        let h2 = r.point("H_2")?;
-        let t1 = r.gt("T_1")?;
-        let t2 = r.gt("T_2")?;
-        r.finish()?;
-        Ok(Self::new(h1, h2, t1, t2))
     }
 
     /// ct_0 = (H_1^{s_1}, H_2^{s_2}, h^{s_1+s_2}) and the encapsulated
@@ -336,21 +286,20 @@ impl<C: Curve, V: Variant> FamePublicKey<C, V> {
     }
 }
 
-/// The master key (a_1, a_2, b_1, b_2, d_1, d_2, d_3); zeroized on drop.
-pub struct FameMasterKey<C: Curve, V: Variant> {
-    pub(crate) a: [C::Scalar; 2],
-    pub(crate) b: [C::Scalar; 2],
-    pub(crate) d: [C::Scalar; 3],
-    pub(crate) setup_id: [u8; 16],
-    _v: PhantomData<V>,
-}
-
-impl<C: Curve, V: Variant> Drop for FameMasterKey<C, V> {
-    fn drop(&mut self) {
-        for s in self.a.iter_mut().chain(&mut self.b).chain(&mut self.d) {
-            wipe(s, C::Scalar::zero());
-        }
+object! {
+    /// The master key (a_1, a_2, b_1, b_2, d_1, d_2, d_3); wiped on drop.
+    pub struct FameMasterKey<C, V: Variant> = (MasterKey, V::SCHEME), bound {
+        pub(crate) a: Secret<[C::Scalar; 2]> => "a_1, a_2",
+        pub(crate) b: Secret<[C::Scalar; 2]> => "b_1, b_2",
+        pub(crate) d: Secret<[C::Scalar; 3]> => "d_1, d_2, d_3",
     }
+    cached { _v: PhantomData<V> }
+    check "a_t, b_t ≠ 0; the secrets give the public key of the setup id" => |mk| {
+        for s in mk.a.iter().chain(mk.b.iter()) {
+            nonzero("master key", s)?;
+        }
+        secrets_match(mk.public_key().setup_id(), mk.setup_id)
+    };
 }
 
 impl<C: Curve, V: Variant> FameMasterKey<C, V> {
@@ -365,19 +314,15 @@ impl<C: Curve, V: Variant> FameMasterKey<C, V> {
         let b = [nonzero(), nonzero()];
         let d = [nonzero(), nonzero(), nonzero()];
         let mut mk = FameMasterKey {
-            a,
-            b,
-            d,
             setup_id: [0; 16],
+            a: Secret(a),
+            b: Secret(b),
+            d: Secret(d),
             _v: PhantomData,
         };
         let pk = mk.public_key();
         mk.setup_id = pk.setup_id();
         (pk, mk)
-    }
-
-    pub fn setup_id(&self) -> [u8; 16] {
-        self.setup_id
     }
 
     /// Recomputes the public key from the master secrets.
@@ -398,44 +343,6 @@ impl<C: Curve, V: Variant> FameMasterKey<C, V> {
             self.a[0].invert().unwrap_or_else(C::Scalar::zero),
             self.a[1].invert().unwrap_or_else(C::Scalar::zero),
         ]
-    }
-
-    pub fn to_bytes(&self) -> Vec<u8> {
-        let mut w = Writer::new(preamble::<C, V>(ObjectKind::MasterKey));
-        w.raw(&self.setup_id);
-        for s in self.a.iter().chain(&self.b).chain(&self.d) {
-            w.scalar(s);
-        }
-        w.finish()
-    }
-
-    pub fn from_bytes(bytes: &[u8]) -> Result<Self, WireError> {
-        let mut r = Reader::open_for(bytes, ObjectKind::MasterKey, V::SCHEME, C::ID)?;
-        let setup_id = r.array("setup id")?;
-        let a = [r.scalar("a_1")?, r.scalar("a_2")?];
-        let b = [r.scalar("b_1")?, r.scalar("b_2")?];
-        let d = [r.scalar("d_1")?, r.scalar("d_2")?, r.scalar("d_3")?];
-        r.finish()?;
-        let mk = FameMasterKey {
-            a,
-            b,
-            d,
-            setup_id,
-            _v: PhantomData,
-        };
-        if mk.a.iter().chain(&mk.b).any(|s: &C::Scalar| s.is_zero()) {
-            return Err(WireError::Invalid {
-                what: "master key",
-                detail: "a zero a_t or b_t".into(),
-            });
-        }
-        if mk.public_key().setup_id() != setup_id {
-            return Err(WireError::Invalid {
-                what: "master key",
-                detail: "secrets do not match its setup id".into(),
-            });
-        }
-        Ok(mk)
     }
 
     /// Draws r_1, r_2 and returns sk_0 = h^{(b_1r_1, b_2r_2, r_1+r_2)} with
@@ -461,53 +368,8 @@ impl<C: Curve, V: Variant> FameMasterKey<C, V> {
     }
 }
 
-/// The preamble of a FAME object.
-pub(crate) fn preamble<C: Curve, V: Variant>(kind: ObjectKind) -> crate::wire::Preamble {
-    crate::wire::Preamble::new(kind, V::SCHEME, C::ID)
-}
-
-/// Reads three points (an sk_0/ct_0 or a row).
-pub(crate) fn read3<G: Group>(r: &mut Reader<'_>, what: &'static str) -> Result<[G; 3], WireError> {
-    Ok([r.point(what)?, r.point(what)?, r.point(what)?])
-}
-
-pub(crate) fn write3<G: Group>(w: &mut Writer, p: &[G; 3]) {
-    w.point(&p[0]).point(&p[1]).point(&p[2]);
-}
-
-pub(crate) fn wipe3<G: Group>(p: &mut [G; 3]) {
-    for x in p.iter_mut() {
-        wipe(x, G::identity());
-    }
-}
-
 pub(crate) fn prepare3<C: Curve>(p: &[C::G2; 3]) -> [C::G2Prepared; 3] {
     [C::prepare(&p[0]), C::prepare(&p[1]), C::prepare(&p[2])]
-}
-
-pub(crate) fn invalid(what: &'static str, detail: impl Into<String>) -> WireError {
-    WireError::Invalid {
-        what,
-        detail: detail.into(),
-    }
-}
-
-impl<C: Curve, V: Variant> Encoded for FamePublicKey<C, V> {
-    fn to_bytes(&self) -> Vec<u8> {
-        FamePublicKey::to_bytes(self)
-    }
-    fn from_bytes(bytes: &[u8]) -> Result<Self, WireError> {
-        FamePublicKey::from_bytes(bytes)
-    }
-}
-
-impl<C: Curve, V: Variant> Encoded for FameMasterKey<C, V> {
-    fn to_bytes(&self) -> Vec<u8> {
-        FameMasterKey::to_bytes(self)
-    }
-    fn from_bytes(bytes: &[u8]) -> Result<Self, WireError> {
-        FameMasterKey::from_bytes(bytes)
-    }
 }
 
 /// Σ_l (k_l/a_t)·H_l + e·g for t = 1, 2 and e_3·g: the three key elements
