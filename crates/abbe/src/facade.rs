@@ -10,7 +10,7 @@
 //! CPA scheme, opened only when the caller allows it).
 
 use crate::abe::cca::{CcaHeader, CcaKey};
-use crate::abe::rcca::RccaHeader;
+use crate::abe::rcca::{RccaHeader, RccaRetrievalKey, RccaTransformed};
 use crate::abe::{Bsw07, Cca, FameCp, FameKp, Gpsw06, Gpsw06Small, Rcca, Waters11};
 use crate::bcast::{Bgw05, Bgw05Sqrt, ElGamalP256, Gw09, Waters09};
 use crate::curve::{Bls12, Bls24, Bls48, Bn254, CurveId};
@@ -148,6 +148,9 @@ pub trait Scheme: Send + Sync {
     /// What the proxy and the final decryption run ([`crate::outsource`]),
     /// for the schemes with GHW11 outsourcing.
     fn outsourcing(&self) -> Option<&'static dyn outsource::Outsourced>;
+    /// Strictly decodes an object of this scheme, of any kind it has (keys,
+    /// headers, outsourcing objects); its kind, or why it is refused.
+    fn check_object(&self, object: &[u8]) -> Result<ObjectKind, Error>;
     /// The scheme's objects as docs/FORMAT.md tabulates them (kind, body),
     /// for those declared with [`crate::wire::codec::object!`].
     fn format_rows(&self) -> Vec<(ObjectKind, String)>;
@@ -364,6 +367,10 @@ trait Outsourcer<K: Kem> {
     fn format_rows() -> Vec<Option<(ObjectKind, String)>> {
         Vec::new()
     }
+    /// Decodes an outsourcing object of `kind`; `false` for other kinds.
+    fn check_object(_kind: ObjectKind, _bytes: &[u8]) -> Result<bool, Error> {
+        Ok(false)
+    }
 }
 
 struct Plain;
@@ -440,6 +447,20 @@ where
         ));
         out.push(("security".into(), "RCCA (GHW11), outsourceable".into()));
         Ok(out)
+    }
+    fn check_object(kind: ObjectKind, b: &[u8]) -> Result<bool, Error> {
+        fn decodes<T: Encoded>(b: &[u8]) -> Result<(), Error> {
+            T::from_bytes(b).map(|_| ()).map_err(Error::from)
+        }
+        match kind {
+            ObjectKind::TransformationKey => decodes::<K::TransformKey>(b)?,
+            ObjectKind::CpaRetrievalKey => decodes::<K::RetrievalKey>(b)?,
+            ObjectKind::TransformedKemHeader => decodes::<K::Transformed>(b)?,
+            ObjectKind::RetrievalKey => decodes::<RccaRetrievalKey<K>>(b)?,
+            ObjectKind::RccaTransformedKemHeader => decodes::<RccaTransformed<K>>(b)?,
+            _ => return Ok(false),
+        }
+        Ok(true)
     }
     fn format_rows() -> Vec<Option<(ObjectKind, String)>> {
         vec![
@@ -647,6 +668,24 @@ impl<K: Kem + 'static, O: Outsourcer<K> + 'static> Scheme for Entry<K, O> {
         O::outsourced()
     }
 
+    fn check_object(&self, bytes: &[u8]) -> Result<ObjectKind, Error> {
+        use ObjectKind::*;
+        let kind = kind_of(bytes)?;
+        match kind {
+            PublicKey | MasterKey | UserKey | SchemeUserKey | KemHeader | CcaKemHeader
+            | RccaKemHeader => drop(self.describe(bytes)?),
+            _ if O::check_object(kind, bytes)? => {}
+            _ => {
+                return Err(Error::Invalid(format!(
+                    "a {} is not an object of {}",
+                    kind.describe(),
+                    K::SCHEME.name()
+                )))
+            }
+        }
+        Ok(kind)
+    }
+
     fn format_rows(&self) -> Vec<(ObjectKind, String)> {
         let mut rows = vec![
             <K::PublicKey as Encoded>::format_row(),
@@ -753,6 +792,9 @@ mod tests {
             if info.outsourcing {
                 modes.extend([Mode::Rcca, Mode::Cpa]);
             }
+            let mut objects = vec![(pk.clone(), ObjectKind::PublicKey)];
+            objects.push((mk.to_vec(), ObjectKind::MasterKey));
+            objects.push((key.to_vec(), ObjectKind::UserKey));
             for mode in modes {
                 let (k, h) = s.encapsulate(&pk, target, mode, &mut rng).unwrap();
                 assert_eq!(
@@ -761,12 +803,25 @@ mod tests {
                     "{info:?} {mode:?}"
                 );
                 assert!(!s.describe(&h).unwrap().is_empty());
+                let kind = Preamble::parse(&h).unwrap().kind;
+                objects.push((h, kind));
             }
             assert_eq!(
                 s.transform_key(&key, &mut rng).is_ok(),
                 info.outsourcing,
                 "{info:?}"
             );
+            if let Ok((tk, rk)) = s.transform_key(&key, &mut rng) {
+                objects.push((tk, ObjectKind::TransformationKey));
+                objects.push((rk.to_vec(), ObjectKind::RetrievalKey));
+            }
+            // Every object decodes as its kind; cut short, it is refused.
+            for (bytes, kind) in objects {
+                assert_eq!(s.check_object(&bytes).unwrap(), kind, "{info:?}");
+                assert!(s.check_object(&bytes[..bytes.len() - 1]).is_err());
+            }
+            let file = [&pk[..8], b"trailing"].concat();
+            assert!(s.check_object(&file).is_err());
             seen += 1;
         }
         // 6 ABE (and yct14) + 4 broadcast on BN254, ElGamal on P-256.
