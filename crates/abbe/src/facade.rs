@@ -152,7 +152,7 @@ pub trait Scheme: Send + Sync {
     /// headers, outsourcing objects); its kind, or why it is refused.
     fn check_object(&self, object: &[u8]) -> Result<ObjectKind, Error>;
     /// The scheme's objects as docs/FORMAT.md tabulates them (kind, body),
-    /// for those declared with [`crate::wire::codec::object!`].
+    /// for those declared with `wire::codec::object!`.
     fn format_rows(&self) -> Vec<(ObjectKind, String)>;
 }
 

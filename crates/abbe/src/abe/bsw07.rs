@@ -65,9 +65,6 @@
 //! one final exponentiation, plus the N ciphertext line precomputations):
 //! `cargo bench -p abbe --bench bsw07` and the lab.
 //!
-//! Sizes on BLS12-381: ciphertext 48 + 144·N bytes (+ policy text), key
-//! 96 + 144·|S| bytes (+ attribute names).
-//!
 //! ## Side channels
 //! Secret scalars (β, α, r, r_j, the shares q_x(0)) go through fixed-base
 //! tables and [`Group::mul_secret`] (constant time on every curve); the

@@ -50,10 +50,6 @@
 //! one final exponentiation): `cargo bench -p abbe --bench gpsw06` and the
 //! lab.
 //!
-//! Sizes on BLS12-381: ciphertext 96 + 48·|S| bytes (+ attribute list), key
-//! (48 + 96)·ℓ bytes (+ policy text), transformed header one GT element
-//! (288 bytes, compressed cyclotomic encoding).
-//!
 //! ## Side channels
 //! Secret scalars (the master secret, the shares λ_i, r_i, s, 1/z) go
 //! through fixed-base tables and [`Group::mul_secret`] (constant time on

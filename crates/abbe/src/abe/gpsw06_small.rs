@@ -24,7 +24,7 @@
 //! attribute outside the universe is refused with [`KemError::Invalid`].
 //! Numeric attributes can be used only if the universe lists their
 //! bag-of-bits markers (the strings [`AttributeSet::iter`] and
-//! [`AccessTree::leaves`] show).
+//! [`crate::policy::AccessTree::leaves`] show).
 //!
 //! The default [`kem::Universe`] is **`A1, A2, …, A256`** ([`DEFAULT_UNIVERSE_SIZE`] attributes named
 //! like [`crate::policy::generate::attr_name`], i.e. the benchmark
@@ -42,9 +42,6 @@
 //!
 //! Speed against its lower bound (N prepared pairs + one final
 //! exponentiation): `cargo bench -p abbe --bench gpsw06` and the lab.
-//!
-//! Sizes on BLS12-381: public key 288 + (52 + name)·|U| bytes, ciphertext
-//! 48·|γ| bytes (+ attribute list), key 96·ℓ bytes (+ policy text).
 //!
 //! ## Side channels
 //! Secret scalars go through fixed-base tables only (constant time); the

@@ -49,9 +49,6 @@
 //! N+2 prepared pairs + one final exponentiation): `cargo bench -p abbe
 //! --bench waters11` and the lab.
 //!
-//! Sizes on BLS12-381: ciphertext 48 + 144·ℓ bytes (+ policy text), key
-//! 96 + 48 + 96·|S| bytes, transformed header one GT element (288 bytes).
-//!
 //! ## Side channels
 //! Secret scalars (α, a, t, s, the shares λ_i, r_i, 1/z) are used only in
 //! fixed-base tables and [`Group::mul_secret`], both constant time on every

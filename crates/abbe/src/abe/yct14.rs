@@ -66,10 +66,6 @@
 //! chosen curve (`C::G1`: BLS12-381 G1 or BN254 G1, both through the same
 //! traits). G2 and GT are unused. Keys are vectors of scalars, the flaw.
 //!
-//! Sizes on BLS12-381 (48-byte G1 points): header 48·|S| bytes plus the
-//! attribute names; key 32 bytes per policy leaf plus the policy text;
-//! public key 48·(|U|+1) bytes plus the names.
-//!
 //! ## Operation counts
 //! * Setup: |U|+1 fixed-base G1 multiplications (table on G).
 //! * KeyGen (ℓ leaves): no group operation; ℓ inversions and ℓ

@@ -1,6 +1,6 @@
 //! One codec for every object body: [`Codec`] encodes a field (curve
 //! elements, integers, ids, strings, policies, attribute sets, and lists,
-//! tuples and maps of those), and [`object!`] declares an object once —
+//! tuples and maps of those), and `object!` declares an object once —
 //! kind, scheme and fields — giving its preamble checks, `to_bytes`,
 //! `from_bytes` and the row of its format table in docs/FORMAT.md.
 //!
@@ -398,7 +398,7 @@ impl<T> core::fmt::Debug for Lazy<T> {
 }
 
 /// An object: a preamble (kind, scheme, curve) and a body of fields.
-/// Declared with [`object!`].
+/// Declared with `object!`.
 pub trait Object: Sized {
     const KIND: ObjectKind;
     const SCHEME: SchemeId;

@@ -336,7 +336,7 @@ pub trait Encoded: Sized {
     fn to_bytes(&self) -> Vec<u8>;
     fn from_bytes(bytes: &[u8]) -> Result<Self, WireError>;
     /// Its kind and body as docs/FORMAT.md's object tables write them;
-    /// given by every object declared with [`codec::object!`].
+    /// given by every object declared with `codec::object!`.
     fn format_row() -> Option<(ObjectKind, String)> {
         None
     }

@@ -45,9 +45,6 @@
 //! Speed against the 6-pair lower bound: `cargo bench -p abbe --bench fame`
 //! and the lab.
 //!
-//! Sizes on BLS12-381: header 3·96 + 3·48·n_1 bytes (+ policy text), key
-//! 3·96 + 3·48·(|S| + 1) bytes (+ attribute list).
-//!
 //! ## Operation counts (n_1 rows, n_2 columns, |S| key attributes)
 //! * Setup: 1 pairing, 2 GT exponentiations, 2 G2 exponentiations.
 //! * KeyGen: 6(|S|+1) hashes to G1 (cached), 2(|S|+1) three-term G1 MSMs,

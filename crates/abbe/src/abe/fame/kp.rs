@@ -46,9 +46,6 @@
 //! ct_0, sk_0). The key's sk_0 lines are cached per key; ct_0's three lines
 //! are computed at each decryption.
 //!
-//! Sizes on BLS12-381: header 3·96 + 3·48·|S| bytes (+ attribute list), key
-//! 3·96 + 3·48·n_1 bytes (+ policy text).
-//!
 //! ## Side channels
 //! As in [`super`]: secret scalars through fixed-base tables,
 //! [`Group::mul_secret`] and [`Group::msm_secret`]; public ones (M_ij, γ_i)
