@@ -449,10 +449,8 @@ where
         Ok(out)
     }
     fn check_object(kind: ObjectKind, b: &[u8]) -> Result<bool, Error> {
-        fn decodes<T: Encoded>(b: &[u8]) -> Result<(), Error> {
-            T::from_bytes(b).map(|_| ()).map_err(Error::from)
-        }
         match kind {
+            ObjectKind::RccaKemHeader => decodes::<RccaHeader<K>>(b)?,
             ObjectKind::TransformationKey => decodes::<K::TransformKey>(b)?,
             ObjectKind::CpaRetrievalKey => decodes::<K::RetrievalKey>(b)?,
             ObjectKind::TransformedKemHeader => decodes::<K::Transformed>(b)?,
@@ -469,6 +467,11 @@ where
             K::Transformed::format_row(),
         ]
     }
+}
+
+/// Strictly decodes `b` as a `T`, for [`Scheme::check_object`].
+fn decodes<T: Encoded>(b: &[u8]) -> Result<(), Error> {
+    T::from_bytes(b).map(|_| ()).map_err(Error::from)
 }
 
 fn side_label(kind: SideKind) -> String {
@@ -669,11 +672,14 @@ impl<K: Kem + 'static, O: Outsourcer<K> + 'static> Scheme for Entry<K, O> {
     }
 
     fn check_object(&self, bytes: &[u8]) -> Result<ObjectKind, Error> {
-        use ObjectKind::*;
         let kind = kind_of(bytes)?;
         match kind {
-            PublicKey | MasterKey | UserKey | SchemeUserKey | KemHeader | CcaKemHeader
-            | RccaKemHeader => drop(self.describe(bytes)?),
+            ObjectKind::PublicKey => decodes::<K::PublicKey>(bytes)?,
+            ObjectKind::MasterKey => decodes::<MasterKeyOf<K>>(bytes)?,
+            ObjectKind::UserKey => decodes::<CcaKey<K>>(bytes)?,
+            ObjectKind::SchemeUserKey => decodes::<K::UserKey>(bytes)?,
+            ObjectKind::KemHeader => decodes::<K::Header>(bytes)?,
+            ObjectKind::CcaKemHeader => decodes::<CcaHeader<K>>(bytes)?,
             _ if O::check_object(kind, bytes)? => {}
             _ => {
                 return Err(Error::Invalid(format!(

@@ -569,15 +569,7 @@ mod tests {
                 kx.entry(n.clone())
                     .or_insert(LinedG2::<Bls12>::new(p.point));
             }
-            let merged = UserKey {
-                elements: KeyElements {
-                    setup_id: b.setup_id,
-                    set: attrs("a, b, c"),
-                    k: Secret(LinedG2::new(b.k.point)),
-                    l: Secret(*b.l),
-                    kx: Secret(kx),
-                },
-            };
+            let merged = forged_key(b, "a, b, c", kx);
             // The merged key "satisfies" the policy syntactically, so the
             // pairing runs, but the session key is wrong.
             let got = W::decapsulate(&merged, &header).unwrap();
@@ -585,6 +577,23 @@ mod tests {
             // Through the encoding as well.
             let decoded = UserKey::<Bls12>::from_bytes(&merged.to_bytes()).unwrap();
             assert_ne!(W::decapsulate(&decoded, &header).unwrap(), key);
+        }
+    }
+
+    /// A key with `base`'s K and L and the K_x given, named `set`.
+    fn forged_key(
+        base: &KeyElements<Bls12>,
+        set: &str,
+        kx: BTreeMap<String, LinedG2<Bls12>>,
+    ) -> UserKey<Bls12> {
+        UserKey {
+            elements: KeyElements {
+                setup_id: base.setup_id,
+                set: attrs(set),
+                k: Secret(LinedG2::new(base.k.point)),
+                l: Secret(*base.l),
+                kx: Secret(kx),
+            },
         }
     }
 
@@ -605,15 +614,7 @@ mod tests {
             ("b".to_string(), LinedG2::new(ka)),
             ("c".to_string(), LinedG2::new(ka * two)),
         ]);
-        let forged = UserKey {
-            elements: KeyElements {
-                setup_id: e.setup_id,
-                set: attrs("b, c"),
-                k: Secret(LinedG2::new(e.k.point)),
-                l: Secret(*e.l),
-                kx: Secret(kx),
-            },
-        };
+        let forged = forged_key(e, "b, c", kx);
         assert_ne!(W::decapsulate(&forged, &header).unwrap(), key);
     }
 

@@ -32,10 +32,10 @@ impl<E: Element> Codec for E {
         E::NAME.into()
     }
     fn encode(&self, w: &mut Writer) {
-        self.write(w.buf_mut());
+        w.element(self);
     }
     fn decode(r: &mut Reader<'_>, what: &'static str) -> Result<Self, WireError> {
-        Ok(E::read(r.take(E::ENCODED_BYTES, what)?)?)
+        r.element(what)
     }
 }
 
@@ -126,10 +126,7 @@ impl Codec for AttributeSet {
         w.str(&self.display_attrs().join(", "));
     }
     fn decode(r: &mut Reader<'_>, what: &'static str) -> Result<Self, WireError> {
-        AttributeSet::parse(r.str(what)?).map_err(|e| WireError::Invalid {
-            what,
-            detail: e.to_string(),
-        })
+        AttributeSet::parse(r.str(what)?).map_err(|e| invalid(what, e.to_string()))
     }
 }
 
@@ -143,10 +140,7 @@ impl Codec for Policy {
         w.str(&self.to_string());
     }
     fn decode(r: &mut Reader<'_>, what: &'static str) -> Result<Self, WireError> {
-        Policy::parse(r.str(what)?).map_err(|e| WireError::Invalid {
-            what,
-            detail: e.to_string(),
-        })
+        Policy::parse(r.str(what)?).map_err(|e| invalid(what, e.to_string()))
     }
 }
 
@@ -161,10 +155,7 @@ impl Codec for PolicyTree {
         self.policy.encode(w);
     }
     fn decode(r: &mut Reader<'_>, what: &'static str) -> Result<Self, WireError> {
-        PolicyTree::new(Policy::decode(r, what)?).map_err(|e| WireError::Invalid {
-            what,
-            detail: e.to_string(),
-        })
+        PolicyTree::new(Policy::decode(r, what)?).map_err(|e| invalid(what, e.to_string()))
     }
 }
 
@@ -231,10 +222,7 @@ impl<T: Codec> Codec for BTreeMap<String, T> {
         for _ in 0..n {
             let name = r.str(what)?;
             if last.is_some_and(|l| l >= name) {
-                return Err(WireError::Invalid {
-                    what,
-                    detail: "names are not strictly increasing".into(),
-                });
+                return Err(invalid(what, "names are not strictly increasing"));
             }
             last = Some(name);
             map.insert(name.to_owned(), T::decode(r, what)?);

@@ -16,7 +16,7 @@
 //! every point is checked (on the curve, in the subgroup), and trailing bytes
 //! are an error.
 
-use crate::curve::{CurveId, Group, PointError, Scalar, Target};
+use crate::curve::{CurveId, Element, Group, PointError, Scalar, Target};
 
 pub mod codec;
 pub use codec::{Codec, Lazy, Object, Secret, Wipe};
@@ -400,26 +400,22 @@ impl Writer {
     pub fn str(&mut self, s: &str) -> &mut Self {
         self.bytes(s.as_bytes())
     }
-    pub fn point<G: Group>(&mut self, p: &G) -> &mut Self {
-        let enc = p.to_compressed();
-        self.raw(&enc)
-    }
-    pub fn scalar<S: Scalar>(&mut self, s: &S) -> &mut Self {
-        let mut b = s.to_bytes();
-        self.raw(b.as_ref());
-        crate::curve::wipe_bytes(b.as_mut());
+    /// A curve element, as [`Element`] encodes it (the one encoding).
+    pub fn element<E: Element>(&mut self, e: &E) -> &mut Self {
+        e.write(&mut self.buf);
         self
     }
+    pub fn point<G: Group>(&mut self, p: &G) -> &mut Self {
+        self.element(p)
+    }
+    pub fn scalar<S: Scalar>(&mut self, s: &S) -> &mut Self {
+        self.element(s)
+    }
     pub fn gt<T: Target>(&mut self, t: &T) -> &mut Self {
-        let b = t.to_bytes();
-        self.raw(&b)
+        self.element(t)
     }
     pub fn finish(self) -> Vec<u8> {
         self.buf
-    }
-    /// The bytes written so far, to append to.
-    pub fn buf_mut(&mut self) -> &mut Vec<u8> {
-        &mut self.buf
     }
 }
 
@@ -522,17 +518,18 @@ impl<'a> Reader<'a> {
             detail: "not UTF-8".into(),
         })
     }
+    /// A curve element, strictly decoded by [`Element`] (the one decoding).
+    pub fn element<E: Element>(&mut self, what: &'static str) -> Result<E, WireError> {
+        Ok(E::read(self.take(E::ENCODED_BYTES, what)?)?)
+    }
     pub fn point<G: Group>(&mut self, what: &'static str) -> Result<G, WireError> {
-        let b = self.take(G::COMPRESSED_BYTES, what)?;
-        Ok(G::from_compressed(b)?)
+        self.element(what)
     }
     pub fn scalar<S: Scalar>(&mut self, what: &'static str) -> Result<S, WireError> {
-        let b = self.take(S::BYTES, what)?;
-        S::from_bytes(b).ok_or(WireError::Point(PointError::Scalar))
+        self.element(what)
     }
     pub fn gt<T: Target>(&mut self, what: &'static str) -> Result<T, WireError> {
-        let b = self.take(T::BYTES, what)?;
-        Ok(T::from_bytes(b)?)
+        self.element(what)
     }
     pub fn array<const N: usize>(&mut self, what: &'static str) -> Result<[u8; N], WireError> {
         let b = self.take(N, what)?;
