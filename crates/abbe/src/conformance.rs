@@ -36,15 +36,31 @@ pub(crate) const FEW_ATTRIBUTE_SETS: &[(&str, bool)] = &[
     ("doctor, nurse, age = 29", false),
 ];
 
-/// Users of a broadcast case with N = 12 and recipients `2-5, 11`.
+/// Every user of a broadcast case with N = 12 and recipients `2-5, 11`,
+/// with whether they are recipients.
 pub(crate) const MEMBERS: &[(&str, bool)] = &[
-    ("2", true),
-    ("5", true),
-    ("11", true),
     ("1", false),
+    ("2", true),
+    ("3", true),
+    ("4", true),
+    ("5", true),
     ("6", false),
+    ("7", false),
+    ("8", false),
+    ("9", false),
+    ("10", false),
+    ("11", true),
     ("12", false),
 ];
+
+/// The broadcast case: N = 12, recipients `2-5, 11`, every user's key.
+pub(crate) fn broadcast_case<K>() -> Case<'static, K>
+where
+    K: Kem,
+    K::Authority: Authority<Params = kem::Users>,
+{
+    Case::one_target(kem::Users(12), "2-5, 11", MEMBERS)
+}
 
 /// What a scheme is tested with: its setup parameters and pairs of a key
 /// side and a ciphertext side (as users write them) with whether that key
@@ -225,6 +241,20 @@ pub(crate) fn decoders_reject_mutations<K: Kem>(case: &Case<K>) {
             m[i] ^= 1 << (r.next_u32() % 8);
             decode_all::<K>(&m);
         }
+        garbage_after_preamble(&bytes[..crate::wire::PREAMBLE_LEN], &mut r, decode_all::<K>);
+    }
+}
+
+/// Random bodies (0–600 bytes) behind a valid preamble reach every body
+/// decoder; `decode` must not panic on any of them.
+fn garbage_after_preamble<T>(preamble: &[u8], r: &mut impl RngCore, decode: impl Fn(&[u8]) -> T) {
+    for _ in 0..64 {
+        let mut m = preamble.to_vec();
+        let len = (r.next_u32() % 600) as usize;
+        let start = m.len();
+        m.resize(start + len, 0);
+        r.fill_bytes(&mut m[start..]);
+        decode(&m);
     }
 }
 
@@ -253,6 +283,8 @@ pub(crate) fn outsourced_round_trip<K: Outsourcing>(case: &Case<K>) {
                 decode_outsourcing::<K>(&bytes[..bytes.len() - 1]),
                 [false; 3]
             );
+            let preamble = &bytes[..crate::wire::PREAMBLE_LEN];
+            garbage_after_preamble(preamble, &mut r, decode_outsourcing::<K>);
         }
     }
 }
@@ -264,4 +296,100 @@ pub(crate) fn decode_outsourcing<K: Outsourcing>(bytes: &[u8]) -> [bool; 3] {
         K::RetrievalKey::from_bytes(bytes).is_ok(),
         K::Transformed::from_bytes(bytes).is_ok(),
     ]
+}
+
+/// Broadcast: on random recipient sets of random N ≤ 300, members decrypt
+/// to the encapsulated key and other users get `NotSatisfied` (a sample of
+/// users, as keys of some schemes are O(N)).
+pub(crate) fn random_recipients<K>(_: &Case<K>)
+where
+    K: Kem<KeySide = crate::bcast::UserIndex, CiphertextSide = crate::bcast::Recipients>,
+    K::Authority: Authority<Params = kem::Users>,
+{
+    use crate::bcast::{testutil::random_set, UserIndex};
+    let mut r = rng(6);
+    for _ in 0..12 {
+        let n = 1 + r.next_u32() % 300;
+        let seed = r.next_u64();
+        let frac = f64::from(r.next_u32()) / f64::from(u32::MAX);
+        let (pk, mk) = kem::setup::<K>(&kem::Users(n), &mut r).unwrap();
+        let set = random_set(n, seed, frac);
+        let (key, header) = K::encapsulate(&pk, &set, &mut r).unwrap();
+        let sampled =
+            (1..=n).filter(|i| i % 7 == (seed % 7) as u32 || set.contains(*i) && i % 3 == 0);
+        for i in sampled.chain(set.iter().take(1)) {
+            let uk = kem::keygen::<K>(&pk, &mk, &UserIndex(i), &mut r).unwrap();
+            match K::decapsulate(&uk, &header) {
+                Ok(k) => assert!(set.contains(i) && k == key, "user {i} of {set}"),
+                Err(KemError::NotSatisfied) => assert!(!set.contains(i), "user {i} of {set}"),
+                Err(e) => panic!("user {i}: unexpected error {e}"),
+            }
+        }
+    }
+}
+
+/// ABE: on random perazzo policies (on whichever side holds the policy) and
+/// random attribute sets, with the default setup parameters, decryption succeeds exactly when the attributes
+/// satisfy the policy, and to the encapsulated key.
+pub(crate) fn random_policies<K: Kem>(case: &Case<K>) {
+    random_policy_cases(case, |_, _, _, _| ());
+}
+
+/// [`random_policies`], and every key that decrypts also decrypts through
+/// transform and final decryption.
+pub(crate) fn random_policies_outsourced<K: Outsourcing>(case: &Case<K>) {
+    random_policy_cases(case, |uk, header, key, r| {
+        let (tk, rk) = K::transform_key(uk, r);
+        let t = K::transform(&tk, header).unwrap();
+        assert_eq!(K::decrypt_transformed(&rk, &t).unwrap(), *key);
+    });
+}
+
+fn random_policy_cases<K: Kem>(
+    _: &Case<K>,
+    on_success: impl Fn(&K::UserKey, &K::Header, &kem::SessionKey, &mut ChaCha20Rng),
+) {
+    use crate::policy::{generate, AttributeSet};
+    let mut r = rng(7);
+    let unit = |r: &mut ChaCha20Rng| f64::from(r.next_u32()) / f64::from(u32::MAX);
+    // The default parameters: a small universe's default holds every
+    // name `random_policy` uses.
+    let (pk, mk) = kem::setup::<K>(&ParamsOf::<K>::default(), &mut r).unwrap();
+    for _ in 0..12 {
+        let n = 1 + (r.next_u32() % 7) as usize;
+        let policy = generate::random_policy(n, 0.5, 0.5, r.next_u64()).unwrap();
+        let tree = policy.to_tree().unwrap();
+        let pa = 0.2 + 0.7 * unit(&mut r);
+        let mut names: Vec<String> = policy
+            .attributes()
+            .into_iter()
+            .filter(|_| unit(&mut r) < pa)
+            .collect();
+        if names.is_empty() {
+            names.push(generate::attr_name(200));
+        }
+        let set = AttributeSet::from_names(names).unwrap();
+        let (policy_text, set_text) = (policy.to_string(), set.display_attrs().join(", "));
+        let (key_text, target_text) = match K::KeySide::IS_POLICY {
+            true => (&policy_text, &set_text),
+            false => (&set_text, &policy_text),
+        };
+        let key_side = K::KeySide::parse(key_text).unwrap();
+        let target = K::CiphertextSide::parse(target_text).unwrap();
+        let (key, header) = K::encapsulate(&pk, &target, &mut r).unwrap();
+        let uk = kem::keygen::<K>(&pk, &mk, &key_side, &mut r).unwrap();
+        match K::decapsulate(&uk, &header) {
+            Ok(k) => {
+                assert!(
+                    tree.is_satisfied(&set) && k == key,
+                    "{policy_text} / {set_text}"
+                );
+                on_success(&uk, &header, &key, &mut r);
+            }
+            Err(KemError::NotSatisfied) => {
+                assert!(!tree.is_satisfied(&set), "{policy_text} / {set_text}")
+            }
+            Err(e) => panic!("{policy_text} / {set_text}: unexpected error {e}"),
+        }
+    }
 }

@@ -35,10 +35,12 @@ pub use elgamal::ElGamalP256;
 pub use gw09::Gw09;
 pub use waters09::Waters09;
 
-use crate::curve::{par_map, Curve, FixedBaseTable, Group, Scalar};
+use crate::curve::{par_map, wipe, Curve, FixedBaseTable, Group, Scalar};
 use crate::kem::{KemError, Side, SideKind};
 use crate::policy::{ErrorKind, PolicyError};
+use crate::wire::codec::{invalid, Codec, CodecIn, Wipe};
 use crate::wire::{Reader, WireError, Writer};
+use std::marker::PhantomData;
 
 /// N of a setup that does not choose it ([`crate::kem::Users::default`]).
 pub const DEFAULT_USERS: u32 = 1024;
@@ -259,6 +261,107 @@ impl Recipients {
     }
 }
 
+/// N, the number of users of a broadcast setup: a u32 in [1, MAX_USERS],
+/// checked as soon as it is read (before the N elements that follow it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct UserCount(u32);
+
+impl UserCount {
+    pub fn new(n: u32) -> Result<Self, KemError> {
+        check_n(n).map(|()| UserCount(n))
+    }
+    pub fn get(self) -> u32 {
+        self.0
+    }
+}
+
+/// n − k, for the lengths of the parts of a public key (`n - 1`).
+impl core::ops::Sub<u32> for UserCount {
+    type Output = u32;
+    fn sub(self, k: u32) -> u32 {
+        self.0 - k
+    }
+}
+
+impl From<UserCount> for u32 {
+    fn from(n: UserCount) -> u32 {
+        n.0
+    }
+}
+
+impl Codec for UserCount {
+    const MIN_BYTES: usize = 4;
+    fn layout() -> String {
+        "u32 n, 1 ≤ n ≤ 2^24".into()
+    }
+    fn encode(&self, w: &mut Writer) {
+        w.u32(self.0);
+    }
+    fn decode(r: &mut Reader<'_>, what: &'static str) -> Result<Self, WireError> {
+        UserCount::new(r.u32(what)?).map_err(|e| invalid(what, e.to_string()))
+    }
+}
+
+/// S in a header: its ranges, checked against the N read before them.
+impl CodecIn for Recipients {
+    fn layout(n: &str) -> String {
+        format!("u32 k ‖ k × (u32 lo ‖ u32 hi), sorted, disjoint, non-adjacent, within [1, {n}]")
+    }
+    fn encode(&self, w: &mut Writer) {
+        Recipients::encode(self, w)
+    }
+    fn decode_in(r: &mut Reader<'_>, _: &'static str, n: u32) -> Result<Self, WireError> {
+        Recipients::decode(r, n)
+    }
+}
+
+/// `n` points of `G` in affine form (a broadcast public key's or user key's
+/// per-user elements): compressed, no count (N is read before them),
+/// encoded and decoded in parallel.
+pub struct Points<C: Curve, G: Group>(pub Vec<G::Affine>, PhantomData<C>);
+
+impl<C: Curve, G: Group> Points<C, G> {
+    pub fn new(points: Vec<G::Affine>) -> Self {
+        Points(points, PhantomData)
+    }
+}
+
+impl<C: Curve, G: Group> core::ops::Deref for Points<C, G> {
+    type Target = [G::Affine];
+    fn deref(&self) -> &[G::Affine] {
+        &self.0
+    }
+}
+
+impl<C: Curve, G: Group> Clone for Points<C, G> {
+    fn clone(&self) -> Self {
+        Points::new(self.0.clone())
+    }
+}
+
+impl<C: Curve, G: Group> CodecIn for Points<C, G> {
+    fn layout(n: &str) -> String {
+        format!("{n} × {}", G::NAME)
+    }
+    fn encode(&self, w: &mut Writer) {
+        for chunk in self.0.chunks(CHUNK) {
+            let mut bytes = Vec::with_capacity(chunk.len() * G::COMPRESSED_BYTES);
+            encode_affine::<C, G>(chunk, &mut bytes);
+            w.raw(&bytes);
+        }
+    }
+    fn decode_in(r: &mut Reader<'_>, what: &'static str, n: u32) -> Result<Self, WireError> {
+        decode_affine::<C, G>(r, n as usize, what).map(Points::new)
+    }
+}
+
+impl<C: Curve, G: Group> Wipe for Points<C, G> {
+    fn wipe(&mut self) {
+        let zero = G::to_affine_batch(&[G::identity()])[0];
+        self.0.iter_mut().for_each(|p| wipe(p, zero));
+    }
+}
+
 impl core::fmt::Display for Recipients {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         for (k, &(a, b)) in self.ranges.iter().enumerate() {
@@ -464,7 +567,6 @@ pub(crate) fn check_n(n: u32) -> Result<(), KemError> {
 #[cfg(test)]
 pub(crate) mod testutil {
     use super::*;
-    use proptest::prelude::*;
 
     /// A random subset of [1, n] with about `frac`·n members (at least one).
     pub fn random_set(n: u32, seed: u64, frac: f64) -> Recipients {
@@ -477,10 +579,6 @@ pub(crate) mod testutil {
             v.push(1 + r.next_u32() % n);
         }
         Recipients::from_indices(v).unwrap()
-    }
-
-    pub fn set_strategy() -> impl Strategy<Value = (u32, u64, f64)> {
-        (1u32..300, any::<u64>(), 0.0f64..1.0)
     }
 }
 

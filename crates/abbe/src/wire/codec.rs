@@ -159,6 +159,16 @@ impl Codec for PolicyTree {
     }
 }
 
+/// A field whose length is given by a value decoded before it (the number
+/// of users N of a broadcast object): declared `=> "label" in expr`, with
+/// `expr` a u32 of the earlier fields; no count of its own is encoded.
+pub trait CodecIn: Sized {
+    /// The encoding, `n` being the expression's text (`n × G1`).
+    fn layout(n: &str) -> String;
+    fn encode(&self, w: &mut Writer);
+    fn decode_in(r: &mut Reader<'_>, what: &'static str, n: u32) -> Result<Self, WireError>;
+}
+
 /// A u32 count bounded by the input left, before anything is allocated.
 fn count<T: Codec>(r: &mut Reader<'_>, what: &'static str) -> Result<usize, WireError> {
     r.count(what, r.remaining() / T::MIN_BYTES.max(1))
@@ -185,6 +195,22 @@ impl<T: Codec> Codec for Vec<T> {
     }
 }
 
+/// n values, n known from an earlier field (no count encoded).
+impl<T: Codec> CodecIn for Vec<T> {
+    fn layout(n: &str) -> String {
+        format!("{n} × {}", T::layout())
+    }
+    fn encode(&self, w: &mut Writer) {
+        self.iter().for_each(|x| x.encode(w));
+    }
+    fn decode_in(r: &mut Reader<'_>, what: &'static str, n: u32) -> Result<Self, WireError> {
+        if (n as usize).saturating_mul(T::MIN_BYTES) > r.remaining() {
+            return Err(WireError::Truncated(what));
+        }
+        (0..n).map(|_| T::decode(r, what)).collect()
+    }
+}
+
 /// A shared part (a public key's universe), encoded as the part.
 impl<T: Codec> Codec for Arc<T> {
     const MIN_BYTES: usize = T::MIN_BYTES;
@@ -196,6 +222,18 @@ impl<T: Codec> Codec for Arc<T> {
     }
     fn decode(r: &mut Reader<'_>, what: &'static str) -> Result<Self, WireError> {
         T::decode(r, what).map(Arc::new)
+    }
+}
+
+impl<T: CodecIn> CodecIn for Arc<T> {
+    fn layout(n: &str) -> String {
+        T::layout(n)
+    }
+    fn encode(&self, w: &mut Writer) {
+        T::encode(self, w);
+    }
+    fn decode_in(r: &mut Reader<'_>, what: &'static str, n: u32) -> Result<Self, WireError> {
+        T::decode_in(r, what, n).map(Arc::new)
     }
 }
 
@@ -353,6 +391,18 @@ impl<T: Wipe + Codec> Codec for Secret<T> {
     }
 }
 
+impl<T: Wipe + CodecIn> CodecIn for Secret<T> {
+    fn layout(n: &str) -> String {
+        T::layout(n)
+    }
+    fn encode(&self, w: &mut Writer) {
+        self.0.encode(w);
+    }
+    fn decode_in(r: &mut Reader<'_>, what: &'static str, n: u32) -> Result<Self, WireError> {
+        Ok(Secret(T::decode_in(r, what, n)?))
+    }
+}
+
 /// A value built on first use and shared by clones (fixed-base tables,
 /// Miller-loop lines): not part of the encoding.
 pub struct Lazy<T>(OnceLock<Arc<T>>);
@@ -360,6 +410,12 @@ pub struct Lazy<T>(OnceLock<Arc<T>>);
 impl<T> Lazy<T> {
     pub fn get_or_init(&self, f: impl FnOnce() -> T) -> &T {
         self.0.get_or_init(|| Arc::new(f()))
+    }
+}
+
+impl<T> From<T> for Lazy<T> {
+    fn from(value: T) -> Self {
+        Lazy(OnceLock::from(Arc::new(value)))
     }
 }
 
@@ -395,6 +451,10 @@ pub trait Object: Sized {
     fn layout() -> String;
     fn encode_body(&self, w: &mut Writer);
     fn decode_body(r: &mut Reader<'_>) -> Result<Self, WireError>;
+    /// Called with the whole input after a successful decode (public keys
+    /// take their setup id from it: the encoding is canonical, so these are
+    /// the bytes `to_bytes` would give, without encoding N elements again).
+    fn decoded_from(&self, _bytes: &[u8]) {}
 
     fn encode_object(&self) -> Vec<u8> {
         let mut w = Writer::new(Preamble::new(Self::KIND, Self::SCHEME, Self::CURVE));
@@ -406,6 +466,7 @@ pub trait Object: Sized {
         let mut r = Reader::open_for(bytes, Self::KIND, Self::SCHEME, Self::CURVE)?;
         let v = Self::decode_body(&mut r)?;
         r.finish()?;
+        v.decoded_from(bytes);
         Ok(v)
     }
 }
@@ -477,10 +538,10 @@ macro_rules! object {
     };
     (@pre [bound] $meta:tt $vis:vis $name:ident $gd:tt $gu:tt [$($f:tt)*] $($rest:tt)*) => {
         $crate::wire::codec::object!(@struct $meta $vis $name $gd $gu
-            [[] setup_id: [u8; 16] => "setup id" $($f)*] $($rest)*);
+            [[] setup_id: [u8; 16] => "setup id" [] $($f)*] $($rest)*);
     };
-    (@kind body $name:ident $gd:tt $gu:tt) => {};
-    (@kind ($kind:ident, $scheme:expr) $name:ident [$($gd:tt)*] [$($gu:tt)*]) => {
+    (@kind body $b:tt $name:ident $gd:tt $gu:tt) => {};
+    (@kind ($kind:ident, $scheme:expr) [$($b:ident)?] $name:ident [$($gd:tt)*] [$($gu:tt)*]) => {
         impl<C: $crate::curve::Curve $($gd)*> $crate::wire::codec::Object for $name<C $($gu)*> {
             const KIND: $crate::wire::ObjectKind = $crate::wire::ObjectKind::$kind;
             const SCHEME: $crate::wire::SchemeId = $scheme;
@@ -496,6 +557,7 @@ macro_rules! object {
             ) -> Result<Self, $crate::wire::WireError> {
                 $crate::wire::codec::Codec::decode(r, stringify!($name))
             }
+            $crate::wire::codec::object!(@decoded_from $($b)?);
         }
         impl<C: $crate::curve::Curve $($gd)*> $crate::wire::Encoded for $name<C $($gu)*> {
             fn to_bytes(&self) -> Vec<u8> {
@@ -521,8 +583,8 @@ macro_rules! object {
         }
     };
     (@struct [$($meta:tt)*] $vis:vis $name:ident [$($gd:tt)*] [$($gu:tt)*]
-        [$( [$($fmeta:tt)*] $fvis:vis $field:ident : $fty:ty => $label:literal )*]
-        [$( [$($cmeta:tt)*] $cfield:ident : $cty:ty $(= $cinit:expr)? )*]
+        [$( [$($fmeta:tt)*] $fvis:vis $field:ident : $fty:ty => $label:literal [$($ctx:expr)?] )*]
+        [$( [$($cmeta:tt)*] $cfield:ident : $cty:ty $(= {$cinit:expr})? )*]
         [$($checks:literal => $check:expr)?]) => {
         $($meta)*
         $vis struct $name<C: $crate::curve::Curve $($gd)*> {
@@ -530,20 +592,20 @@ macro_rules! object {
             $( $($cmeta)* $cfield: $cty, )*
         }
         impl<C: $crate::curve::Curve $($gd)*> $crate::wire::codec::Codec for $name<C $($gu)*> {
-            const MIN_BYTES: usize = 0 $(+ <$fty as $crate::wire::codec::Codec>::MIN_BYTES)*;
+            const MIN_BYTES: usize = 0 $(+ $crate::wire::codec::object!(@min $fty [$($ctx)?]))*;
             fn layout() -> String {
                 let fields: Vec<(&str, String)> =
-                    vec![$(($label, <$fty as $crate::wire::codec::Codec>::layout())),*];
+                    vec![$(($label, $crate::wire::codec::object!(@layout $fty [$($ctx)?]))),*];
                 $crate::wire::codec::describe(&fields, $crate::wire::codec::object!(@checks $($checks)?))
             }
             fn encode(&self, w: &mut $crate::wire::Writer) {
-                $($crate::wire::codec::Codec::encode(&self.$field, w);)*
+                $($crate::wire::codec::object!(@encode w, &self.$field, $fty [$($ctx)?]);)*
             }
             fn decode(
                 r: &mut $crate::wire::Reader<'_>,
                 _what: &'static str,
             ) -> Result<Self, $crate::wire::WireError> {
-                $(let $field: $fty = $crate::wire::codec::Codec::decode(r, $label)?;)*
+                $(let $field: $fty = $crate::wire::codec::object!(@decode r, $label, $fty [$($ctx)?])?;)*
                 let v = $name {
                     $($cfield: $crate::wire::codec::object!(@init $($cinit)?),)*
                     $($field,)*
@@ -556,6 +618,23 @@ macro_rules! object {
             }
         }
     };
+    (@min $t:ty []) => { <$t as $crate::wire::codec::Codec>::MIN_BYTES };
+    (@min $t:ty [$n:expr]) => { 0 };
+    (@layout $t:ty []) => { <$t as $crate::wire::codec::Codec>::layout() };
+    (@layout $t:ty [$n:expr]) => { <$t as $crate::wire::codec::CodecIn>::layout(stringify!($n)) };
+    (@encode $w:ident, $v:expr, $t:ty []) => { <$t as $crate::wire::codec::Codec>::encode($v, $w) };
+    (@encode $w:ident, $v:expr, $t:ty [$n:expr]) => { <$t as $crate::wire::codec::CodecIn>::encode($v, $w) };
+    (@decode $r:ident, $label:literal, $t:ty []) => { <$t as $crate::wire::codec::Codec>::decode($r, $label) };
+    (@decode $r:ident, $label:literal, $t:ty [$n:expr]) => {
+        <$t as $crate::wire::codec::CodecIn>::decode_in($r, $label, u32::from($n))
+    };
+    (@decoded_from) => {};
+    (@decoded_from bound) => {};
+    (@decoded_from identified) => {
+        fn decoded_from(&self, bytes: &[u8]) {
+            let _ = self.id.set($crate::wire::setup_id(bytes));
+        }
+    };
     (@init) => { Default::default() };
     (@init $e:expr) => { $e };
     (@checks) => { "" };
@@ -563,19 +642,19 @@ macro_rules! object {
     (
         $(#[$meta:meta])*
         $vis:vis struct $name:ident<C $(, $v:ident : $vb:path)?> = $kind:tt $(, $bound:ident)? {
-            $( $(#[$fmeta:meta])* $fvis:vis $field:ident : $fty:ty => $label:literal ),* $(,)?
+            $( $(#[$fmeta:meta])* $fvis:vis $field:ident : $fty:ty => $label:literal $(in $ctx:expr)? ),* $(,)?
         }
         $( cached { $( $(#[$cmeta:meta])* $cfield:ident : $cty:ty $(= $cinit:expr)? ),* $(,)? } )?
         $( check $checks:literal => $check:expr; )?
     ) => {
         $crate::wire::codec::object!(@pre [$($bound)?]
             [$(#[$meta])*] $vis $name [$(, $v: $vb)?] [$(, $v)?]
-            [$( [$(#[$fmeta])*] $fvis $field : $fty => $label )*]
-            [$($( [$(#[$cmeta])*] $cfield : $cty $(= $cinit)? )*)?]
+            [$( [$(#[$fmeta])*] $fvis $field : $fty => $label [$($ctx)?] )*]
+            [$($( [$(#[$cmeta])*] $cfield : $cty $(= {$cinit})? )*)?]
             [$($checks => $check)?]
         );
         $crate::wire::codec::object!(@bound [$($bound)?] $name [$(, $v: $vb)?] [$(, $v)?]);
-        $crate::wire::codec::object!(@kind $kind $name [$(, $v: $vb)?] [$(, $v)?]);
+        $crate::wire::codec::object!(@kind $kind [$($bound)?] $name [$(, $v: $vb)?] [$(, $v)?]);
     };
 }
 pub(crate) use object;
@@ -671,7 +750,7 @@ mod tests {
     fn lists_and_maps_are_canonical_and_bounded() {
         let mut w = Writer::body();
         let v: Vec<(u32, [u8; 2])> = vec![(1, [2, 3]), (4, [5, 6])];
-        v.encode(&mut w);
+        Codec::encode(&v, &mut w);
         let buf = w.finish();
         assert_eq!(buf, [0, 0, 0, 2, 0, 0, 0, 1, 2, 3, 0, 0, 0, 4, 5, 6]);
         let mut r = Reader::new(&buf);

@@ -342,22 +342,6 @@ pub trait Encoded: Sized {
     }
 }
 
-/// Implements [`Encoded`] for a scheme's object types `T<C: Curve>` through
-/// their inherent `to_bytes`/`from_bytes`.
-macro_rules! encoded_via_inherent {
-    ($($t:ident),*) => {$(
-        impl<C: $crate::curve::Curve> $crate::wire::Encoded for $t<C> {
-            fn to_bytes(&self) -> Vec<u8> {
-                $t::to_bytes(self)
-            }
-            fn from_bytes(bytes: &[u8]) -> Result<Self, $crate::wire::WireError> {
-                $t::from_bytes(bytes)
-            }
-        }
-    )*};
-}
-pub(crate) use encoded_via_inherent;
-
 /// A byte writer for object bodies.
 #[derive(Default, Debug)]
 pub struct Writer {
