@@ -26,66 +26,29 @@
 //!             = e(g,g)^{(α+r)s} · e(g,g)^{−rs} = e(g,g)^{αs}
 //! ```
 //!
-//! The paper's DecryptNode recursion computes, per gate, F_x = Π F_z^{Δ} in
-//! GT; we compute the ω_y first (scalars only) and evaluate the whole
-//! equation as **one** shared multi-pairing, so decryption costs 2N+1 Miller
-//! loops and a single final exponentiation for N used leaves (the paper
-//! counts 2N+1 pairings and does N·depth GT exponentiations).
-//!
-//! Secret sharing: each share q_x(i) is evaluated with Horner's rule
-//! (k_x − 1 multiplications and additions), so a gate with n children and
-//! threshold k costs k − 1 random scalars and n·(k − 1) field multiplications
-//! — linear per share. perazzo §6.1 reports an encryption time over-linear
-//! in the fan-out of flat policies, which they attribute to polynomial
-//! generation; here the field work (≈10⁴ multiplications for a flat AND of
-//! 100, well under a millisecond) is dwarfed by the 2 exponentiations per
-//! leaf, and `cargo bench --bench bsw07 -- shape` shows flat and 3-level
-//! policies encrypting in the same, linear, time.
+//! The paper's DecryptNode recursion raises F_z to Lagrange coefficients
+//! in GT; we compute the ω_y first (scalars only) and evaluate the whole
+//! equation as **one** shared multi-pairing: 2N+1 Miller loops and one
+//! final exponentiation for N used leaves. Shares are evaluated by Horner's
+//! rule (linear per gate: perazzo §6.1's over-linear encryption is not
+//! reproduced, see `cargo bench --bench bsw07 -- shape`).
 //!
 //! ## Type-III placement (e: G1 × G2 → GT)
-//! The pairings are e(C, D), e(D_j, C_y) and e(D'_j, C'_y). H(j) occurs in
-//! D_j and in C'_y, so those two are in the same group, and D_j/C_y and
-//! D'_j/C'_y are in opposite groups. We choose **H → G1**: hashing and
-//! exponentiating H are cheap in G1, so C'_y = H(att(y))^{q_y(0)} ∈ G1 and
-//! D_j = g1^r·H(j)^{r_j} ∈ G1; then C_y = g2^{q_y(0)} ∈ G2 (a fixed-base
-//! exponentiation at encryption) and D'_j = g2^{r_j} ∈ G2 — a key element
-//! whose Miller-loop lines are computed once per key and cached. D ∈ G2
-//! (cached lines as well), so C = h^s ∈ G1 with h = g1^β ∈ G1, and
-//! f = g2^{1/β} ∈ G2 (it multiplies D in the paper's delegation).
+//! H(j) occurs in D_j and C'_y, so those share a group and D_j/C_y,
+//! D'_j/C'_y are in opposite groups. **H → G1**: hashing and exponentiating
+//! H stay in G1 (cheap encryption and key generation); C_y = g2^{q_y(0)} and
+//! the key's D'_j, D are in G2 — the key's lines are cached, the
+//! ciphertext's C_y lines are computed per decryption. (H → G2 would cache
+//! every per-leaf line but double the per-leaf cost of encryption.)
+//! C = h^s ∈ G1, h = g1^β, f = g2^{1/β}.
 //!
-//! The cost of this choice: the N ciphertext points C_y ∈ G2 need their
-//! lines computed at every decryption (≈ 76 µs each on BLS12-381, spread
-//! over the cores), besides the cached lines of the N+1 key elements. The
-//! alternative (H → G2) would cache all per-leaf lines but move the
-//! per-leaf hash and variable-base exponentiation of encryption and key
-//! generation into G2 (≈ 2× their G1 cost) and double the ciphertext's
-//! per-leaf H-part; the brief chose the cheap encryption.
+//! Secret scalars (β, α, r, r_j, the shares) meet points only in fixed-base
+//! tables and [`Group::mul_secret`] (constant time on every curve); only
+//! the public Lagrange coefficients take variable-time paths.
 //!
-//! Speed against its lower bound (a shared loop over 2N+1 prepared pairs +
-//! one final exponentiation, plus the N ciphertext line precomputations):
-//! `cargo bench -p abbe --bench bsw07` and the lab.
-//!
-//! ## Side channels
-//! Secret scalars (β, α, r, r_j, the shares q_x(0)) go through fixed-base
-//! tables and [`Group::mul_secret`] (constant time on every curve); the
-//! variable-time ones take public scalars only: the Lagrange coefficients
-//! of decryption.
-//!
-//! ## Operation counts (flat AND of N attributes; the key holds exactly them)
-//! * Setup: 1 pairing, 1 GT exponentiation, 1 G1 and 1 G2 exponentiation,
-//!   1 scalar inversion.
-//! * KeyGen: N hashes to G1 (cached per process), N G1 exponentiations,
-//!   1 fixed-base G1 (g^r), N+1 fixed-base G2 (D, D'_j), N G1 additions.
-//! * Encrypt: N hashes to G1 (cached), N G1 exponentiations (C'_y),
-//!   N fixed-base G2 (C_y), 1 fixed-base G1 (C = h^s), 1 GT exponentiation;
-//!   field work Σ_x num_x·(k_x − 1) multiplications.
-//! * Decrypt: 2N+1 Miller loops (one shared loop), 1 final exponentiation,
-//!   N G2 line precomputations (the C_y; plus N+1 for the key on its first
-//!   use), and 2 G1 multiplications by ω_y per leaf whose ω_y ≠ ±1. For an
-//!   N-of-N gate ω_i = (−1)^{i−1}·C(N, i): 2(N−1) *short* multiplications
-//!   (at most N bits, wNAF, see `mul_public`; counted as G1 additions);
-//!   full-size ω (threshold gates using non-consecutive children) cost 2
-//!   G1 exponentiations; on OR paths ω_y = 1 and nothing is multiplied.
+//! ## Operation counts
+//! Checked against the formula (and the paper's table where it has one)
+//! by `op_counts_*` in the tests below, on `Counted` curves.
 
 use crate::curve::CurveId;
 use crate::curve::LinedG2;
