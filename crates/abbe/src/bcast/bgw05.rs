@@ -52,8 +52,8 @@
 //! caller streams it to a file) and returns the setup id.
 
 use super::{
-    encode_affine, fixed_base_affine, scalar_pow, sum_points, Points, Recipients, SetupIdHasher,
-    UserCount, UserIndex, CHUNK,
+    encode_affine, fixed_base_affine, scalar_pow, sum_points, write_affine, Points, Recipients,
+    SetupIdHasher, UserCount, UserIndex, CHUNK,
 };
 use crate::curve::{wipe, Curve, CurveId, FixedBaseTable, Group, Scalar, Target};
 use crate::kem::{Authority, Kem, KemError, SessionKey, Users};
@@ -117,7 +117,7 @@ impl<C: Curve> CodecIn for G2Powers<C> {
     }
     fn encode(&self, w: &mut Writer) {
         match self {
-            G2Powers::Decoded(v) => Points::<C, C::G2>::new(v.clone()).encode(w),
+            G2Powers::Decoded(v) => write_affine::<C, C::G2>(v, w),
             G2Powers::Encoded(b) => {
                 w.raw(b);
             }

@@ -344,11 +344,7 @@ impl<C: Curve, G: Group> CodecIn for Points<C, G> {
         format!("{n} × {}", G::NAME)
     }
     fn encode(&self, w: &mut Writer) {
-        for chunk in self.0.chunks(CHUNK) {
-            let mut bytes = Vec::with_capacity(chunk.len() * G::COMPRESSED_BYTES);
-            encode_affine::<C, G>(chunk, &mut bytes);
-            w.raw(&bytes);
-        }
+        write_affine::<C, G>(&self.0, w);
     }
     fn decode_in(r: &mut Reader<'_>, what: &'static str, n: u32) -> Result<Self, WireError> {
         decode_affine::<C, G>(r, n as usize, what).map(Points::new)
@@ -502,6 +498,15 @@ pub(crate) fn encode_affine<C: Curve, G: Group>(points: &[G::Affine], out: &mut 
     });
     for e in enc {
         out.extend_from_slice(&e);
+    }
+}
+
+/// Writes affine points (compressed, in parallel), `CHUNK` at a time.
+pub(crate) fn write_affine<C: Curve, G: Group>(points: &[G::Affine], w: &mut Writer) {
+    for chunk in points.chunks(CHUNK) {
+        let mut bytes = Vec::with_capacity(chunk.len() * G::COMPRESSED_BYTES);
+        encode_affine::<C, G>(chunk, &mut bytes);
+        w.raw(&bytes);
     }
 }
 
