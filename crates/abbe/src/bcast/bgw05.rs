@@ -52,12 +52,12 @@
 //! caller streams it to a file) and returns the setup id.
 
 use super::{
-    encode_affine, fixed_base_affine, scalar_pow, sum_points, write_affine, Points, Recipients,
-    SetupIdHasher, UserCount, UserIndex, CHUNK,
+    encode_affine, fixed_base_affine, scalar_pow, sum_points, user_in_range, write_affine, Points,
+    Recipients, SetupIdHasher, UserCount, UserIndex, CHUNK,
 };
 use crate::curve::{wipe, Curve, CurveId, FixedBaseTable, Group, Scalar, Target};
 use crate::kem::{Authority, Kem, KemError, SessionKey, Users};
-use crate::wire::codec::{invalid, object, CodecIn};
+use crate::wire::codec::{object, CodecIn};
 use crate::wire::{Lazy, ObjectKind, Preamble, Reader, SchemeId, Secret, WireError, Writer};
 use rand_core::{CryptoRng, RngCore};
 use std::marker::PhantomData;
@@ -255,7 +255,7 @@ object! {
         d: Secret<C::G1> => "d_i",
     }
     cached { pk: Option<PublicKey<C>>, lines: OnceLock<C::G2Prepared> }
-    check "1 ≤ i ≤ N" => |k| UserIndex(k.i).check(k.n.get()).map_err(|_| invalid("user key", "user index outside [1, N]"));
+    check "1 ≤ i ≤ N" => |k| user_in_range(k.i, k.n);
 }
 
 impl<C: Curve> UserKey<C> {

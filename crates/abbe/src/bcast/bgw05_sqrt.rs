@@ -36,10 +36,13 @@
 //! Checked against the formula (and the paper's table where it has one)
 //! by `op_counts_*` in the tests below, on `Counted` curves.
 
-use super::{fixed_base_affine, prf_scalar, scalar_pow, Points, Recipients, UserCount, UserIndex};
+use super::{
+    fixed_base_affine, prf_scalar, scalar_pow, user_in_range, Points, Recipients, UserCount,
+    UserIndex,
+};
 use crate::curve::{par_map, wipe, Curve, CurveId, FixedBaseTable, Group, Scalar, Target};
 use crate::kem::{Authority, Kem, KemError, SessionKey, Users};
-use crate::wire::codec::{invalid, object};
+use crate::wire::codec::object;
 use crate::wire::{Lazy, SchemeId, Secret};
 use rand_core::{CryptoRng, RngCore};
 use std::marker::PhantomData;
@@ -183,7 +186,7 @@ object! {
         d: Secret<C::G1> => "d_i",
     }
     cached { pk: Option<PublicKey<C>>, lines: OnceLock<C::G2Prepared> }
-    check "1 ≤ i ≤ N" => |k| UserIndex(k.i).check(k.n.get()).map_err(|_| invalid("user key", "user index outside [1, N]"));
+    check "1 ≤ i ≤ N" => |k| user_in_range(k.i, k.n);
 }
 
 impl<C: Curve> UserKey<C> {

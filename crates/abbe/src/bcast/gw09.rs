@@ -40,11 +40,12 @@
 //! by `op_counts_*` in the tests below, on `Counted` curves.
 
 use super::{
-    fixed_base_affine, prf_scalar, sum_points, Points, Recipients, UserCount, UserIndex, CHUNK,
+    fixed_base_affine, prf_scalar, sum_points, user_in_range, Points, Recipients, UserCount,
+    UserIndex, CHUNK,
 };
 use crate::curve::{wipe, Curve, CurveId, FixedBaseTable, Group, LinedG2, Scalar, Target};
 use crate::kem::{Authority, Kem, KemError, SessionKey, Users};
-use crate::wire::codec::{invalid, object};
+use crate::wire::codec::object;
 use crate::wire::{Lazy, SchemeId, Secret};
 use rand_core::{CryptoRng, RngCore};
 use std::marker::PhantomData;
@@ -135,7 +136,7 @@ object! {
         d0: Secret<LinedG2<C>> => "d_{i,0}",
         d: Secret<Points<C, C::G1>> => "d_{i,1..N}" in n,
     }
-    check "1 ≤ i ≤ N" => |k| UserIndex(k.i).check(k.n.get()).map_err(|_| invalid("user key", "user index outside [1, N]"));
+    check "1 ≤ i ≤ N" => |k| user_in_range(k.i, k.n);
 }
 
 impl<C: Curve> UserKey<C> {

@@ -302,6 +302,13 @@ impl Codec for UserCount {
     }
 }
 
+/// The check of a user key: its index i is in [1, N].
+pub(crate) fn user_in_range(i: u32, n: UserCount) -> Result<(), WireError> {
+    UserIndex(i)
+        .check(n.get())
+        .map_err(|_| invalid("user key", "user index outside [1, N]"))
+}
+
 /// S in a header: its ranges, checked against the N read before them.
 impl CodecIn for Recipients {
     fn layout(n: &str) -> String {

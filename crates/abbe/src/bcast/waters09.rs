@@ -59,11 +59,12 @@
 //! by `op_counts_*` in the tests below, on `Counted` curves.
 
 use super::{
-    fixed_base_affine, prf_scalar, sum_points, Points, Recipients, UserCount, UserIndex, CHUNK,
+    fixed_base_affine, prf_scalar, sum_points, user_in_range, Points, Recipients, UserCount,
+    UserIndex, CHUNK,
 };
 use crate::curve::{wipe, Curve, CurveId, FixedBaseTable, Group, LinedG2, Scalar, Target};
 use crate::kem::{Authority, Kem, KemError, SessionKey, Users};
-use crate::wire::codec::{invalid, object};
+use crate::wire::codec::object;
 use crate::wire::{Lazy, SchemeId, Secret};
 use rand_core::{CryptoRng, RngCore};
 use std::marker::PhantomData;
@@ -170,7 +171,7 @@ object! {
         dd: Secret<[LinedG2<C>; 7]> => "D_1..D_7",
         k: Secret<Points<C, C::G1>> => "K_1..K_N" in n,
     }
-    check "1 ≤ i ≤ N" => |k| UserIndex(k.i).check(k.n.get()).map_err(|_| invalid("user key", "user index outside [1, N]"));
+    check "1 ≤ i ≤ N" => |k| user_in_range(k.i, k.n);
 }
 
 impl<C: Curve> UserKey<C> {
