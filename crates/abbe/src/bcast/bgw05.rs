@@ -264,11 +264,15 @@ impl<C: Curve> UserKey<C> {
     }
     /// Attaches the public key decryption needs (the g_k and ĝ_i).
     pub fn with_public_key(mut self, pk: &PublicKey<C>) -> Result<Self, KemError> {
+        self.attach(pk)?;
+        Ok(self)
+    }
+    fn attach(&mut self, pk: &PublicKey<C>) -> Result<(), KemError> {
         if pk.setup_id() != self.setup_id || pk.n != self.n {
             return Err(KemError::WrongSetup);
         }
         self.pk = Some(pk.clone());
-        Ok(self)
+        Ok(())
     }
 }
 
@@ -446,9 +450,7 @@ impl<C: Curve> Kem for Bgw05<C> {
     /// mismatch is left for decryption to report as `WrongSetup`): the
     /// decryption sums public elements.
     fn user_key(mut key: UserKey<C>, pk: &PublicKey<C>) -> UserKey<C> {
-        if pk.setup_id() == key.setup_id && pk.n == key.n {
-            key.pk = Some(pk.clone());
-        }
+        let _ = key.attach(pk);
         key
     }
 

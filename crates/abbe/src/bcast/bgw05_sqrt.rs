@@ -195,11 +195,15 @@ impl<C: Curve> UserKey<C> {
     }
     /// Attaches the public key decryption needs.
     pub fn with_public_key(mut self, pk: &PublicKey<C>) -> Result<Self, KemError> {
+        self.attach(pk)?;
+        Ok(self)
+    }
+    fn attach(&mut self, pk: &PublicKey<C>) -> Result<(), KemError> {
         if pk.setup_id() != self.setup_id || pk.n != self.n {
             return Err(KemError::WrongSetup);
         }
         self.pk = Some(pk.clone());
-        Ok(self)
+        Ok(())
     }
 }
 
@@ -297,9 +301,7 @@ impl<C: Curve> Kem for Bgw05Sqrt<C> {
     /// mismatch is left for decryption to report as `WrongSetup`): the
     /// decryption sums public elements.
     fn user_key(mut key: UserKey<C>, pk: &PublicKey<C>) -> UserKey<C> {
-        if pk.setup_id() == key.setup_id && pk.n == key.n {
-            key.pk = Some(pk.clone());
-        }
+        let _ = key.attach(pk);
         key
     }
 
@@ -309,18 +311,17 @@ impl<C: Curve> Kem for Bgw05Sqrt<C> {
         rng: &mut R,
     ) -> Result<(SessionKey, Header<C>), KemError> {
         set.check(pk.users())?;
-        let p = pk;
         let t = C::Scalar::random(rng);
         let c0 = C::G2::mul_fixed(&pk.tables().g2, &t);
         // Ŝ_ℓ, as the points g_{B+1−j} to multiply, in one pass over S.
-        let mut parts: Vec<Vec<G1A<C>>> = vec![Vec::new(); p.a as usize];
+        let mut parts: Vec<Vec<G1A<C>>> = vec![Vec::new(); pk.a as usize];
         for j in set.iter() {
-            let (l, b) = ((j - 1) / p.b, (j - 1) % p.b + 1);
-            parts[l as usize].push(p.g(p.b + 1 - b));
+            let (l, b) = ((j - 1) / pk.b, (j - 1) % pk.b + 1);
+            parts[l as usize].push(pk.g(pk.b + 1 - b));
         }
-        let idx: Vec<usize> = (0..p.a as usize).collect();
+        let idx: Vec<usize> = (0..pk.a as usize).collect();
         let c = par_map::<C, _, _>(&idx, |&l| {
-            let v = C::G1::from_affine(&p.v[l]);
+            let v = C::G1::from_affine(&pk.v[l]);
             let s = if parts[l].is_empty() {
                 v
             } else {
@@ -328,12 +329,12 @@ impl<C: Curve> Kem for Bgw05Sqrt<C> {
             };
             s.mul_secret(&t)
         });
-        let key = SessionKey::from_gt(&p.z.pow(&t), SCHEME, C::ID);
+        let key = SessionKey::from_gt(&pk.z.pow(&t), SCHEME, C::ID);
         Ok((
             key,
             Header {
                 setup_id: pk.setup_id(),
-                n: p.n,
+                n: pk.n,
                 set: set.clone(),
                 c0,
                 c,
@@ -348,13 +349,12 @@ impl<C: Curve> Kem for Bgw05Sqrt<C> {
         if !header.set.contains(key.i) {
             return Err(KemError::NotSatisfied);
         }
-        let pk = key.pk.as_ref().ok_or_else(|| {
+        let p = key.pk.as_ref().ok_or_else(|| {
             KemError::Invalid(
                 "BGW05 decryption needs the public key: attach it with UserKey::with_public_key"
                     .into(),
             )
         })?;
-        let p = pk;
         let (l, b) = ((key.i - 1) / p.b, (key.i - 1) % p.b + 1);
         let lo = l * p.b + 1;
         let hi = ((l + 1) * p.b).min(p.users());
