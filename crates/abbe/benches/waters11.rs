@@ -5,7 +5,7 @@
 //! key holds exactly `A1 … AN`; benchmark ids are `<operation>/<N>`:
 //!
 //! * `setup` (once per curve; it does not depend on N).
-//! * `keygen/N`, `encrypt/N` — with the process-wide attribute hash cache
+//! * `keygen/N`, `encrypt/N` — with the public key's attribute hash cache
 //!   warm (the steady state of a long-running process);
 //!   `keygen-cold/N`, `encrypt-cold/N` — the cache is cleared before every
 //!   iteration (outside the timed region), so the N hashes to G2 are timed.

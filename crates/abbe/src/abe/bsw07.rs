@@ -63,7 +63,7 @@ use std::collections::BTreeMap;
 use std::marker::PhantomData;
 use std::sync::OnceLock;
 
-use super::attr_cache;
+use super::attr_cache::AttrHashes;
 
 /// The scheme, generic over the curve.
 #[derive(Clone, Copy, Debug, Default)]
@@ -74,10 +74,9 @@ fn hash_dst<C: Curve>() -> Vec<u8> {
     format!("ABBE-V1-BSW07-H-{}", C::NAME).into_bytes()
 }
 
-/// H(x) ∈ G1 (RFC 9380 hash-to-curve), cached per process.
+/// H(x) ∈ G1 (RFC 9380 hash-to-curve; uncached, [`PublicKey::h`] caches it).
 pub fn attr_hash<C: Curve>(attr: &str) -> C::G1 {
-    let dst = hash_dst::<C>();
-    attr_cache::get_or_insert::<C::G1>(&dst, attr, || C::G1::hash_to_curve(attr.as_bytes(), &dst))
+    C::G1::hash_to_curve(attr.as_bytes(), &hash_dst::<C>())
 }
 
 /// Fixed-base tables, built on first use.
@@ -95,7 +94,7 @@ object! {
         pub f: C::G2 => "f",
         pub e_gg_alpha: C::Gt => "e(g,g)^α",
     }
-    cached { tables: Lazy<Tables<C>> }
+    cached { tables: Lazy<Tables<C>>, hashes: AttrHashes<C::G1> }
     check "h and f are not the identity" => |pk| {
         if pk.h.is_identity() || pk.f.is_identity() {
             return Err(invalid("public key", "h or f is the identity"));
@@ -111,6 +110,11 @@ impl<C: Curve> PublicKey<C> {
             g2: C::G2::generator().precompute(),
             h: self.h.precompute(),
         })
+    }
+
+    /// H(x), cached by this key.
+    fn h_of(&self, attr: &str) -> C::G1 {
+        self.hashes.get_or_insert(attr, || attr_hash::<C>(attr))
     }
 }
 
@@ -139,6 +143,7 @@ impl<C: Curve> MasterKey<C> {
             f: C::G2::generator().mul_secret(&beta_inv),
             e_gg_alpha: e_gg.pow(&self.alpha),
             tables: Lazy::default(),
+            hashes: AttrHashes::default(),
             id: OnceLock::new(),
         };
         wipe(&mut beta_inv, C::Scalar::zero());
@@ -307,7 +312,7 @@ impl<C: Curve> Authority for Bsw07<C> {
         wipe(&mut r, C::Scalar::zero());
         let elements = par_map::<C, _, _>(&rjs, |(x, rj)| {
             (
-                g_r + attr_hash::<C>(x).mul_secret(rj),
+                g_r + pk.h_of(x).mul_secret(rj),
                 C::G2::mul_fixed(&tables.g2, rj),
             )
         });
@@ -355,10 +360,7 @@ impl<C: Curve> Kem for Bsw07<C> {
         let inputs: Vec<(&String, C::Scalar)> =
             tree.leaves().iter().zip(shares.iter().copied()).collect();
         let rows = par_map::<C, _, _>(&inputs, |(attr, q)| {
-            (
-                C::G2::mul_fixed(&tables.g2, q),
-                attr_hash::<C>(attr).mul_secret(q),
-            )
+            (C::G2::mul_fixed(&tables.g2, q), pk.h_of(attr).mul_secret(q))
         });
         drop(inputs);
         for q in shares.iter_mut() {

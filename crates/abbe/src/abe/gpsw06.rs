@@ -72,7 +72,7 @@ use std::collections::BTreeMap;
 use std::marker::PhantomData;
 use std::sync::OnceLock;
 
-use super::attr_cache;
+use super::attr_cache::AttrHashes;
 
 /// The scheme, generic over the curve.
 #[derive(Clone, Copy, Debug, Default)]
@@ -83,11 +83,9 @@ fn hash_dst<C: Curve>() -> Vec<u8> {
     format!("ABBE-V1-GPSW06-H-{}", C::NAME).into_bytes()
 }
 
-/// H(x) ∈ G1, cached per process (keyed by the tag, so no other scheme's
-/// H(x) in G1 is ever returned).
+/// H(x) ∈ G1 (uncached: each public key caches its own).
 pub fn attr_hash<C: Curve>(attr: &str) -> C::G1 {
-    let dst = hash_dst::<C>();
-    attr_cache::get_or_insert::<C::G1>(&dst, attr, || C::G1::hash_to_curve(attr.as_bytes(), &dst))
+    C::G1::hash_to_curve(attr.as_bytes(), &hash_dst::<C>())
 }
 
 /// Fixed-base tables of the generators, built on first use.
@@ -102,7 +100,7 @@ object! {
     pub struct PublicKey<C> = (PublicKey, SCHEME), identified {
         pub e_gg_alpha: C::Gt => "e(g,g)^α",
     }
-    cached { tables: Lazy<Tables<C>> }
+    cached { tables: Lazy<Tables<C>>, hashes: AttrHashes<C::G1> }
 }
 
 impl<C: Curve> PublicKey<C> {
@@ -110,6 +108,7 @@ impl<C: Curve> PublicKey<C> {
         PublicKey {
             e_gg_alpha,
             tables: Lazy::default(),
+            hashes: AttrHashes::default(),
             id: OnceLock::new(),
         }
     }
@@ -119,6 +118,11 @@ impl<C: Curve> PublicKey<C> {
             g1: C::G1::generator().precompute(),
             g2: C::G2::generator().precompute(),
         })
+    }
+
+    /// H(x), cached by this key.
+    fn h_of(&self, attr: &str) -> C::G1 {
+        self.hashes.get_or_insert(attr, || attr_hash::<C>(attr))
     }
 }
 
@@ -321,7 +325,7 @@ impl<C: Curve> Authority for Gpsw06<C> {
             .map(|(attr, lambda)| (attr, *lambda, C::Scalar::random(rng)))
             .collect();
         let rows = par_map::<C, _, _>(&inputs, |(attr, lambda, r)| {
-            let d = C::G1::mul_fixed(&tables.g1, lambda) + attr_hash::<C>(attr).mul_secret(r);
+            let d = C::G1::mul_fixed(&tables.g1, lambda) + pk.h_of(attr).mul_secret(r);
             let rr = C::G2::mul_fixed(&tables.g2, r);
             (d, LinedG2::new(rr))
         });
@@ -399,7 +403,7 @@ fn encapsulate_with_s<C: Curve>(
     }
     let tables = pk.tables();
     let names: Vec<&str> = attrs.iter().collect();
-    let points = par_map::<C, _, _>(&names, |x| attr_hash::<C>(x).mul_secret(s));
+    let points = par_map::<C, _, _>(&names, |x| pk.h_of(x).mul_secret(s));
     let c_prime = C::G2::mul_fixed(&tables.g2, s);
     Ok(Header {
         setup_id: pk.setup_id(),

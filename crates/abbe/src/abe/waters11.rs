@@ -38,7 +38,7 @@
 //! D_i ∈ G1 (the per-attribute element we can keep small), L ∈ G1, K ∈ G2
 //! and C' ∈ G1. The price is paid by encryption and key generation, whose
 //! per-attribute work (H(x) and one exponentiation of it) is in G2; the
-//! attribute hashes are cached per process.
+//! attribute hashes are cached by the public key.
 //!
 //! (H into G1 would halve encryption's per-row cost but put D_i in G2,
 //! whose lines would then be computed at every decryption; we chose fast,
@@ -65,7 +65,7 @@ use std::collections::BTreeMap;
 use std::marker::PhantomData;
 use std::sync::OnceLock;
 
-use super::attr_cache;
+use super::attr_cache::AttrHashes;
 
 /// The scheme, generic over the curve.
 #[derive(Clone, Copy, Debug, Default)]
@@ -76,10 +76,9 @@ fn hash_dst<C: Curve>() -> Vec<u8> {
     format!("ABBE-V1-WATERS11-H-{}", C::NAME).into_bytes()
 }
 
-/// H(x) ∈ G2, cached per process.
+/// H(x) ∈ G2 (uncached: each public key caches its own).
 pub fn attr_hash<C: Curve>(attr: &str) -> C::G2 {
-    let dst = hash_dst::<C>();
-    attr_cache::get_or_insert::<C::G2>(&dst, attr, || C::G2::hash_to_curve(attr.as_bytes(), &dst))
+    C::G2::hash_to_curve(attr.as_bytes(), &hash_dst::<C>())
 }
 
 /// Fixed-base tables, built on first use.
@@ -96,7 +95,7 @@ object! {
         pub e_gg_alpha: C::Gt => "e(g,g)^α",
         pub g2_a: C::G2 => "g^a",
     }
-    cached { tables: Lazy<Tables<C>> }
+    cached { tables: Lazy<Tables<C>>, hashes: AttrHashes<C::G2> }
 }
 
 impl<C: Curve> PublicKey<C> {
@@ -106,6 +105,11 @@ impl<C: Curve> PublicKey<C> {
             g2: C::G2::generator().precompute(),
             g2_a: self.g2_a.precompute(),
         })
+    }
+
+    /// H(x), cached by this key.
+    fn h_of(&self, attr: &str) -> C::G2 {
+        self.hashes.get_or_insert(attr, || attr_hash::<C>(attr))
     }
 }
 
@@ -127,6 +131,7 @@ impl<C: Curve> MasterKey<C> {
             e_gg_alpha: e_gg.pow(&self.alpha),
             g2_a: C::G2::generator().mul_secret(&self.a),
             tables: Lazy::default(),
+            hashes: AttrHashes::default(),
             id: OnceLock::new(),
         }
     }
@@ -281,7 +286,7 @@ fn encapsulate_with_s<C: Curve, R: RngCore + CryptoRng>(
         .map(|(attr, lambda)| (attr, *lambda, C::Scalar::random(rng)))
         .collect();
     let rows = par_map::<C, _, _>(&inputs, |(attr, lambda, r)| {
-        let c = C::G2::mul_fixed(&tables.g2_a, lambda) - attr_hash::<C>(attr).mul_secret(r);
+        let c = C::G2::mul_fixed(&tables.g2_a, lambda) - pk.h_of(attr).mul_secret(r);
         let d = C::G1::mul_fixed(&tables.g1, r);
         (c, d)
     });
@@ -364,7 +369,7 @@ impl<C: Curve> Authority for Waters11<C> {
         wipe(&mut exp, C::Scalar::zero());
         let l = C::G1::mul_fixed(&tables.g1, &t);
         let names: Vec<&str> = attrs.iter().collect();
-        let points = par_map::<C, _, _>(&names, |x| attr_hash::<C>(x).mul_secret(&t));
+        let points = par_map::<C, _, _>(&names, |x| pk.h_of(x).mul_secret(&t));
         let kx = names
             .iter()
             .zip(points)

@@ -61,8 +61,8 @@ use std::marker::PhantomData;
 use std::sync::OnceLock;
 
 use super::{
-    attr_hashes, by_t, column_hashes, decrypt6, k_over_a, key_triple, lincomb, lt, prepare3,
-    wipe_scalars, Cp, FameMasterKey, FamePublicKey,
+    by_t, decrypt6, k_over_a, key_triple, lincomb, lt, prepare3, wipe_scalars, Cp, FameMasterKey,
+    FamePublicKey,
 };
 
 // ---------------------------------------------------------------------------
@@ -167,12 +167,12 @@ impl<C: Curve> Authority for FameCp<C> {
             mk.d[1] + sigma_prime * a_inv[1],
             mk.d[2] - sigma_prime,
         ];
-        let sk_prime = key_triple::<C>(&by_t(&column_hashes::<C, Cp>(1)), &koa, &e_prime, &tb.g);
+        let sk_prime = key_triple::<C>(&by_t(&pk.column_hashes(1)), &koa, &e_prime, &tb.g);
         let inputs: Vec<(&str, C::Scalar)> =
             names.iter().copied().zip(sigmas.iter().copied()).collect();
         let triples = par_map::<C, _, _>(&inputs, |(y, sigma)| {
             let mut e = [*sigma * a_inv[0], *sigma * a_inv[1], -*sigma];
-            let out = key_triple::<C>(&by_t(&attr_hashes::<C, Cp>(y)), &koa, &e, &tb.g);
+            let out = key_triple::<C>(&by_t(&pk.attr_hashes(y)), &koa, &e, &tb.g);
             wipe_scalars(&mut e);
             out
         });
@@ -228,7 +228,7 @@ impl<C: Curve> Kem for FameCp<C> {
 
         // H(0jlt), once per column (our column c is the paper's j = c + 1).
         let cols: Vec<usize> = (0..lsss.width()).collect();
-        let col_hashes = par_map::<C, _, _>(&cols, |c| column_hashes::<C, Cp>(c + 1));
+        let col_hashes = par_map::<C, _, _>(&cols, |c| pk.column_hashes(c + 1));
         let rows: Vec<usize> = (0..lsss.len()).collect();
         let cts = par_map::<C, _, _>(&rows, |&i| -> Result<[C::G1; 3], KemError> {
             let label = lsss
@@ -237,7 +237,7 @@ impl<C: Curve> Kem for FameCp<C> {
             let row = lsss
                 .row(i)
                 .ok_or_else(|| KemError::Invalid("row index out of range".into()))?;
-            let ah = attr_hashes::<C, Cp>(label);
+            let ah = pk.attr_hashes(label);
             let coeffs: Vec<C::Scalar> = row.iter().map(|(_, m)| *m).collect();
             let mut out = [C::G1::identity(); 3];
             for (l, o) in out.iter_mut().enumerate() {

@@ -67,8 +67,7 @@ use std::marker::PhantomData;
 use std::sync::OnceLock;
 
 use super::{
-    attr_hashes, by_t, column_hashes, decrypt6, k_over_a, lincomb, lt, prepare3, wipe_scalars,
-    FameMasterKey, FamePublicKey, Kp,
+    by_t, decrypt6, k_over_a, lincomb, lt, prepare3, wipe_scalars, FameMasterKey, FamePublicKey, Kp,
 };
 
 /// The scheme, generic over the curve.
@@ -163,7 +162,7 @@ impl<C: Curve> Authority for FameKp<C> {
         // H(0jlt) for j = 2..n_2, once per column (our column c is j = c + 1;
         // index 0, the paper's j = 1, carries no hash in KP-ABE).
         let cols: Vec<usize> = (1..lsss.width()).collect();
-        let col_hashes = par_map::<C, _, _>(&cols, |c| column_hashes::<C, Kp>(c + 1));
+        let col_hashes = par_map::<C, _, _>(&cols, |c| pk.column_hashes(c + 1));
         let rows: Vec<usize> = (0..lsss.len()).collect();
         let out = par_map::<C, _, _>(&rows, |&i| -> Result<[C::G1; 3], KemError> {
             let label = lsss
@@ -202,7 +201,7 @@ impl<C: Curve> Authority for FameKp<C> {
                 m1 * mk.d[2] - sigma - col_sum,
             ];
             // Hash part: base_{l,t} = H(π(i)lt) + Σ_{j≥2} M_ij·H(0jlt).
-            let ah = attr_hashes::<C, Kp>(label);
+            let ah = pk.attr_hashes(label);
             let mut bases = [C::G1::identity(); 6];
             for (idx, b) in bases.iter_mut().enumerate() {
                 let col: Vec<C::G1> = pts.iter().map(|h| h[idx]).collect();
@@ -264,7 +263,7 @@ impl<C: Curve> Kem for FameKp<C> {
         let (ct0, mask) = pk.ct0_and_mask(&s1, &s2);
         let names: Vec<&str> = attrs.iter().collect();
         let cts = par_map::<C, _, _>(&names, |y| {
-            let h = attr_hashes::<C, Kp>(y);
+            let h = pk.attr_hashes(y);
             let s = [s1, s2];
             [
                 C::G1::msm_secret(&[h[lt(1, 1)], h[lt(1, 2)]], &s),

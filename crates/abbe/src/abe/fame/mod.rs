@@ -9,9 +9,8 @@
 //! them unambiguously: `0x01 ‖ len(y) (u32 BE) ‖ y ‖ l ‖ t` for an attribute
 //! and `0x00 ‖ j (u32 BE) ‖ l ‖ t` for MSP column j (1-based, as in the paper),
 //! hashed with RFC 9380 hash-to-curve under the scheme's domain-separation
-//! tag (`ABBE-V1-FAME-CP-H-<curve>`; FAME-KP has its own). Each hash is
-//! cached process-wide under its full input (`#FAME-CP#lt#a#y`,
-//! `#FAME-CP#lt#c#j`; user attribute names never start with `#`), and an
+//! tag (`ABBE-V1-FAME-CP-H-<curve>`; FAME-KP has its own). The public key
+//! caches the six hashes of each attribute and column, and an
 //! encryption or key generation computes every hash it needs once: the
 //! column hashes once per column, never per (row, column) pair — this is
 //! where other implementations go quadratic in the policy size.
@@ -46,7 +45,7 @@ use rand_core::{CryptoRng, RngCore};
 use std::marker::PhantomData;
 use std::sync::OnceLock;
 
-use super::attr_cache;
+use super::attr_cache::AttrHashes;
 
 pub mod cp;
 pub mod kp;
@@ -88,47 +87,42 @@ pub(crate) fn lt(l: usize, t: usize) -> usize {
     (l - 1) * 2 + (t - 1)
 }
 
-/// H(y l t) for l ∈ {1,2,3}, t ∈ {1,2}, indexed by [`lt`]; each hash cached
-/// process-wide under its full input.
-pub(crate) fn attr_hashes<C: Curve, V: Variant>(y: &str) -> [C::G1; 6] {
+/// H(m l t) for l ∈ {1,2,3}, t ∈ {1,2}, indexed by [`lt`] (uncached).
+fn hashes6<C: Curve, V: Variant>(m: &[u8]) -> [C::G1; 6] {
+    let dst = hash_dst::<C, V>();
     let mut out = [C::G1::identity(); 6];
+    let mut msg = m.to_vec();
     for l in 1..=3u8 {
         for t in 1..=2u8 {
-            let key = format!("#{}#{l}{t}#a#{y}", V::TAG);
-            let dst = hash_dst::<C, V>();
-            out[lt(l as usize, t as usize)] =
-                attr_cache::get_or_insert::<C::G1>(&dst, &key, || {
-                    let mut msg = Vec::with_capacity(y.len() + 7);
-                    msg.push(1u8);
-                    msg.extend_from_slice(&(y.len() as u32).to_be_bytes());
-                    msg.extend_from_slice(y.as_bytes());
-                    msg.extend_from_slice(&[l, t]);
-                    C::G1::hash_to_curve(&msg, &dst)
-                });
+            msg.truncate(m.len());
+            msg.extend_from_slice(&[l, t]);
+            out[lt(l as usize, t as usize)] = C::G1::hash_to_curve(&msg, &dst);
         }
     }
     out
 }
 
-/// H(0 j l t) for MSP column j (1-based, the paper's numbering), indexed by
-/// [`lt`]; cached like [`attr_hashes`].
-pub(crate) fn column_hashes<C: Curve, V: Variant>(j: usize) -> [C::G1; 6] {
-    let mut out = [C::G1::identity(); 6];
-    for l in 1..=3u8 {
-        for t in 1..=2u8 {
-            let key = format!("#{}#{l}{t}#c#{j}", V::TAG);
-            let dst = hash_dst::<C, V>();
-            out[lt(l as usize, t as usize)] =
-                attr_cache::get_or_insert::<C::G1>(&dst, &key, || {
-                    let mut msg = Vec::with_capacity(7);
-                    msg.push(0u8);
-                    msg.extend_from_slice(&(j as u32).to_be_bytes());
-                    msg.extend_from_slice(&[l, t]);
-                    C::G1::hash_to_curve(&msg, &dst)
-                });
-        }
+impl<C: Curve, V: Variant> FamePublicKey<C, V> {
+    /// H(y l t) for attribute y, indexed by [`lt`]; cached by this key.
+    pub(crate) fn attr_hashes(&self, y: &str) -> [C::G1; 6] {
+        self.hashes.get_or_insert(&format!("a#{y}"), || {
+            let mut m = Vec::with_capacity(y.len() + 5);
+            m.push(1u8);
+            m.extend_from_slice(&(y.len() as u32).to_be_bytes());
+            m.extend_from_slice(y.as_bytes());
+            hashes6::<C, V>(&m)
+        })
     }
-    out
+
+    /// H(0 j l t) for MSP column j (1-based, the paper's numbering), indexed
+    /// by [`lt`]; cached like [`Self::attr_hashes`].
+    pub(crate) fn column_hashes(&self, j: usize) -> [C::G1; 6] {
+        self.hashes.get_or_insert(&format!("c#{j}"), || {
+            let mut m = vec![0u8];
+            m.extend_from_slice(&(j as u32).to_be_bytes());
+            hashes6::<C, V>(&m)
+        })
+    }
 }
 
 /// Σ c_i·P_i with the ±1 coefficients (LSSS entries of AND/OR gates,
@@ -231,7 +225,7 @@ object! {
         t1: C::Gt => "T_1",
         t2: C::Gt => "T_2",
     }
-    cached { tables: Lazy<Tables<C>>, _v: PhantomData<V> }
+    cached { tables: Lazy<Tables<C>>, hashes: AttrHashes<[C::G1; 6]>, _v: PhantomData<V> }
 }
 
 impl<C: Curve, V: Variant> FamePublicKey<C, V> {
@@ -242,6 +236,7 @@ impl<C: Curve, V: Variant> FamePublicKey<C, V> {
             t1,
             t2,
             tables: Lazy::default(),
+            hashes: AttrHashes::default(),
             id: OnceLock::new(),
             _v: PhantomData,
         }
