@@ -87,3 +87,14 @@ impl From<abbe::facade::Error> for CliError {
 }
 
 pub type Result<T> = std::result::Result<T, CliError>;
+
+impl From<abbe_mqtt::Error> for CliError {
+    fn from(e: abbe_mqtt::Error) -> Self {
+        use abbe_mqtt::Error as E;
+        match e {
+            E::NotSatisfied => CliError::NotSatisfied,
+            E::Invalid(m) => CliError::Invalid(m),
+            E::Broker(_) | E::Unsupported(_) => CliError::Other(e.to_string()),
+        }
+    }
+}

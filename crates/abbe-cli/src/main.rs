@@ -66,6 +66,9 @@ enum Command {
     /// The outsourcing proxy: serve, tokens, TK registration.
     #[command(subcommand)]
     Proxy(proxy::ProxyCommand),
+    /// Publish and subscribe through an MQTT broker that sees only ciphertext.
+    #[command(subcommand)]
+    Mqtt(cmd::mqtt::MqttCommand),
     /// Describe a key or ciphertext (never prints secret material).
     Inspect { file: PathBuf },
     /// The lab: regenerate the papers' tables and figures here, with the
@@ -117,6 +120,7 @@ fn run(cmd: Command) -> Result<()> {
         Command::TransformKey(a) => cmd::transform_key::run(a),
         Command::Transform(a) => cmd::transform::run(a),
         Command::Proxy(cmd) => proxy::run(cmd),
+        Command::Mqtt(cmd) => cmd::mqtt::run(cmd),
         Command::Inspect { file } => inspect::run(&file),
         Command::Demo { curve } => demo::run(parse_curve(&curve)?),
         Command::Lab(args) => run_lab(args),

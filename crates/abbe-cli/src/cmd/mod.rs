@@ -3,6 +3,7 @@
 pub mod decrypt;
 pub mod encrypt;
 pub mod keygen;
+pub mod mqtt;
 pub mod setup;
 pub mod signer_keygen;
 pub mod transform;
