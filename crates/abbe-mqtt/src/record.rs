@@ -104,11 +104,16 @@ pub fn sealed_head(publisher: &PublisherId, seq: u64) -> Vec<u8> {
 /// plaintext, so a record cannot be moved to another topic, publisher or
 /// position.
 pub fn binding(publisher: &PublisherId, value: u64, topic: &str) -> Result<Vec<u8>, Error> {
+    with_topic(&[&publisher[..], &value.to_be_bytes()].concat(), topic)
+}
+
+/// `prefix` ‖ u16 topic length ‖ topic: how every record names its topic
+/// inside what is authenticated.
+fn with_topic(prefix: &[u8], topic: &str) -> Result<Vec<u8>, Error> {
     let len = u16::try_from(topic.len())
         .map_err(|_| Error::Invalid("topic longer than 65535 bytes".into()))?;
-    let mut out = Vec::with_capacity(PUBLISHER_ID_LEN + 10 + topic.len());
-    out.extend_from_slice(publisher);
-    out.extend_from_slice(&value.to_be_bytes());
+    let mut out = Vec::with_capacity(prefix.len() + 2 + topic.len());
+    out.extend_from_slice(prefix);
     out.extend_from_slice(&len.to_be_bytes());
     out.extend_from_slice(topic.as_bytes());
     Ok(out)
@@ -129,13 +134,7 @@ pub fn epoch_key_plaintext(
 /// The associated data of an epoch reading: its authenticated bytes, then
 /// u16 topic length ‖ topic.
 pub fn reading_aad(authenticated: &[u8], topic: &str) -> Result<Vec<u8>, Error> {
-    let len = u16::try_from(topic.len())
-        .map_err(|_| Error::Invalid("topic longer than 65535 bytes".into()))?;
-    let mut out = Vec::with_capacity(authenticated.len() + 2 + topic.len());
-    out.extend_from_slice(authenticated);
-    out.extend_from_slice(&len.to_be_bytes());
-    out.extend_from_slice(topic.as_bytes());
-    Ok(out)
+    with_topic(authenticated, topic)
 }
 
 /// The AES-GCM nonce of reading `seq`: 0⁴ ‖ seq. Unique under an epoch key,
