@@ -125,6 +125,11 @@ pub trait Scheme: Send + Sync {
         pk: Option<&[u8]>,
         rng: &mut dyn CryptoRngCore,
     ) -> Result<Zeroizing<Vec<u8>>, Error>;
+    /// A public key decoded once, for many encapsulations.
+    fn public_key(&self, pk: &[u8]) -> Result<Box<dyn PublicKey>, Error>;
+    /// A user key (bundle or bare scheme key) decoded once, for many
+    /// decapsulations.
+    fn user_key(&self, key: &[u8]) -> Result<Box<dyn UserKey>, Error>;
     /// (session key, header) for `target` (a policy, attributes or users).
     fn encapsulate(
         &self,
@@ -132,11 +137,14 @@ pub trait Scheme: Send + Sync {
         target: &str,
         mode: Mode,
         rng: &mut dyn CryptoRngCore,
-    ) -> Result<(SessionKey, Vec<u8>), Error>;
-    /// The session key of a CCA, RCCA or CPA header. A key bundle opens a
-    /// CPA header only with `allow_cpa` (else anyone could downgrade its
-    /// holder to the malleable KEM); a bare scheme key opens only CPA.
-    fn decapsulate(&self, key: &[u8], header: &[u8], allow_cpa: bool) -> Result<SessionKey, Error>;
+    ) -> Result<(SessionKey, Vec<u8>), Error> {
+        self.public_key(pk)?.encapsulate(target, mode, rng)
+    }
+    /// The session key of a CCA, RCCA or CPA header (see
+    /// [`UserKey::decapsulate`]).
+    fn decapsulate(&self, key: &[u8], header: &[u8], allow_cpa: bool) -> Result<SessionKey, Error> {
+        self.user_key(key)?.decapsulate(header, allow_cpa)
+    }
     /// (transformation key, retrieval key) from a user key bundle.
     fn transform_key(
         &self,
@@ -154,6 +162,29 @@ pub trait Scheme: Send + Sync {
     /// The scheme's objects as docs/FORMAT.md tabulates them (kind, body),
     /// for those declared with `wire::codec::object!`.
     fn format_rows(&self) -> Vec<(ObjectKind, String)>;
+}
+
+/// A decoded public key: its encapsulations share the decoding and the
+/// key's caches (attribute hashes).
+pub trait PublicKey: Send + Sync {
+    fn info(&self) -> Info;
+    /// (session key, header) for `target` (a policy, attributes or users).
+    fn encapsulate(
+        &self,
+        target: &str,
+        mode: Mode,
+        rng: &mut dyn CryptoRngCore,
+    ) -> Result<(SessionKey, Vec<u8>), Error>;
+}
+
+/// A decoded user key: its decapsulations share the decoding and the key's
+/// precomputed pairing lines.
+pub trait UserKey: Send + Sync {
+    fn info(&self) -> Info;
+    /// The session key of a CCA, RCCA or CPA header. A key bundle opens a
+    /// CPA header only with `allow_cpa` (else anyone could downgrade its
+    /// holder to the malleable KEM); a bare scheme key opens only CPA.
+    fn decapsulate(&self, header: &[u8], allow_cpa: bool) -> Result<SessionKey, Error>;
 }
 
 /// The scheme `id` on `curve`; refuses a scheme known to be broken.
@@ -267,7 +298,21 @@ pub fn encrypt(
     options: &SealOptions<'_>,
     rng: &mut dyn CryptoRngCore,
 ) -> Result<u64, Error> {
-    let (session, header) = of_object(pk)?.encapsulate(pk, target, mode, rng)?;
+    let pk = of_object(pk)?.public_key(pk)?;
+    encrypt_with(&*pk, target, mode, input, output, options, rng)
+}
+
+/// [`encrypt`] under a public key decoded once ([`Scheme::public_key`]).
+pub fn encrypt_with(
+    pk: &dyn PublicKey,
+    target: &str,
+    mode: Mode,
+    input: impl Read,
+    output: impl Write,
+    options: &SealOptions<'_>,
+    rng: &mut dyn CryptoRngCore,
+) -> Result<u64, Error> {
+    let (session, header) = pk.encapsulate(target, mode, rng)?;
     Ok(envelope::seal_with(
         &header,
         &session,
@@ -299,6 +344,47 @@ pub fn decrypt(
     )?)
 }
 
+/// Decrypts an original (not transformed) ciphertext file with a user key
+/// decoded once ([`Scheme::user_key`]), CPA headers refused; otherwise as
+/// [`decrypt`].
+pub fn decrypt_with(
+    key: &dyn UserKey,
+    mut input: impl Read,
+    output: impl Write,
+    verify_with: Option<&[u8]>,
+) -> Result<envelope::Opened, Error> {
+    let head = envelope::read_head(&mut input)?;
+    let info = key.info();
+    same_setup((info.scheme, info.curve), &Preamble::parse(&head.header)?)?;
+    if head.preamble.kind != ObjectKind::EncryptedFile {
+        return Err(Error::Invalid(
+            "this is a transformed ciphertext: decrypt it with the retrieval key".into(),
+        ));
+    }
+    let session = key.decapsulate(&head.header, false)?;
+    Ok(envelope::open_with(
+        &head,
+        &session,
+        input,
+        output,
+        verify_with,
+    )?)
+}
+
+/// Refuses a header of another scheme or curve than the key's.
+fn same_setup(key: (SchemeId, CurveId), header: &Preamble) -> Result<(), Error> {
+    if key != (header.scheme, header.curve) {
+        return Err(Error::Invalid(format!(
+            "the key is for {} on {}, the ciphertext for {} on {}",
+            key.0.name(),
+            key.1.name(),
+            header.scheme.name(),
+            header.curve.name()
+        )));
+    }
+    Ok(())
+}
+
 /// The session key of a ciphertext file's head: a user key of `scheme`
 /// opens an original file, a retrieval key a transformed one (with
 /// `expect`'s checks). Key and ciphertext must be of the same scheme and
@@ -310,16 +396,7 @@ pub fn session_of(
     expect: &outsource::Expect,
 ) -> Result<SessionKey, Error> {
     let kp = Preamble::parse(key)?;
-    let hp = Preamble::parse(&head.header)?;
-    if kp.curve != hp.curve || kp.scheme != hp.scheme {
-        return Err(Error::Invalid(format!(
-            "the key is for {} on {}, the ciphertext for {} on {}",
-            kp.scheme.name(),
-            kp.curve.name(),
-            hp.scheme.name(),
-            hp.curve.name()
-        )));
-    }
+    same_setup((kp.scheme, kp.curve), &Preamble::parse(&head.header)?)?;
     if let (ObjectKind::EncryptedFile, Some(want)) = (head.preamble.kind, expect.header_id) {
         if outsource::header_id(&head.header)? != want {
             return Err(Error::Invalid(
@@ -469,6 +546,93 @@ where
     }
 }
 
+struct EntryPublicKey<K: Kem, O> {
+    pk: K::PublicKey,
+    _o: PhantomData<fn() -> O>,
+}
+
+impl<K: Kem + 'static, O: Outsourcer<K> + 'static> PublicKey for EntryPublicKey<K, O> {
+    fn info(&self) -> Info {
+        Entry::<K, O>(PhantomData).info()
+    }
+
+    fn encapsulate(
+        &self,
+        target: &str,
+        mode: Mode,
+        mut rng: &mut dyn CryptoRngCore,
+    ) -> Result<(SessionKey, Vec<u8>), Error> {
+        if mode != Mode::Cca && !O::SUPPORTED {
+            return Err(no_outsourcing::<K>());
+        }
+        let target = K::CiphertextSide::parse(target)?;
+        let pk = &self.pk;
+        match mode {
+            Mode::Cca => {
+                let (k, h) = Cca::<K>::encapsulate(pk, &target, &mut rng)?;
+                Ok((k, h.to_bytes()))
+            }
+            Mode::Cpa => {
+                let (k, h) = K::encapsulate(pk, &target, &mut rng)?;
+                Ok((k, h.to_bytes()))
+            }
+            Mode::Rcca => O::encapsulate_rcca(pk, &target, rng),
+        }
+    }
+}
+
+enum EntryKey<K: Kem> {
+    /// What `abbe keygen` writes: opens every mode.
+    Bundle(CcaKey<K>),
+    /// A bare scheme key: opens only CPA headers.
+    Bare(K::UserKey),
+}
+
+struct EntryUserKey<K: Kem, O> {
+    key: EntryKey<K>,
+    _o: PhantomData<fn() -> O>,
+}
+
+impl<K: Kem + 'static, O: Outsourcer<K> + 'static> UserKey for EntryUserKey<K, O> {
+    fn info(&self) -> Info {
+        Entry::<K, O>(PhantomData).info()
+    }
+
+    fn decapsulate(&self, header: &[u8], allow_cpa: bool) -> Result<SessionKey, Error> {
+        match (&self.key, kind_of(header)?) {
+            (EntryKey::Bundle(_), ObjectKind::KemHeader) if !allow_cpa => Err(Error::Invalid(
+                outsource::cpa_refused("CPA ciphertext (encrypted with --mode cpa)"),
+            )),
+            (EntryKey::Bundle(k), ObjectKind::CcaKemHeader) => Ok(Cca::<K>::decapsulate(
+                k,
+                &CcaHeader::<K>::from_bytes(header)?,
+            )?),
+            (EntryKey::Bundle(k), ObjectKind::RccaKemHeader) => O::decapsulate_rcca(k, header),
+            (EntryKey::Bundle(k), ObjectKind::KemHeader) => Ok(K::decapsulate(
+                &k.key,
+                &K::Header::from_bytes(header)?,
+            )?),
+            (EntryKey::Bare(k), ObjectKind::KemHeader) => {
+                Ok(K::decapsulate(k, &K::Header::from_bytes(header)?)?)
+            }
+            (EntryKey::Bare(_), ObjectKind::CcaKemHeader | ObjectKind::RccaKemHeader) => {
+                Err(Error::Invalid(
+                    "this bare key cannot check CCA ciphertexts; use the key file written by `abbe keygen`"
+                        .into(),
+                ))
+            }
+            (k, h) => Err(Error::Invalid(format!(
+                "a {} cannot decrypt a {}",
+                match k {
+                    EntryKey::Bundle(_) => ObjectKind::UserKey.describe(),
+                    EntryKey::Bare(_) => ObjectKind::SchemeUserKey.describe(),
+                },
+                h.describe()
+            ))),
+        }
+    }
+}
+
 /// Strictly decodes `b` as a `T`, for [`Scheme::check_object`].
 fn decodes<T: Encoded>(b: &[u8]) -> Result<(), Error> {
     T::from_bytes(b).map(|_| ()).map_err(Error::from)
@@ -547,64 +711,28 @@ impl<K: Kem + 'static, O: Outsourcer<K> + 'static> Scheme for Entry<K, O> {
         Ok(Zeroizing::new(key.to_bytes()))
     }
 
-    fn encapsulate(
-        &self,
-        pk: &[u8],
-        target: &str,
-        mode: Mode,
-        mut rng: &mut dyn CryptoRngCore,
-    ) -> Result<(SessionKey, Vec<u8>), Error> {
-        if mode != Mode::Cca && !O::SUPPORTED {
-            return Err(no_outsourcing::<K>());
-        }
-        let target = K::CiphertextSide::parse(target)?;
-        let pk = K::PublicKey::from_bytes(pk)?;
-        match mode {
-            Mode::Cca => {
-                let (k, h) = Cca::<K>::encapsulate(&pk, &target, &mut rng)?;
-                Ok((k, h.to_bytes()))
-            }
-            Mode::Cpa => {
-                let (k, h) = K::encapsulate(&pk, &target, &mut rng)?;
-                Ok((k, h.to_bytes()))
-            }
-            Mode::Rcca => O::encapsulate_rcca(&pk, &target, rng),
-        }
+    fn public_key(&self, pk: &[u8]) -> Result<Box<dyn PublicKey>, Error> {
+        Ok(Box::new(EntryPublicKey::<K, O> {
+            pk: K::PublicKey::from_bytes(pk)?,
+            _o: PhantomData,
+        }))
     }
 
-    fn decapsulate(&self, key: &[u8], header: &[u8], allow_cpa: bool) -> Result<SessionKey, Error> {
-        let bundle = || CcaKey::<K>::from_bytes(key);
-        match (kind_of(key)?, kind_of(header)?) {
-            (ObjectKind::UserKey, ObjectKind::KemHeader) if !allow_cpa => Err(Error::Invalid(
-                outsource::cpa_refused("CPA ciphertext (encrypted with --mode cpa)"),
-            )),
-            (ObjectKind::UserKey, ObjectKind::CcaKemHeader) => Ok(Cca::<K>::decapsulate(
-                &bundle()?,
-                &CcaHeader::<K>::from_bytes(header)?,
-            )?),
-            (ObjectKind::UserKey, ObjectKind::RccaKemHeader) => {
-                O::decapsulate_rcca(&bundle()?, header)
+    fn user_key(&self, key: &[u8]) -> Result<Box<dyn UserKey>, Error> {
+        let key = match kind_of(key)? {
+            ObjectKind::UserKey => EntryKey::Bundle(CcaKey::<K>::from_bytes(key)?),
+            ObjectKind::SchemeUserKey => EntryKey::Bare(K::UserKey::from_bytes(key)?),
+            k => {
+                return Err(Error::Invalid(format!(
+                    "a {} is not a user key",
+                    k.describe()
+                )))
             }
-            (ObjectKind::UserKey, ObjectKind::KemHeader) => Ok(K::decapsulate(
-                &bundle()?.key,
-                &K::Header::from_bytes(header)?,
-            )?),
-            (ObjectKind::SchemeUserKey, ObjectKind::KemHeader) => Ok(K::decapsulate(
-                &K::UserKey::from_bytes(key)?,
-                &K::Header::from_bytes(header)?,
-            )?),
-            (ObjectKind::SchemeUserKey, ObjectKind::CcaKemHeader | ObjectKind::RccaKemHeader) => {
-                Err(Error::Invalid(
-                    "this bare key cannot check CCA ciphertexts; use the key file written by `abbe keygen`"
-                        .into(),
-                ))
-            }
-            (k, h) => Err(Error::Invalid(format!(
-                "a {} cannot decrypt a {}",
-                k.describe(),
-                h.describe()
-            ))),
-        }
+        };
+        Ok(Box::new(EntryUserKey::<K, O> {
+            key,
+            _o: PhantomData,
+        }))
     }
 
     fn transform_key(
@@ -893,5 +1021,54 @@ mod tests {
             decrypt(&bob, &file[..], &mut Vec::new(), None),
             Err(Error::NotSatisfied)
         ));
+    }
+
+    #[test]
+    fn decoded_handles_serve_many_operations_and_only_their_own_objects() {
+        let mut rng = ChaCha20Rng::seed_from_u64(3);
+        let s = scheme(SchemeId::Gpsw06, CurveId::Bls12_381).unwrap();
+        let (pk, mk) = s.setup(&SetupParams::default(), &mut rng).unwrap();
+        let key = s.keygen(&mk, "a and b", None, &mut rng).unwrap();
+        let (public, user) = (s.public_key(&pk).unwrap(), s.user_key(&key).unwrap());
+        assert_eq!(user.info(), s.info());
+        let opts = SealOptions::default();
+        for text in [&b"one"[..], b"two"] {
+            let mut file = Vec::new();
+            encrypt_with(
+                &*public,
+                "a, b",
+                Mode::Cca,
+                text,
+                &mut file,
+                &opts,
+                &mut rng,
+            )
+            .unwrap();
+            let mut out = Vec::new();
+            decrypt_with(&*user, &file[..], &mut out, None).unwrap();
+            assert_eq!(out, text);
+        }
+        // CPA headers are not opened through a handle's decrypt_with.
+        let mut cpa = Vec::new();
+        encrypt_with(
+            &*public,
+            "a, b",
+            Mode::Cpa,
+            &b"x"[..],
+            &mut cpa,
+            &opts,
+            &mut rng,
+        )
+        .unwrap();
+        assert!(decrypt_with(&*user, &cpa[..], &mut Vec::new(), None).is_err());
+        // Another scheme's ciphertext, and objects that are not keys.
+        let w = scheme(SchemeId::Waters11, CurveId::Bls12_381).unwrap();
+        let (wpk, _) = w.setup(&SetupParams::default(), &mut rng).unwrap();
+        let mut other = Vec::new();
+        encrypt(&wpk, "a", Mode::Cca, &b"x"[..], &mut other, &opts, &mut rng).unwrap();
+        let e = decrypt_with(&*user, &other[..], &mut Vec::new(), None).unwrap_err();
+        assert!(e.to_string().contains("the ciphertext for waters11"), "{e}");
+        assert!(s.user_key(&pk).is_err());
+        assert!(s.public_key(&key).is_err());
     }
 }

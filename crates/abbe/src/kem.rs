@@ -301,9 +301,10 @@ pub trait Kem {
     const INSECURE: bool = false;
     /// Who sets up and issues keys for this KEM.
     type Authority: Authority<PublicKey = Self::PublicKey, KeySide = Self::KeySide>;
-    type PublicKey: Encoded + Clone;
+    /// Shared across threads (a proxy, a subscriber): `Send + Sync`.
+    type PublicKey: Encoded + Clone + Send + Sync;
     /// The decryptor's key.
-    type UserKey: Encoded;
+    type UserKey: Encoded + Send + Sync;
     type Header: Encoded;
     /// What a user key is made for (an attribute set, a policy, a user index).
     type KeySide: Side;
