@@ -3,18 +3,17 @@
 //! as scripts/test.sh sets, a missing broker fails the test).
 //! A `#` subscriber with no key plays the malicious broker's view.
 
-use std::io::Write;
+use abbe_mqtt::mosquitto::{self, Mosquitto};
+use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
+use std::thread::JoinHandle;
 use std::time::Duration;
 
 const BIN: &str = env!("CARGO_BIN_EXE_abbe");
 
 fn mosquitto() -> Option<PathBuf> {
-    let found = ["/usr/sbin/mosquitto", "/usr/bin/mosquitto"]
-        .iter()
-        .map(PathBuf::from)
-        .find(|p| p.is_file());
+    let found = mosquitto::find();
     if found.is_none() {
         assert!(
             std::env::var_os("ABBE_REQUIRE_MOSQUITTO").is_none(),
@@ -25,95 +24,18 @@ fn mosquitto() -> Option<PathBuf> {
     found
 }
 
-/// A mosquitto on a free loopback port, persisting into `dir`.
-struct Broker {
-    bin: PathBuf,
-    dir: PathBuf,
-    port: u16,
-    child: Option<Child>,
+fn start(bin: &Path, dir: &Path) -> Mosquitto {
+    Mosquitto::start(bin, dir, None, None).expect("mosquitto starts")
 }
 
-impl Broker {
-    fn start(bin: PathBuf, dir: &Path) -> Broker {
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
-        let conf = dir.join("mosquitto.conf");
-        // Started as root, mosquitto drops to the user `mosquitto`, which
-        // cannot write our temporary directory: stay who we are.
-        let uid = Command::new("id").arg("-u").output().unwrap().stdout;
-        let user = if uid.trim_ascii() == b"0" {
-            "user root\n"
-        } else {
-            ""
-        };
-        std::fs::write(
-            &conf,
-            format!(
-                "listener {port} 127.0.0.1\nallow_anonymous true\npersistence true\npersistence_location {}/\n{user}",
-                dir.display()
-            ),
-        )
-        .unwrap();
-        let mut b = Broker {
-            bin,
-            dir: dir.to_owned(),
-            port,
-            child: None,
-        };
-        b.run();
-        b
-    }
-    fn run(&mut self) {
-        let child = Command::new(&self.bin)
-            .arg("-c")
-            .arg(self.dir.join("mosquitto.conf"))
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        self.child = Some(child);
-        for _ in 0..100 {
-            if std::net::TcpStream::connect(("127.0.0.1", self.port)).is_ok() {
-                return;
-            }
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        panic!("mosquitto did not start");
-    }
-    /// SIGTERM: mosquitto writes its persistence file and exits.
-    fn stop(&mut self) {
-        if let Some(mut c) = self.child.take() {
-            let _ = Command::new("kill")
-                .arg("-TERM")
-                .arg(c.id().to_string())
-                .status();
-            let _ = c.wait();
-        }
-    }
-    fn url(&self) -> String {
-        format!("mqtt://127.0.0.1:{}", self.port)
-    }
-    /// mosquitto_sub/mosquitto_pub arguments for this broker.
-    fn client_args(&self) -> [String; 4] {
-        [
-            "-h".into(),
-            "127.0.0.1".into(),
-            "-p".into(),
-            self.port.to_string(),
-        ]
-    }
-}
-
-impl Drop for Broker {
-    fn drop(&mut self) {
-        if let Some(mut c) = self.child.take() {
-            let _ = c.kill();
-            let _ = c.wait();
-        }
-    }
+/// mosquitto_sub/mosquitto_pub arguments for a broker.
+fn client_args(b: &Mosquitto) -> [String; 4] {
+    [
+        "-h".into(),
+        "127.0.0.1".into(),
+        "-p".into(),
+        b.port().to_string(),
+    ]
 }
 
 fn abbe(dir: &Path, args: &[&str]) -> Output {
@@ -144,21 +66,17 @@ fn spawn(dir: &Path, args: &[&str]) -> Child {
         .unwrap()
 }
 
-fn publish(dir: &Path, url: &str, topic: &str, input: &[u8], extra: &[&str]) {
-    let mut args = vec![
-        "mqtt",
-        "publish",
-        "--broker",
-        url,
-        "--topic",
-        topic,
-        "--public",
-        "keys/public.key",
-    ];
+fn try_publish(dir: &Path, url: &str, topic: &str, input: &[u8], extra: &[&str]) -> Output {
+    let mut args = vec!["mqtt", "publish", "--broker", url, "--topic", topic];
     args.extend_from_slice(extra);
     let mut p = spawn(dir, &args);
     p.stdin.take().unwrap().write_all(input).unwrap();
-    let out = p.wait_with_output().unwrap();
+    p.wait_with_output().unwrap()
+}
+
+fn publish(dir: &Path, url: &str, topic: &str, input: &[u8], extra: &[&str]) {
+    let pk = ["--public", "keys/public.key"];
+    let out = try_publish(dir, url, topic, input, &[&pk[..], extra].concat());
     assert!(
         out.status.success(),
         "publish: {}",
@@ -166,7 +84,13 @@ fn publish(dir: &Path, url: &str, topic: &str, input: &[u8], extra: &[&str]) {
     );
 }
 
-fn subscriber(dir: &Path, url: &str, topic: &str, key: &str, extra: &[&str]) -> Child {
+/// A running `abbe mqtt subscribe`, past its "subscribed" line.
+struct Subscribed {
+    child: Child,
+    stderr: JoinHandle<String>,
+}
+
+fn subscriber(dir: &Path, url: &str, topic: &str, key: &str, extra: &[&str]) -> Subscribed {
     let mut args = vec![
         "mqtt",
         "subscribe",
@@ -178,29 +102,31 @@ fn subscriber(dir: &Path, url: &str, topic: &str, key: &str, extra: &[&str]) -> 
         key,
     ];
     args.extend_from_slice(extra);
-    let child = spawn(dir, &args);
-    // Subscribed before anything is published.
-    std::thread::sleep(Duration::from_millis(700));
-    child
+    let mut child = spawn(dir, &args);
+    // Nothing is published before the broker granted the subscription.
+    let mut err = BufReader::new(child.stderr.take().unwrap());
+    let mut first = String::new();
+    err.read_line(&mut first).unwrap();
+    assert!(first.contains("abbe: subscribed to"), "subscribe: {first}");
+    let stderr = std::thread::spawn(move || {
+        let mut rest = first;
+        err.read_to_string(&mut rest).unwrap();
+        rest
+    });
+    Subscribed { child, stderr }
 }
 
-fn finish(child: Child) -> (String, String) {
-    let out = child.wait_with_output().unwrap();
-    assert!(
-        out.status.success(),
-        "subscribe: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    (
-        String::from_utf8(out.stdout).unwrap(),
-        String::from_utf8(out.stderr).unwrap(),
-    )
+fn finish(s: Subscribed) -> (String, String) {
+    let out = s.child.wait_with_output().unwrap();
+    let err = s.stderr.join().unwrap();
+    assert!(out.status.success(), "subscribe: {err}");
+    (String::from_utf8(out.stdout).unwrap(), err)
 }
 
 /// A raw `#` subscriber printing `topic hex-payload` lines.
-fn raw_subscriber(b: &Broker, secs: u32) -> Child {
+fn raw_subscriber(b: &Mosquitto, secs: u32) -> Child {
     let child = Command::new("mosquitto_sub")
-        .args(b.client_args())
+        .args(client_args(b))
         .args(["-t", "#", "-v", "-F", "%t %x", "-W", &secs.to_string()])
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
@@ -263,7 +189,7 @@ fn readers_get_plaintext_while_the_broker_and_other_keys_see_none() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path();
     keys(dir);
-    let mut broker = Broker::start(bin, dir);
+    let mut broker = start(&bin, dir);
     let url = broker.url();
     let secrets = [
         "reading-AAAA-0001",
@@ -333,7 +259,7 @@ fn late_join_after_a_broker_restart_and_replayed_or_tampered_records() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path();
     keys(dir);
-    let mut broker = Broker::start(bin, dir);
+    let mut broker = start(&bin, dir);
     let url = broker.url();
     let raw = raw_subscriber(&broker, 5);
     publish(
@@ -352,13 +278,13 @@ fn late_join_after_a_broker_restart_and_replayed_or_tampered_records() {
     assert_eq!(readings.len(), 2);
     // The broker restarts; the retained epoch key survives in its database.
     broker.stop();
-    broker.run();
+    broker.run().unwrap();
     let late = subscriber(dir, &url, "ward/7", "doctor.key", &["--timeout", "4s"]);
     let send = |payload: &[u8]| {
         let f = dir.join("payload.bin");
         std::fs::write(&f, payload).unwrap();
         let st = Command::new("mosquitto_pub")
-            .args(broker.client_args())
+            .args(client_args(&broker))
             .args(["-t", "ward/7", "-q", "1", "-f"])
             .arg(&f)
             .status()
@@ -454,4 +380,131 @@ fn bad_arguments_fail_before_connecting() {
     );
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("broker"));
+}
+
+/// A test CA and a certificate for `localhost` signed by it (PEM files in
+/// `dir`): (CA certificate, server files).
+fn test_ca(dir: &Path) -> (PathBuf, mosquitto::TlsFiles) {
+    use rcgen::{BasicConstraints, CertificateParams, DnType, IsCa, KeyPair};
+    let ca_key = KeyPair::generate().unwrap();
+    let mut ca = CertificateParams::new(Vec::<String>::new()).unwrap();
+    ca.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
+    ca.distinguished_name
+        .push(DnType::CommonName, "abbe test CA");
+    let ca = ca.self_signed(&ca_key).unwrap();
+    let key = KeyPair::generate().unwrap();
+    let cert = CertificateParams::new(vec!["localhost".to_string()])
+        .unwrap()
+        .signed_by(&key, &ca, &ca_key)
+        .unwrap();
+    let files = mosquitto::TlsFiles {
+        cert: dir.join("server.pem"),
+        key: dir.join("server.key"),
+    };
+    std::fs::write(dir.join("ca.pem"), ca.pem()).unwrap();
+    std::fs::write(&files.cert, cert.pem()).unwrap();
+    std::fs::write(&files.key, key.serialize_pem()).unwrap();
+    (dir.join("ca.pem"), files)
+}
+
+#[test]
+fn tls_with_a_password_and_a_key_policy_scheme() {
+    let Some(bin) = mosquitto() else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    // KP: the readings carry attributes, the key a policy.
+    ok(dir, &["setup", "--scheme", "gpsw06", "--out", "keys"]);
+    let keygen = |policy: &str, out: &str| {
+        ok(
+            dir,
+            &[
+                "keygen",
+                "--master",
+                "keys/master.key",
+                "--policy",
+                policy,
+                "-o",
+                out,
+            ],
+        )
+    };
+    keygen("boiler and (pressure or temperature)", "engineer.key");
+    keygen("boiler and humidity", "intern.key");
+    let (_, server) = test_ca(dir);
+    let passwords = dir.join("passwords");
+    let st = Command::new(bin.with_file_name("mosquitto_passwd"))
+        .arg("-c")
+        .arg("-b")
+        .arg(&passwords)
+        .args(["meter-7", "correct horse"])
+        .status()
+        .or_else(|_| {
+            Command::new("mosquitto_passwd")
+                .args(["-c", "-b"])
+                .arg(&passwords)
+                .args(["meter-7", "correct horse"])
+                .status()
+        })
+        .expect("mosquitto_passwd (package mosquitto)");
+    assert!(st.success());
+    let broker = Mosquitto::start(&bin, dir, Some(&server), Some(&passwords)).unwrap();
+    let url = broker.url();
+    assert!(url.starts_with("mqtts://localhost:"), "{url}");
+    std::fs::write(dir.join("auth"), "meter-7\ncorrect horse\n").unwrap();
+    std::fs::write(dir.join("wrong"), "meter-7\nbattery staple\n").unwrap();
+    let tls = ["--ca-file", "ca.pem", "--auth-file", "auth"];
+    for (topic, mode) in [
+        ("plant/boiler", "--rekey-every=2"),
+        ("plant/sealed", "--per-message"),
+    ] {
+        let engineer = subscriber(
+            dir,
+            &url,
+            topic,
+            "engineer.key",
+            &[&tls[..], &["--count", "3", "--timeout", "20s"]].concat(),
+        );
+        let intern = subscriber(
+            dir,
+            &url,
+            topic,
+            "intern.key",
+            &[&tls[..], &["--timeout", "4s"]].concat(),
+        );
+        let attrs = ["--attrs", "boiler, pressure", mode];
+        publish(
+            dir,
+            &url,
+            topic,
+            b"bar 1.9\nbar 2.0\nbar 2.1\n",
+            &[&tls[..], &attrs[..]].concat(),
+        );
+        let (out, _) = finish(engineer);
+        assert_eq!(out, "bar 1.9\nbar 2.0\nbar 2.1\n", "{topic}");
+        let (out, err) = finish(intern);
+        assert_eq!(out, "", "{topic}");
+        assert!(err.contains("0 readings, 3 skipped"), "{topic}: {err}");
+        assert!(err.contains("0 missed"), "{topic}: {err}");
+    }
+    // A wrong password, and a broker certificate checked against the
+    // public roots instead of the test CA: refused, with the reason.
+    let pk = ["--public", "keys/public.key", "--attrs", "boiler"];
+    for (extra, why) in [
+        (
+            &["--ca-file", "ca.pem", "--auth-file", "wrong"][..],
+            "NotAuthorized",
+        ),
+        (&["--auth-file", "auth"][..], "certificate"),
+    ] {
+        let out = try_publish(
+            dir,
+            &url,
+            "plant/boiler",
+            b"x\n",
+            &[&pk[..], extra].concat(),
+        );
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{extra:?} accepted");
+        assert!(err.contains(why), "{extra:?}: {err}");
+    }
 }

@@ -78,6 +78,17 @@ impl Broker {
         })
     }
 
+    /// A client on this broker; readings are small and latency matters, so
+    /// Nagle's algorithm is off (else a reading can wait for a delayed ACK,
+    /// 40 ms on Linux).
+    fn client(&self, role: &str) -> (AsyncClient, EventLoop) {
+        let (client, mut events) = AsyncClient::new(self.options(role), 64);
+        let mut net = events.network_options();
+        net.set_tcp_nodelay(true);
+        events.set_network_options(net);
+        (client, events)
+    }
+
     fn options(&self, role: &str) -> MqttOptions {
         let mut id = [0u8; 8];
         OsRng.fill_bytes(&mut id);
@@ -155,6 +166,23 @@ async fn first_connection(events: &mut EventLoop) -> Result<(), Error> {
     }
 }
 
+/// Runs CPU-bound `f` (a pairing-based encryption or decryption) where it
+/// does not stall the other tasks of a multi-threaded runtime.
+fn off_the_runtime<T>(f: impl FnOnce() -> T) -> T {
+    match tokio::runtime::Handle::try_current().map(|h| h.runtime_flavor()) {
+        Ok(tokio::runtime::RuntimeFlavor::MultiThread) => tokio::task::block_in_place(f),
+        _ => f(),
+    }
+}
+
+/// One MQTT message a publish sent.
+#[derive(Clone, Copy, Debug)]
+pub struct Sent {
+    /// A retained epoch key (else a reading).
+    pub retain: bool,
+    pub payload_len: usize,
+}
+
 /// A [`Publisher`] connected to a broker.
 pub struct MqttPublisher {
     client: AsyncClient,
@@ -167,7 +195,7 @@ pub struct MqttPublisher {
 
 impl MqttPublisher {
     pub async fn connect(broker: &Broker, publisher: Publisher) -> Result<Self, Error> {
-        let (client, mut events) = AsyncClient::new(broker.options("pub"), 64);
+        let (client, mut events) = broker.client("pub");
         first_connection(&mut events).await?;
         let acked = Arc::new(AtomicU64::new(0));
         let reconnected = Arc::new(AtomicBool::new(false));
@@ -201,9 +229,14 @@ impl MqttPublisher {
         &mut self.publisher
     }
 
-    /// Encrypts and publishes one reading (QoS 1).
-    pub async fn publish(&mut self, reading: &[u8]) -> Result<(), Error> {
-        let mut out = self.publisher.publish(reading, Instant::now())?;
+    /// Encrypts and publishes one reading (QoS 1); what went out.
+    pub async fn publish(&mut self, reading: &[u8]) -> Result<Vec<Sent>, Error> {
+        let now = Instant::now();
+        let mut out = match self.publisher.will_encapsulate(now) {
+            // Pairings take milliseconds: let the runtime's other tasks on.
+            true => off_the_runtime(|| self.publisher.publish(reading, now))?,
+            false => self.publisher.publish(reading, now)?,
+        };
         // The broker may have lost the retained epoch key while we were
         // away: publish it again unless a new one is going out anyway.
         if self.reconnected.swap(false, Ordering::SeqCst) && !out.iter().any(|m| m.retain) {
@@ -211,10 +244,15 @@ impl MqttPublisher {
                 out.insert(0, k.clone());
             }
         }
+        let mut sent = Vec::with_capacity(out.len());
         for m in out {
+            sent.push(Sent {
+                retain: m.retain,
+                payload_len: m.payload.len(),
+            });
             self.send(m).await?;
         }
-        Ok(())
+        Ok(sent)
     }
 
     async fn send(&mut self, m: Message) -> Result<(), Error> {
@@ -246,11 +284,14 @@ pub struct MqttSubscriber {
     events: EventLoop,
     subscriber: Subscriber,
     filters: [String; 2],
+    /// Events of messages that arrived while `connect` waited for SUBACK.
+    early: Vec<Event>,
 }
 
 impl MqttSubscriber {
     /// Subscribes to the readings on `filter` (a topic or a filter with
-    /// `+`/`#`) and to their epoch keys.
+    /// `+`/`#`) and to their epoch keys; returns once the broker granted
+    /// the subscription, so what is published from then on arrives.
     pub async fn connect(
         broker: &Broker,
         filter: &str,
@@ -259,17 +300,41 @@ impl MqttSubscriber {
         if filter.is_empty() {
             return Err(Error::Invalid("empty topic filter".into()));
         }
-        let (client, mut events) = AsyncClient::new(broker.options("sub"), 64);
+        let (client, mut events) = broker.client("sub");
         first_connection(&mut events).await?;
         let filters = Subscriber::filters(filter);
-        let s = MqttSubscriber {
+        let mut s = MqttSubscriber {
             client,
             events,
             subscriber,
             filters,
+            early: Vec::new(),
         };
         s.subscribe()?;
-        Ok(s)
+        let deadline = Instant::now() + CONNECT_TIMEOUT;
+        loop {
+            match tokio::time::timeout_at(deadline.into(), s.events.poll()).await {
+                Ok(Ok(rumqttc::Event::Incoming(Packet::SubAck(ack)))) => {
+                    if ack
+                        .return_codes
+                        .iter()
+                        .any(|c| matches!(c, rumqttc::SubscribeReasonCode::Failure))
+                    {
+                        return Err(Error::Broker(format!(
+                            "the broker refused the subscription to {filter:?}"
+                        )));
+                    }
+                    return Ok(s);
+                }
+                Ok(Ok(rumqttc::Event::Incoming(Packet::Publish(p)))) => {
+                    let ev = s.subscriber.receive(&p.topic, &p.payload);
+                    s.early.extend(ev);
+                }
+                Ok(Ok(_)) => {}
+                Ok(Err(e)) => return Err(Error::Broker(e.to_string())),
+                Err(_) => return Err(Error::Broker("no SUBACK within 10 s".into())),
+            }
+        }
     }
 
     fn subscribe(&self) -> Result<(), Error> {
@@ -285,10 +350,17 @@ impl MqttSubscriber {
     /// The events of the next message from the broker (reconnecting and
     /// subscribing again when the connection drops).
     pub async fn next(&mut self) -> Result<Vec<Event>, Error> {
+        if !self.early.is_empty() {
+            return Ok(std::mem::take(&mut self.early));
+        }
         loop {
             match self.events.poll().await {
                 Ok(rumqttc::Event::Incoming(Packet::Publish(p))) => {
-                    return Ok(self.subscriber.receive(&p.topic, &p.payload));
+                    let s = &mut self.subscriber;
+                    return Ok(match Subscriber::needs_pairings(&p.payload) {
+                        true => off_the_runtime(|| s.receive(&p.topic, &p.payload)),
+                        false => s.receive(&p.topic, &p.payload),
+                    });
                 }
                 Ok(rumqttc::Event::Incoming(Packet::ConnAck(_))) => self.subscribe()?,
                 Ok(_) => {}

@@ -23,12 +23,14 @@
 //! [`Publisher`] and [`Subscriber`] are the protocol without I/O; the
 //! [`client`] module runs them on a broker (rumqttc, tokio).
 
+pub mod bench;
 pub mod client;
+pub mod mosquitto;
 pub mod publisher;
 pub mod record;
 pub mod subscriber;
 
-pub use client::{Broker, MqttPublisher, MqttSubscriber};
+pub use client::{Broker, MqttPublisher, MqttSubscriber, Sent};
 pub use publisher::{Protection, Publisher};
 pub use subscriber::{Event, Subscriber};
 

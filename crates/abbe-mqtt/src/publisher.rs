@@ -45,7 +45,8 @@ struct Epoch {
 
 /// One publisher on one topic.
 pub struct Publisher {
-    public_key: Vec<u8>,
+    /// Decoded once: its attribute hashes are cached across readings.
+    public_key: Box<dyn facade::PublicKey>,
     target: String,
     topic: String,
     protection: Protection,
@@ -69,9 +70,9 @@ impl Publisher {
         signer: Option<AnySigningKey>,
     ) -> Result<Self, Error> {
         check_topic(topic)?;
-        let scheme = facade::of_object(&public_key)?;
+        let public_key = facade::of_object(&public_key)?.public_key(&public_key)?;
         // Encapsulating once validates the target the way every reading will.
-        scheme.encapsulate(&public_key, target, Mode::Cca, &mut OsRng)?;
+        public_key.encapsulate(target, Mode::Cca, &mut OsRng)?;
         let mut id = [0u8; record::PUBLISHER_ID_LEN];
         OsRng.fill_bytes(&mut id);
         Ok(Publisher {
@@ -99,12 +100,7 @@ impl Publisher {
 
     /// Changes the target; the next reading starts a new epoch.
     pub fn set_target(&mut self, target: &str) -> Result<(), Error> {
-        facade::of_object(&self.public_key)?.encapsulate(
-            &self.public_key,
-            target,
-            Mode::Cca,
-            &mut OsRng,
-        )?;
+        self.public_key.encapsulate(target, Mode::Cca, &mut OsRng)?;
         self.target = target.to_owned();
         self.epoch = None;
         self.last_key = None;
@@ -127,18 +123,26 @@ impl Publisher {
                 self.seal(&plain, &mut payload)?;
                 out.push(Message::new(&self.topic, payload, false));
             }
-            Protection::Epochs { messages, age } => {
-                let stale = self.epoch.as_ref().is_none_or(|e| {
-                    messages.is_some_and(|m| e.readings >= m)
-                        || age.is_some_and(|a| now.duration_since(e.started) >= a)
-                });
-                if stale {
+            Protection::Epochs { .. } => {
+                if self.will_encapsulate(now) {
                     out.push(self.new_epoch(now)?);
                 }
                 out.push(self.reading(seq, reading)?);
             }
         }
         Ok(out)
+    }
+
+    /// Whether publishing a reading at `now` runs the ABE encryption (per
+    /// message, or a new epoch due).
+    pub fn will_encapsulate(&self, now: Instant) -> bool {
+        match self.protection {
+            Protection::PerMessage => true,
+            Protection::Epochs { messages, age } => self.epoch.as_ref().is_none_or(|e| {
+                messages.is_some_and(|m| e.readings >= m)
+                    || age.is_some_and(|a| now.duration_since(e.started) >= a)
+            }),
+        }
     }
 
     /// The retained message of the current epoch key (to publish it again,
@@ -152,8 +156,8 @@ impl Publisher {
             aead: None,
             signer: self.signer.as_ref(),
         };
-        facade::encrypt(
-            &self.public_key,
+        facade::encrypt_with(
+            &*self.public_key,
             &self.target,
             Mode::Cca,
             plain,

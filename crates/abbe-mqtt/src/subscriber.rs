@@ -39,6 +39,9 @@ pub enum Event {
     NotReadable { publisher: PublisherId },
     /// A reading this key may not read (after [`Event::NotReadable`]).
     Skipped { publisher: PublisherId },
+    /// Readings of this publisher that never arrived: the sequence jumped
+    /// by `count` + 1 between two readings this key read.
+    Missed { publisher: PublisherId, count: u64 },
     /// A message refused, and why.
     Rejected {
         publisher: Option<PublisherId>,
@@ -49,6 +52,9 @@ pub enum Event {
 #[derive(Default)]
 struct PublisherState {
     last_seq: Option<u64>,
+    /// A reading this key could not read came after `last_seq`: a jump in
+    /// the sequence is then no loss.
+    unread_since: bool,
     /// (epoch, cipher); None: the key does not satisfy that epoch's policy.
     epochs: VecDeque<(u32, Option<Aes256Gcm>)>,
     told_unreadable: bool,
@@ -56,7 +62,8 @@ struct PublisherState {
 
 /// One subscriber's key and state.
 pub struct Subscriber {
-    key: Zeroizing<Vec<u8>>,
+    /// Decoded once: its pairing lines are computed once for every record.
+    key: Box<dyn facade::UserKey>,
     verify_with: Option<Vec<u8>>,
     verify_point: Option<Vec<u8>>,
     publishers: HashMap<PublisherId, PublisherState>,
@@ -68,7 +75,16 @@ impl Subscriber {
     /// A subscriber holding user key bundle `key`; with `verify_with` (a
     /// verifying-key object), only what that key signed is released.
     pub fn new(key: Zeroizing<Vec<u8>>, verify_with: Option<Vec<u8>>) -> Result<Self, Error> {
-        facade::of_object(&key)?.check_object(&key)?;
+        if abbe::wire::Preamble::parse(&key)
+            .map_err(facade::Error::from)?
+            .kind
+            != abbe::wire::ObjectKind::UserKey
+        {
+            return Err(Error::Invalid(
+                "a subscriber needs a user key (written by `abbe keygen`)".into(),
+            ));
+        }
+        let key = facade::of_object(&key)?.user_key(&key)?;
         let verify_point = match &verify_with {
             Some(vk) => Some(signature::verifying_key_point(vk)?.1),
             None => None,
@@ -92,6 +108,12 @@ impl Subscriber {
             None => format!("{filter}/{}/+", crate::KEY_TOPIC_SEGMENT),
         };
         [filter.to_owned(), keys]
+    }
+
+    /// Whether handling `payload` may run an ABE decryption (an epoch key
+    /// or a per-message record), as opposed to one AES-GCM reading.
+    pub fn needs_pairings(payload: &[u8]) -> bool {
+        payload.get(5) != Some(&(record::RecordType::Reading as u8))
     }
 
     /// Handles one MQTT message.
@@ -164,6 +186,7 @@ impl Subscriber {
                 };
                 let Some(cipher) = cipher else {
                     events.push(Event::Skipped { publisher });
+                    self.publishers.entry(publisher).or_default().unread_since = true;
                     return Ok(None);
                 };
                 let aad = record::reading_aad(authenticated, topic)?;
@@ -270,6 +293,7 @@ impl Subscriber {
     /// Tells once that `publisher` is unreadable; counts a skipped reading.
     fn unreadable(&mut self, publisher: PublisherId, events: &mut Vec<Event>, reading: bool) {
         let state = self.publishers.entry(publisher).or_default();
+        state.unread_since |= reading;
         if state.told_unreadable {
             if reading {
                 events.push(Event::Skipped { publisher });
@@ -287,11 +311,12 @@ impl Subscriber {
     /// asked to): its plaintext and signer fingerprint.
     fn open(&self, file: &[u8]) -> Result<(Zeroizing<Vec<u8>>, Option<String>), Error> {
         let mut plain = Zeroizing::new(Vec::new());
-        let opened = facade::decrypt(&self.key, file, &mut *plain, self.verify_with.as_deref())
-            .map_err(|e| match e {
-                facade::Error::NotSatisfied => Error::NotSatisfied,
-                other => Error::Invalid(other.to_string()),
-            })?;
+        let opened =
+            facade::decrypt_with(&*self.key, file, &mut *plain, self.verify_with.as_deref())
+                .map_err(|e| match e {
+                    facade::Error::NotSatisfied => Error::NotSatisfied,
+                    other => Error::Invalid(other.to_string()),
+                })?;
         Ok((plain, opened.signer.map(|s| s.fingerprint)))
     }
 
@@ -342,8 +367,15 @@ impl Subscriber {
                     "replayed or reordered reading (sequence {seq} after {last})"
                 )));
             }
+            if seq > last + 1 && !state.unread_since {
+                events.push(Event::Missed {
+                    publisher,
+                    count: seq - last - 1,
+                });
+            }
         }
         state.last_seq = Some(seq);
+        state.unread_since = false;
         events.push(Event::Reading {
             publisher,
             seq,

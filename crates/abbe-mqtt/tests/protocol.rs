@@ -293,3 +293,53 @@ fn publishers_refuse_bad_topics_and_targets_at_once() {
     assert!(Publisher::new(s.pk.clone(), "a and (", "t", EPOCHS, None).is_err());
     assert!(Publisher::new(b"not a key".to_vec(), "a", "t", EPOCHS, None).is_err());
 }
+
+#[test]
+fn readings_the_broker_dropped_are_counted_as_missed_not_skipped_ones() {
+    let s = setup(SchemeId::Waters11);
+    let mut p = s.publisher("doctor", EPOCHS);
+    let mut doctor = s.subscriber("doctor", None);
+    // Epoch key, r0, r1, r2, [epoch key], r3, r4: r1 and r3 never arrive.
+    let m = publish_all(&mut p, &[b"r0", b"r1", b"r2", b"r3", b"r4"]);
+    let lost: Vec<usize> = m
+        .iter()
+        .enumerate()
+        .filter(|(_, m)| !m.retain)
+        .map(|(i, _)| i)
+        .enumerate()
+        .filter(|(n, _)| *n == 1 || *n == 3)
+        .map(|(_, i)| i)
+        .collect();
+    let kept: Vec<Message> = m
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| !lost.contains(i))
+        .map(|(_, m)| m.clone())
+        .collect();
+    let events = feed(&mut doctor, &kept);
+    assert_eq!(
+        readings(&events),
+        [b"r0".to_vec(), b"r2".to_vec(), b"r4".to_vec()]
+    );
+    let missed: Vec<u64> = events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Missed { count, .. } => Some(*count),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(missed, [1, 1]);
+    // A reading under a policy this key does not satisfy is skipped, not
+    // missed: the jump in the sequence after it is no loss.
+    let mut p = s.publisher("doctor", Protection::PerMessage);
+    let mut doctor = s.subscriber("doctor", None);
+    let mut m = publish_all(&mut p, &[b"r0"]);
+    p.set_target("nurse").unwrap();
+    m.extend(publish_all(&mut p, &[b"r1"]));
+    p.set_target("doctor").unwrap();
+    m.extend(publish_all(&mut p, &[b"r2"]));
+    let events = feed(&mut doctor, &m);
+    assert_eq!(readings(&events), [b"r0".to_vec(), b"r2".to_vec()]);
+    assert!(events.iter().any(|e| matches!(e, Event::Skipped { .. })));
+    assert!(events.iter().all(|e| !matches!(e, Event::Missed { .. })));
+}

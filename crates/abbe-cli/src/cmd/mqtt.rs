@@ -237,6 +237,8 @@ async fn subscribe(a: SubscribeArgs) -> Result<()> {
     let broker = a.broker.broker()?;
     let deadline = a.timeout.as_deref().map(duration).transpose()?;
     let mut client = MqttSubscriber::connect(&broker, &a.topic, subscriber).await?;
+    // Scripts wait for this line before publishing.
+    eprintln!("abbe: subscribed to {} on {}", a.topic, a.broker.broker);
     let stop = async {
         match deadline {
             Some(d) => tokio::time::sleep(d).await,
@@ -247,7 +249,7 @@ async fn subscribe(a: SubscribeArgs) -> Result<()> {
     };
     tokio::pin!(stop);
     let mut out = std::io::stdout().lock();
-    let (mut read, mut skipped, mut rejected) = (0u64, 0u64, 0u64);
+    let (mut read, mut skipped, mut rejected, mut missed) = (0u64, 0u64, 0u64, 0u64);
     'run: while a.count.is_none_or(|c| read < c) {
         let events = tokio::select! {
             e = client.next() => e?,
@@ -265,6 +267,7 @@ async fn subscribe(a: SubscribeArgs) -> Result<()> {
                     wire::hex(&publisher[..4])
                 ),
                 Event::Skipped { .. } => skipped += 1,
+                Event::Missed { count, .. } => missed += count,
                 Event::Rejected { publisher, reason } => {
                     rejected += 1;
                     let who = publisher.map(|p| format!(" from publisher {}", wire::hex(&p[..4])));
@@ -279,7 +282,7 @@ async fn subscribe(a: SubscribeArgs) -> Result<()> {
     }
     client.disconnect().await;
     eprintln!(
-        "abbe: {read} readings, {skipped} skipped (policy not satisfied), {rejected} refused"
+        "abbe: {read} readings, {skipped} skipped (policy not satisfied), {rejected} refused, {missed} missed (never arrived)"
     );
     Ok(())
 }

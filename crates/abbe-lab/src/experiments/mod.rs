@@ -6,6 +6,7 @@ pub mod chhatrapati22;
 pub mod detabe;
 pub mod ghw11;
 pub mod perazzo;
+mod perazzo_broker;
 pub mod wang14;
 
 use crate::papers::{to_base_unit, Published};

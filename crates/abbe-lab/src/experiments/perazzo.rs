@@ -65,9 +65,10 @@ fn universe(n: usize) -> Vec<String> {
 pub fn measure(ctx: &mut Ctx) -> Result<(), LabError> {
     let pts = enc_points(ctx.profile);
     let avg = avg_points(ctx.profile);
-    ctx.plan((pts.len() * 2 + 2 + avg.len() * 3) as u64);
+    ctx.plan((pts.len() * 2 + 2 + avg.len() * 3) as u64 + super::perazzo_broker::steps());
     for_each_curve!(ctx, C => curve::<C>(ctx, &pts));
-    average_case(ctx, &avg)
+    average_case(ctx, &avg)?;
+    super::perazzo_broker::measure(ctx)
 }
 
 fn shape(kind: &str, n: usize) -> Result<Policy, LabError> {
@@ -497,6 +498,24 @@ fn device_enc_counts(ops: &std::collections::BTreeMap<String, u64>) -> [f64; 5] 
     ]
 }
 
+/// Time (ms) and energy (mJ) of `counts` on board `d`.
+pub(super) fn price_on(
+    d: &crate::devices::Device,
+    hw: bool,
+    counts: &[f64; 5],
+) -> (Option<f64>, Option<f64>) {
+    (
+        price(counts, &|op: &str| d.op_ms(hw, op)),
+        price(counts, &|op: &str| d.op_mj(hw, op)),
+    )
+}
+
+/// The board-priced operation counts of a flat GPSW encryption at `n`
+/// attributes on BN254.
+pub(super) fn gpsw_encrypt_ops(rows: &[Row], n: f64) -> Option<[f64; 5]> {
+    ops_row(rows, "gpsw06", "bn254", "encrypt:ops", n, "flat").map(device_enc_counts)
+}
+
 fn ops_row<'a>(
     rows: &'a [Row],
     scheme: &str,
@@ -789,9 +808,7 @@ pub fn report(rows: &[Row], r: &ReportCtx) -> Section {
                     let Some(ops) = ops_row(rows, s, "bn254", "encrypt:ops", n, kind) else {
                         continue;
                     };
-                    let c = device_enc_counts(ops);
-                    let t = price(&c, &|op: &str| d.op_ms(hw, op));
-                    let e = price(&c, &|op: &str| d.op_mj(hw, op));
+                    let (t, e) = price_on(d, hw, &device_enc_counts(ops));
                     let life = match (t, e) {
                         (Some(t), Some(e)) => d.lifetime_days(t, e, ct),
                         _ => None,
@@ -845,7 +862,8 @@ pub fn report(rows: &[Row], r: &ReportCtx) -> Section {
     figures.push(f10);
     figures.push(f15);
 
-    let claims = claims(rows, &ratios, &avg_ratio, energy_saving, &lifetimes);
+    let mut claims = claims(rows, &ratios, &avg_ratio, energy_saving, &lifetimes);
+    super::perazzo_broker::report(rows, r, &mut tables, &mut claims);
     Section {
         experiment: "perazzo",
         paper: p,
