@@ -6,13 +6,15 @@
 //! One case is two rounds, each a fresh publisher and subscriber in this
 //! process on the same broker:
 //! - **burst**: `burst` readings published as fast as QoS 1 allows;
-//!   throughput = readings / (last arrival − first publish);
+//!   throughput = readings / (last arrival − first publish), the first
+//!   epoch's ABE encryption and decryption included;
 //! - **paced**: after one untimed warm-up reading (which starts the epoch
 //!   and fills the keys' caches), `paced` readings offered at a fixed rate
 //!   (the target rate, or 80 % of the burst throughput when that is lower);
-//!   latency = arrival − the moment the reading was handed to the
-//!   publisher, so it includes encryption, both hops through the broker
-//!   and decryption.
+//!   latency = arrival − the moment the reading was due by the schedule
+//!   (so a publisher falling behind shows as latency, not as fewer
+//!   samples); it includes encryption, both hops through the broker and
+//!   decryption.
 
 use crate::{
     Broker, Error, Event, MqttPublisher, MqttSubscriber, Protection, Publisher, Subscriber,
@@ -110,10 +112,15 @@ pub async fn run(broker: &Broker, case: &Case, load: &Load) -> Result<Outcome, E
         key,
     } = material(case)?;
     let reading = vec![0x5a; case.reading_len];
+    let mut run_id = [0u8; 4];
+    rand_core::RngCore::fill_bytes(&mut OsRng, &mut run_id);
+    // A topic of its own: no earlier case's retained key reaches this one.
     let topic = format!(
-        "abbe-bench/{}/{}/{}",
+        "abbe-bench/{}/{}/{}/{}/{}",
+        abbe::wire::hex(&run_id),
         case.scheme.name(),
         case.attrs,
+        case.reading_len,
         if case.per_message { "sealed" } else { "epochs" }
     );
     let round = |n: usize, rate: Option<f64>| {
@@ -137,6 +144,13 @@ pub async fn run(broker: &Broker, case: &Case, load: &Load) -> Result<Outcome, E
     let burst = round(load.burst, None).await?;
     let per_second = burst.delivered() as f64 / burst.span().as_secs_f64();
     let offered_rate = load.rate.min(0.8 * per_second);
+    if !(offered_rate.is_finite() && offered_rate > 0.0) {
+        return Err(Error::Broker(format!(
+            "the burst delivered {} of {} readings",
+            burst.delivered(),
+            load.burst
+        )));
+    }
     let paced = round(load.paced, Some(offered_rate)).await?;
     let mut lat = paced.latencies_ms();
     lat.sort_by(f64::total_cmp);
@@ -245,10 +259,14 @@ async fn one_round(
     let mut sent = Vec::with_capacity(n);
     let start = Instant::now();
     for i in 0..n {
-        if let Some(r) = rate {
-            tokio::time::sleep_until((start + Duration::from_secs_f64(i as f64 / r)).into()).await;
+        match rate {
+            Some(r) => {
+                let due = start + Duration::from_secs_f64(i as f64 / r);
+                tokio::time::sleep_until(due.into()).await;
+                sent.push(due);
+            }
+            None => sent.push(Instant::now()),
         }
-        sent.push(Instant::now());
         publish(&mut client).await?;
     }
     let mut arrived = vec![None; n];
@@ -265,6 +283,7 @@ async fn one_round(
             left -= 1;
         }
     }
+    client.retire_epoch_key().await?;
     client.close(Duration::from_secs(30)).await?;
     drop(rx);
     listener

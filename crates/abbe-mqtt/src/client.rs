@@ -17,6 +17,9 @@ pub const MAX_PACKET: usize = 16 << 20;
 /// How long to wait for the first connection.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 const RETRY: Duration = Duration::from_millis(200);
+/// Events kept from messages a broker sends before SUBACK (a clean
+/// session has none; a hostile broker must not grow this).
+const MAX_EARLY: usize = 1024;
 
 /// Where the broker is and how to log in.
 #[derive(Clone)]
@@ -264,6 +267,18 @@ impl MqttPublisher {
         Ok(())
     }
 
+    /// Clears the retained epoch key from the broker (an empty retained
+    /// message): readers that join later find none.
+    pub async fn retire_epoch_key(&mut self) -> Result<(), Error> {
+        let topic = self.publisher.key_topic();
+        self.send(Message {
+            topic,
+            payload: Vec::new(),
+            retain: true,
+        })
+        .await
+    }
+
     /// Waits until the broker acknowledged every message (up to `wait`),
     /// then disconnects. Returns how many were not acknowledged.
     pub async fn close(self, wait: Duration) -> Result<u64, Error> {
@@ -327,7 +342,13 @@ impl MqttSubscriber {
                     return Ok(s);
                 }
                 Ok(Ok(rumqttc::Event::Incoming(Packet::Publish(p)))) => {
-                    let ev = s.subscriber.receive(&p.topic, &p.payload);
+                    if s.early.len() >= MAX_EARLY {
+                        return Err(Error::Broker(format!(
+                            "more than {MAX_EARLY} messages before the broker granted the subscription"
+                        )));
+                    }
+                    let sub = &mut s.subscriber;
+                    let ev = off_the_runtime(|| sub.receive(&p.topic, &p.payload));
                     s.early.extend(ev);
                 }
                 Ok(Ok(_)) => {}

@@ -110,15 +110,21 @@ impl Subscriber {
         [filter.to_owned(), keys]
     }
 
-    /// Whether handling `payload` may run an ABE decryption (an epoch key
-    /// or a per-message record), as opposed to one AES-GCM reading.
+    /// Whether handling `payload` may run pairings (an epoch key, a
+    /// per-message record, a signed reading), as opposed to one AES-GCM
+    /// reading.
     pub fn needs_pairings(payload: &[u8]) -> bool {
         payload.get(5) != Some(&(record::RecordType::Reading as u8))
+            || payload.get(6).is_some_and(|f| f & record::FLAG_SIGNED != 0)
     }
 
     /// Handles one MQTT message.
     pub fn receive(&mut self, topic: &str, payload: &[u8]) -> Vec<Event> {
         let mut events = Vec::new();
+        if payload.is_empty() && split_key_topic(topic).is_some() {
+            // MQTT's way to clear a retained message: a retired epoch key.
+            return events;
+        }
         match self.handle(topic, payload, &mut events) {
             Ok(Some(())) => {
                 // An epoch key arrived: retry the readings that waited for it.
@@ -252,8 +258,14 @@ impl Subscriber {
         events: &mut Vec<Event>,
     ) -> Result<Option<()>, Error> {
         if let Some(s) = self.publishers.get(&publisher) {
-            if s.epochs.iter().any(|(n, _)| *n >= epoch) {
-                // A retained key seen again, or an older one replayed.
+            // A retained key seen again, or an older one replayed. An
+            // unreadable key blocks only its own number: anyone with the
+            // public key can make one under any publisher id, and one
+            // numbered u32::MAX would otherwise shut out every later epoch.
+            if s.epochs
+                .iter()
+                .any(|(n, c)| *n == epoch || (*n > epoch && c.is_some()))
+            {
                 return Ok(None);
             }
         } else if self.publishers.len() >= MAX_PUBLISHERS {
@@ -336,11 +348,9 @@ impl Subscriber {
         };
         let curve = CurveId::from_u8(curve)
             .ok_or_else(|| Error::Invalid("signature on an unknown curve".into()))?;
-        let mut signed = aad.to_vec();
-        signed.extend_from_slice(ciphertext);
-        signature::verify_block(curve, block, &signed)
-            .map_err(|_| Error::Invalid("reading signature does not verify".into()))?;
         let pk = &block[..signature::public_key_len(curve).unwrap_or(0)];
+        // The cheap comparison first: another key's signature costs no
+        // pairing.
         if let Some(want) = &self.verify_point {
             if want.as_slice() != pk {
                 return Err(Error::Invalid(
@@ -348,6 +358,10 @@ impl Subscriber {
                 ));
             }
         }
+        let mut signed = aad.to_vec();
+        signed.extend_from_slice(ciphertext);
+        signature::verify_block(curve, block, &signed)
+            .map_err(|_| Error::Invalid("reading signature does not verify".into()))?;
         Ok(Some(signature::fingerprint(curve, pk)))
     }
 

@@ -343,3 +343,42 @@ fn readings_the_broker_dropped_are_counted_as_missed_not_skipped_ones() {
     assert!(events.iter().any(|e| matches!(e, Event::Skipped { .. })));
     assert!(events.iter().all(|e| !matches!(e, Event::Missed { .. })));
 }
+
+#[test]
+fn a_forged_unreadable_epoch_key_does_not_shut_out_later_epochs() {
+    let s = setup(SchemeId::Waters11);
+    let mut p = s.publisher("doctor", EPOCHS);
+    let mut doctor = s.subscriber("doctor", None);
+    let mut m = publish_all(&mut p, &[b"r0", b"r1", b"r2"]);
+    // Anyone with the public key: an epoch key numbered u32::MAX under the
+    // victim's publisher id, for a policy the reader does not satisfy.
+    let mut forged = abbe_mqtt::record::epoch_key_head(p.id(), u32::MAX);
+    facade::encrypt(
+        &s.pk,
+        "nurse",
+        facade::Mode::Cca,
+        &[0u8; 32][..],
+        &mut forged,
+        &Default::default(),
+        &mut OsRng,
+    )
+    .unwrap();
+    m.push(Message {
+        topic: p.key_topic(),
+        payload: forged,
+        retain: true,
+    });
+    m.extend(publish_all(&mut p, &[b"r3"]));
+    // And the empty retained message that clears a key: ignored.
+    m.push(Message {
+        topic: p.key_topic(),
+        payload: Vec::new(),
+        retain: true,
+    });
+    let events = feed(&mut doctor, &m);
+    let want: Vec<Vec<u8>> = ["r0", "r1", "r2", "r3"]
+        .map(|r| r.as_bytes().to_vec())
+        .into();
+    assert_eq!(readings(&events), want);
+    assert!(rejections(&events).is_empty(), "{:?}", rejections(&events));
+}

@@ -345,8 +345,9 @@ pub fn decrypt(
 }
 
 /// Decrypts an original (not transformed) ciphertext file with a user key
-/// decoded once ([`Scheme::user_key`]), CPA headers refused; otherwise as
-/// [`decrypt`].
+/// decoded once ([`Scheme::user_key`]); as [`decrypt`] without
+/// `allow_cpa`: a key bundle refuses CPA headers (a bare scheme key opens
+/// only those).
 pub fn decrypt_with(
     key: &dyn UserKey,
     mut input: impl Read,

@@ -267,7 +267,8 @@ async fn subscribe(a: SubscribeArgs) -> Result<()> {
                     wire::hex(&publisher[..4])
                 ),
                 Event::Skipped { .. } => skipped += 1,
-                Event::Missed { count, .. } => missed += count,
+                // A forged sequence number can claim 2^64 gaps.
+                Event::Missed { count, .. } => missed = missed.saturating_add(count),
                 Event::Rejected { publisher, reason } => {
                     rejected += 1;
                     let who = publisher.map(|p| format!(" from publisher {}", wire::hex(&p[..4])));
