@@ -432,19 +432,11 @@ fn tls_with_a_password_and_a_key_policy_scheme() {
     keygen("boiler and humidity", "intern.key");
     let (_, server) = test_ca(dir);
     let passwords = dir.join("passwords");
-    let st = Command::new(bin.with_file_name("mosquitto_passwd"))
-        .arg("-c")
-        .arg("-b")
+    let st = Command::new("mosquitto_passwd")
+        .args(["-c", "-b"])
         .arg(&passwords)
         .args(["meter-7", "correct horse"])
         .status()
-        .or_else(|_| {
-            Command::new("mosquitto_passwd")
-                .args(["-c", "-b"])
-                .arg(&passwords)
-                .args(["meter-7", "correct horse"])
-                .status()
-        })
         .expect("mosquitto_passwd (package mosquitto)");
     assert!(st.success());
     let broker = Mosquitto::start(&bin, dir, Some(&server), Some(&passwords)).unwrap();
