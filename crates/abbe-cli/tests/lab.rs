@@ -219,3 +219,77 @@ fn browser_check(index: &Path, html: &str) {
         "the page made network requests"
     );
 }
+
+/// A run killed half-way keeps every point it measured: they are journaled
+/// as measured, and the next run takes them over instead of measuring them
+/// again.
+#[test]
+fn a_killed_run_resumes_from_its_journal() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("report");
+    let journal = out.join("results/wang14.journal");
+    let mut child = abbe()
+        .args(["lab", "--only", "wang14", "--quiet", "--out"])
+        .arg(&out)
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(300);
+    let lines = |p: &Path| {
+        std::fs::read_to_string(p)
+            .map(|t| t.lines().count())
+            .unwrap_or(0)
+    };
+    while lines(&journal) < 12 {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no journal after 300 s"
+        );
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "the run ended before it was killed"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let journaled: Vec<serde_json::Value> = std::fs::read_to_string(&journal)
+        .unwrap()
+        .lines()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .collect();
+    assert!(journaled.len() >= 12);
+    let st = abbe()
+        .args(["lab", "--only", "wang14", "--quiet", "--out"])
+        .arg(&out)
+        .status()
+        .unwrap();
+    assert!(st.success());
+    assert!(
+        !journal.exists(),
+        "the journal is gone once the results are written"
+    );
+    let rows: Vec<serde_json::Value> =
+        serde_json::from_str(&std::fs::read_to_string(out.join("results/wang14.json")).unwrap())
+            .unwrap();
+    let id = |r: &serde_json::Value| {
+        ["scheme", "curve", "operation", "x", "params"]
+            .map(|k| r[k].to_string())
+            .join("|")
+    };
+    // Rows of a point cut short may be measured again; the others are kept
+    // exactly. A point has at most five rows (kem_point), so all but the
+    // last five journaled rows must survive unchanged.
+    for r in &journaled[..journaled.len() - 5] {
+        let kept = rows
+            .iter()
+            .find(|x| id(x) == id(r))
+            .expect("a journaled row was lost");
+        assert_eq!(
+            kept["median_ms"],
+            r["median_ms"],
+            "{} was measured again",
+            id(r)
+        );
+        assert_eq!(kept["bytes"], r["bytes"]);
+    }
+}

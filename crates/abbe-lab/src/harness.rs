@@ -53,6 +53,10 @@ pub struct Stats {
     pub median_ms: f64,
     pub min_ms: f64,
     pub max_ms: f64,
+    /// Lower and upper quartiles of the wall times: the spread the lab's
+    /// comparisons call noise.
+    pub q1_ms: f64,
+    pub q3_ms: f64,
     pub cpu_ms: f64,
     pub reps: u32,
     /// Peak heap of the first run (`None` without the instrumented allocator).
@@ -67,6 +71,8 @@ impl Stats {
             median_ms: self.median_ms / k,
             min_ms: self.min_ms / k,
             max_ms: self.max_ms / k,
+            q1_ms: self.q1_ms / k,
+            q3_ms: self.q3_ms / k,
             cpu_ms: self.cpu_ms / k,
             ..self
         }
@@ -85,6 +91,18 @@ pub fn median(v: &mut [f64]) -> f64 {
     } else {
         (v[n / 2 - 1] + v[n / 2]) / 2.0
     }
+}
+
+/// The `q`-quantile (0 ≤ q ≤ 1) of a sorted non-empty sample, linearly
+/// interpolated.
+pub fn quantile(sorted: &[f64], q: f64) -> f64 {
+    if sorted.is_empty() {
+        return f64::NAN;
+    }
+    let pos = q.clamp(0.0, 1.0) * (sorted.len() - 1) as f64;
+    let (i, f) = (pos.floor() as usize, pos.fract());
+    let next = sorted.get(i + 1).copied().unwrap_or(sorted[i]);
+    sorted[i] + (next - sorted[i]) * f
 }
 
 /// Times `op(input)` where a fresh input comes from `setup` before every
@@ -121,10 +139,13 @@ pub fn time_with_setup<S, T>(
     }
     let min_ms = wall.iter().copied().fold(f64::INFINITY, f64::min);
     let max_ms = wall.iter().copied().fold(0.0, f64::max);
+    let median_ms = median(&mut wall);
     Stats {
-        median_ms: median(&mut wall),
+        median_ms,
         min_ms,
         max_ms,
+        q1_ms: quantile(&wall, 0.25),
+        q3_ms: quantile(&wall, 0.75),
         cpu_ms: median(&mut cpu),
         reps: wall.len() as u32,
         peak_heap: peak,
@@ -244,6 +265,16 @@ mod tests {
         assert_eq!(median(&mut [3.0, 1.0, 2.0]), 2.0);
         assert_eq!(median(&mut [4.0, 1.0, 3.0, 2.0]), 2.5);
         assert!(median(&mut []).is_nan());
+    }
+
+    #[test]
+    fn quartiles_interpolate() {
+        let v = [1.0, 2.0, 3.0, 4.0, 5.0];
+        assert_eq!(quantile(&v, 0.25), 2.0);
+        assert_eq!(quantile(&v, 0.75), 4.0);
+        assert_eq!(quantile(&[1.0, 3.0], 0.5), 2.0);
+        assert_eq!(quantile(&[7.0], 0.75), 7.0);
+        assert!(quantile(&[], 0.5).is_nan());
     }
 
     #[test]

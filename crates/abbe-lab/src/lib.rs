@@ -2,8 +2,9 @@
 //! abbe implements, on today's curves, with each paper's published value
 //! beside ours and a verdict on each of its claims.
 //!
-//! Layout: [`harness`] measures (budgeted repetitions, median and spread,
-//! CPU time, peak heap); [`record`] is one measured point and the
+//! Layout: [`harness`] measures (budgeted repetitions, median and
+//! quartiles, CPU time, peak heap); [`judge`] applies each claim's rule
+//! (stated in the paper's `.md`) with the noise of the measurements; [`record`] is one measured point and the
 //! `results/*.csv|json` files; [`papers`] loads the published values
 //! (`data/papers/<paper>.csv`, the only numbers typed in by hand); [`plot`]
 //! draws SVG figures; [`report`] writes `index.html`; [`experiments`](mod@experiments) has one
@@ -14,6 +15,7 @@
 pub mod devices;
 pub mod experiments;
 pub mod harness;
+pub mod judge;
 pub mod papers;
 pub mod plot;
 pub mod record;
@@ -106,6 +108,9 @@ pub struct Ctx {
     store: Store,
     bar: ProgressBar,
     heap: bool,
+    /// `results/<experiment>.journal`: every row as it is measured, one JSON
+    /// line each, so a killed run loses at most the point in progress.
+    journal: Option<std::fs::File>,
 }
 
 impl Ctx {
@@ -172,7 +177,20 @@ impl Ctx {
     }
 
     pub fn push(&mut self, row: Row) {
+        self.journal(&row);
         self.store.push(row);
+    }
+
+    /// Appends `row` to the journal. A journal that cannot be written only
+    /// costs the checkpoint: the results are still written at the end.
+    fn journal(&mut self, row: &Row) {
+        use std::io::Write as _;
+        if let (Some(f), Ok(mut line)) = (self.journal.as_mut(), serde_json::to_vec(row)) {
+            line.push(b'\n');
+            if f.write_all(&line).is_err() {
+                self.journal = None;
+            }
+        }
     }
 
     /// Adds operation counts to the row of `key` measured in this run.
@@ -186,13 +204,15 @@ impl Ctx {
             .find(|r| r.key().id() == id)
         {
             r.ops = Some(record::ops_map(counts));
+            let r = r.clone();
+            self.journal(&r);
         }
     }
 
     /// Times `op` and records the row.
     pub fn time<T>(&mut self, key: Key, bits: u32, budget: Budget, op: impl FnMut() -> T) -> Stats {
         let s = harness::time(budget, self.heap, op);
-        self.store.push(Row::from_key(&key, bits).with_stats(s));
+        self.push(Row::from_key(&key, bits).with_stats(s));
         s
     }
 
@@ -206,7 +226,7 @@ impl Ctx {
         op: impl FnMut(S) -> T,
     ) -> Stats {
         let s = harness::time_with_setup(budget, self.heap, setup, op);
-        self.store.push(Row::from_key(&key, bits).with_stats(s));
+        self.push(Row::from_key(&key, bits).with_stats(s));
         s
     }
 
@@ -215,7 +235,7 @@ impl Ctx {
         let mut r = Row::from_key(&key, bits);
         r.bytes = Some(bytes as u64);
         r.unit = "B".into();
-        self.store.push(r);
+        self.push(r);
     }
 
     /// Records a derived value (a count, a prediction, an energy).
@@ -223,7 +243,7 @@ impl Ctx {
         let mut r = Row::from_key(&key, bits);
         r.value = Some(value);
         r.unit = unit.into();
-        self.store.push(r);
+        self.push(r);
     }
 }
 
@@ -257,6 +277,18 @@ fn load_rows(path: &Path) -> Result<Vec<Row>, LabError> {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Vec::new()),
         Err(e) => Err(io_err(path)(e)),
     }
+}
+
+/// The rows of a journal (see [`Ctx`]); a line cut short by a kill is
+/// skipped.
+fn load_journal(path: &Path) -> Vec<Row> {
+    std::fs::read_to_string(path)
+        .map(|t| {
+            t.lines()
+                .filter_map(|l| serde_json::from_str::<Row>(l).ok())
+                .collect()
+        })
+        .unwrap_or_default()
 }
 
 /// The result of a run.
@@ -306,7 +338,7 @@ fn environment(opts: &Options, heap: bool) -> Environment {
             ("date (UTC)".into(), utc_now()),
             (
                 "statistics".into(),
-                "median of repetitions after one warm-up run, repeated until a time budget (quick 0.15 s, min 3; full 1.5 s, min 11) unless a paper fixes the count; min–max in results/*.csv; process CPU time beside wall time".into(),
+                "every operation on one thread (abbe's parallelism follows rayon's pool, and the lab installs a one-thread pool); median of repetitions after one warm-up run, repeated until a time budget (quick 0.15 s, min 3; full 1.5 s, min 11) unless a paper fixes the count; quartiles and min–max in results/*.csv, the quartiles being the noise the verdicts allow for; process CPU time beside wall time".into(),
             ),
             (
                 "peak heap".into(),
@@ -358,16 +390,28 @@ pub fn run(opts: &Options) -> Result<Summary, LabError> {
     std::fs::create_dir_all(&results).map_err(io_err(&results))?;
     std::fs::create_dir_all(&plots).map_err(io_err(&plots))?;
     let heap = harness::heap_tracking();
-    let style =
-        ProgressStyle::with_template("{prefix:>14} [{bar:28}] {pos}/{len} {elapsed:>4} {msg}")
-            .map_err(|e| LabError::Other(e.to_string()))?
-            .progress_chars("=> ");
+    let single_thread = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .thread_name(|_| "abbe-lab".into())
+        // As much stack as a main thread: measuring runs here.
+        .stack_size(8 << 20)
+        .build()
+        .map_err(|e| LabError::Other(format!("cannot start the measuring thread: {e}")))?;
+    let style = ProgressStyle::with_template(
+        "{prefix:>14} [{bar:28}] {pos}/{len} {elapsed:>4} eta {eta:>4} {msg}",
+    )
+    .map_err(|e| LabError::Other(e.to_string()))?
+    .progress_chars("=> ");
     for e in &all {
         if !opts.only.is_empty() && !opts.only.iter().any(|o| o == e.name) {
             continue;
         }
         let json = results.join(format!("{}.json", e.name));
-        let prior = load_rows(&json)?;
+        let journal = results.join(format!("{}.journal", e.name));
+        // Rows of earlier runs, then those an interrupted run journaled
+        // (later rows of one key replace earlier ones).
+        let mut prior = load_rows(&json)?;
+        prior.extend(load_journal(&journal));
         let bar = if opts.quiet {
             ProgressBar::hidden()
         } else {
@@ -383,8 +427,16 @@ pub fn run(opts: &Options) -> Result<Summary, LabError> {
             store: Store::new(prior, opts.force),
             bar: bar.clone(),
             heap,
+            journal: std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(&journal)
+                .ok(),
         };
-        let outcome = (e.measure)(&mut ctx);
+        // One thread: the papers' implementations were single-threaded, and
+        // a parallel operation's wall time on a shared machine waits for
+        // the scheduler to run its other threads (up to a 4 ms tick each).
+        let outcome = single_thread.install(|| (e.measure)(&mut ctx));
         // Whatever was measured is kept, even if the experiment failed
         // half-way: the next run resumes from it.
         let rows = ctx.store.finish();
@@ -398,6 +450,8 @@ pub fn run(opts: &Options) -> Result<Summary, LabError> {
             &results.join(format!("{}.csv", e.name)),
             record::to_csv(&rows).as_bytes(),
         )?;
+        // Everything journaled is in the results file now.
+        let _ = std::fs::remove_file(&journal);
         bar.finish_with_message("done");
         outcome?;
     }
@@ -412,7 +466,15 @@ pub fn run(opts: &Options) -> Result<Summary, LabError> {
         if rows.is_empty() {
             continue;
         }
-        let section = (e.report)(&rows, &rctx);
+        let mut section = (e.report)(&rows, &rctx);
+        for floor in judge::wall_floors(&rows) {
+            if !opts.quiet {
+                eprintln!("abbe lab: {}: wall-time floor suspected: {floor}", e.name);
+            }
+            section.notes.push(format!(
+                "Wall-time floor suspected — these times do not follow their work (a timer or a thread wake-up waiting for the scheduler), so claims resting on them are unreliable: {floor}"
+            ));
+        }
         let mut svgs = Vec::new();
         for f in &section.figures {
             let svg = f
@@ -464,6 +526,23 @@ mod tests {
             1,
             "no temp file left"
         );
+    }
+
+    #[test]
+    fn a_journal_cut_short_keeps_its_whole_lines() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("x.journal");
+        let row = Row {
+            scheme: "s".into(),
+            bytes: Some(3),
+            ..Row::default()
+        };
+        let mut text = serde_json::to_string(&row).unwrap();
+        text.push('\n');
+        text.push_str(&serde_json::to_string(&row).unwrap()[..10]);
+        std::fs::write(&p, text).unwrap();
+        assert_eq!(load_journal(&p), vec![row]);
+        assert!(load_journal(&dir.path().join("missing")).is_empty());
     }
 
     #[test]

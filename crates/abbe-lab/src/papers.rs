@@ -28,6 +28,9 @@ pub struct Paper {
     pub id: &'static str,
     pub title: &'static str,
     csv: &'static str,
+    /// The paper's notes, `data/papers/<paper>.md`: what to regenerate and
+    /// the rule of each claim (see [`Paper::rule`]).
+    md: &'static str,
 }
 
 pub const PAPERS: [Paper; 5] = [
@@ -35,26 +38,31 @@ pub const PAPERS: [Paper; 5] = [
         id: "ghw11",
         title: "Green, Hohenberger, Waters — Outsourcing the Decryption of ABE Ciphertexts (USENIX Security 2011)",
         csv: include_str!("../data/papers/ghw11.csv"),
+        md: include_str!("../data/papers/ghw11.md"),
     },
     Paper {
         id: "wang14",
-        title: "Wang, Zhang, Kim — Performance Evaluation of Attribute-Based Encryption: Toward Data Privacy in the IoT (ICC 2014)",
+        title: "Wang, Zhang, Schooler, Ion — Performance Evaluation of Attribute-Based Encryption: Toward Data Privacy in the IoT (ICC 2014)",
         csv: include_str!("../data/papers/wang14.csv"),
+        md: include_str!("../data/papers/wang14.md"),
     },
     Paper {
         id: "chhatrapati22",
         title: "Chhatrapati, Hohenberger, Trombo, Vusirikala — A Performance Evaluation of Pairing-Based Broadcast Encryption Systems (ACNS 2022)",
         csv: include_str!("../data/papers/chhatrapati22.csv"),
+        md: include_str!("../data/papers/chhatrapati22.md"),
     },
     Paper {
         id: "detabe",
         title: "DET-ABE vs AES4SeC — digital envelopes for cloud file sharing",
         csv: include_str!("../data/papers/detabe.csv"),
+        md: include_str!("../data/papers/detabe.md"),
     },
     Paper {
         id: "perazzo",
         title: "Perazzo et al. — Performance evaluation of attribute-based encryption on constrained IoT devices",
         csv: include_str!("../data/papers/perazzo.csv"),
+        md: include_str!("../data/papers/perazzo.md"),
     },
 ];
 
@@ -152,6 +160,39 @@ impl Paper {
             });
         }
         Ok(out)
+    }
+
+    /// The rule of the claim `id`, written in the paper's `.md` before
+    /// anything was measured, as `Rule {id}: holds if …; does not hold if …`
+    /// (continued on the following indented lines).
+    pub fn rule(&self, id: &str) -> Option<String> {
+        let tag = format!("Rule {{{id}}}:");
+        let mut lines = self.md.lines();
+        let first = lines.by_ref().find_map(|l| {
+            let i = l.find(&tag)?;
+            Some(l[i + tag.len()..].trim().to_string())
+        })?;
+        let mut rule = first;
+        for l in lines {
+            let t = l.trim();
+            if !l.starts_with("    ") || t.is_empty() {
+                break;
+            }
+            rule.push(' ');
+            rule.push_str(t);
+        }
+        Some(rule)
+    }
+
+    /// Every claim id with a rule in the paper's `.md`.
+    pub fn rule_ids(&self) -> Vec<&'static str> {
+        self.md
+            .match_indices("Rule {")
+            .filter_map(|(i, _)| {
+                let rest = &self.md[i + 6..];
+                rest.find("}:").map(|j| &rest[..j])
+            })
+            .collect()
     }
 
     /// Values matching `pred`, in file order.

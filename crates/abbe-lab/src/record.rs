@@ -50,6 +50,11 @@ pub struct Row {
     pub median_ms: Option<f64>,
     pub min_ms: Option<f64>,
     pub max_ms: Option<f64>,
+    /// Quartiles of the wall times (absent in results of older labs).
+    #[serde(default)]
+    pub q1_ms: Option<f64>,
+    #[serde(default)]
+    pub q3_ms: Option<f64>,
     pub cpu_ms: Option<f64>,
     /// Process CPU time / wall time (> 1 when several cores work).
     pub cpu_util: Option<f64>,
@@ -94,6 +99,8 @@ impl Row {
         self.median_ms = Some(s.median_ms);
         self.min_ms = Some(s.min_ms);
         self.max_ms = Some(s.max_ms);
+        self.q1_ms = Some(s.q1_ms);
+        self.q3_ms = Some(s.q3_ms);
         self.cpu_ms = Some(s.cpu_ms);
         self.cpu_util = (s.median_ms > 0.0).then(|| s.cpu_ms / s.median_ms);
         self.reps = Some(s.reps);
@@ -148,7 +155,7 @@ pub fn ops_map(c: &OpCounts) -> BTreeMap<String, u64> {
         .collect()
 }
 
-const CSV_HEADER: &str = "experiment,scheme,curve,security_bits,operation,x_name,x,params,median_ms,min_ms,max_ms,cpu_ms,cpu_util,reps,bytes,value,unit,peak_heap_bytes,ops";
+const CSV_HEADER: &str = "experiment,scheme,curve,security_bits,operation,x_name,x,params,median_ms,min_ms,max_ms,q1_ms,q3_ms,cpu_ms,cpu_util,reps,bytes,value,unit,peak_heap_bytes,ops";
 
 fn opt<T: std::fmt::Display>(v: &Option<T>) -> String {
     v.as_ref().map(|v| v.to_string()).unwrap_or_default()
@@ -179,7 +186,7 @@ pub fn to_csv(rows: &[Row]) -> String {
             .unwrap_or_default();
         let _ = writeln!(
             out,
-            "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
+            "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
             field(&r.experiment),
             field(&r.scheme),
             field(&r.curve),
@@ -191,6 +198,8 @@ pub fn to_csv(rows: &[Row]) -> String {
             opt(&r.median_ms),
             opt(&r.min_ms),
             opt(&r.max_ms),
+            opt(&r.q1_ms),
+            opt(&r.q3_ms),
             opt(&r.cpu_ms),
             opt(&r.cpu_util.map(|u| (u * 1000.0).round() / 1000.0)),
             opt(&r.reps),
@@ -224,7 +233,7 @@ mod tests {
         };
         let csv = to_csv(std::slice::from_ref(&r));
         let line = csv.lines().nth(1).unwrap();
-        assert_eq!(line, "e,s,c,0,op,n,3,\"shape=flat;p=0,5\",,,,,,,10,,B,,");
+        assert_eq!(line, "e,s,c,0,op,n,3,\"shape=flat;p=0,5\",,,,,,,,,10,,B,,");
         assert_eq!(r.param("shape"), Some("flat"));
         assert_eq!(r.main_value(), Some(10.0));
         let json = serde_json::to_string(&r).unwrap();

@@ -88,7 +88,11 @@ pub enum Verdict {
     Holds,
     DoesNotHold,
     Depends,
-    /// The evidence is not measured yet (a scheme or feature to come).
+    /// The claim compares quantities that differ here by less than their
+    /// measured noise: no winner can be named.
+    WithinNoise,
+    /// The evidence is not measured yet (a point of the full profile, or
+    /// hardware the machine lacks; the evidence says which).
     Pending,
 }
 
@@ -98,6 +102,7 @@ impl Verdict {
             Verdict::Holds => "holds",
             Verdict::DoesNotHold => "does not hold",
             Verdict::Depends => "depends",
+            Verdict::WithinNoise => "within noise",
             Verdict::Pending => "pending",
         }
     }
@@ -105,6 +110,10 @@ impl Verdict {
 
 #[derive(Clone, Debug)]
 pub struct Claim {
+    /// The claim's id in its paper's `.md`, where its rule is stated
+    /// (`Rule {id}: holds if …`); the report prints the rule beside the
+    /// verdict.
+    pub id: &'static str,
     /// Where in the paper.
     pub source: String,
     /// The claim, quoted or closely paraphrased.
@@ -154,7 +163,7 @@ figure svg{display:block;max-width:100%;height:auto}
 figcaption{font-size:12px;color:#555}
 .claims li{margin:.6em 0}.verdict{display:inline-block;padding:0 .5em;border-radius:3px;font-weight:600;font-size:12px}
 .v-holds{background:#dafbe1;color:#116329}.v-does-not-hold{background:#ffebe9;color:#a40e26}
-.v-depends{background:#fff8c5;color:#7d4e00}.v-pending{background:#eaeef2;color:#57606a}
+.v-depends{background:#fff8c5;color:#7d4e00}.v-pending{background:#eaeef2;color:#57606a}.v-within-noise{background:#ddf4ff;color:#0a3069}.rule{color:#444;font-size:12px}
 .note{color:#555;font-size:13px}dl.env{display:grid;grid-template-columns:max-content auto;gap:.2em 1em}
 dl.env dt{font-weight:600}
 "#;
@@ -206,16 +215,17 @@ pub fn index_html(title: &str, env: &Environment, sections: &[(Section, Vec<Stri
     }
     h.push_str("<a href=\"#environment\">environment</a></nav>");
     // Claims summary first: what a reader wants to know.
-    h.push_str("<h2 id=claims>Claims and verdicts</h2><table class=data><tr><th>paper</th><th>claim</th><th>verdict</th></tr>");
+    h.push_str("<h2 id=claims>Claims and verdicts</h2><p class=note>Each verdict applies a rule written in the paper's notes before measuring; comparisons closer than the repetitions' spread say <q>within noise</q>.</p><table class=data><tr><th>paper</th><th>claim</th><th>verdict</th><th>rule</th></tr>");
     for (s, _) in sections {
         for c in &s.claims {
             let _ = write!(
                 h,
-                "<tr><td>{}</td><td style=\"text-align:left\">{}</td><td><span class=\"verdict v-{}\">{}</span></td></tr>",
+                "<tr><td>{}</td><td style=\"text-align:left\">{}</td><td><span class=\"verdict v-{}\">{}</span></td><td class=rule style=\"text-align:left\">{}</td></tr>",
                 s.experiment,
                 esc(&c.text),
                 c.verdict.label().replace(' ', "-"),
-                c.verdict.label()
+                c.verdict.label(),
+                esc(&s.paper.rule(c.id).unwrap_or_default())
             );
         }
     }
@@ -275,11 +285,12 @@ pub fn index_html(title: &str, env: &Environment, sections: &[(Section, Vec<Stri
             for c in &s.claims {
                 let _ = write!(
                     h,
-                    "<li><span class=\"verdict v-{}\">{}</span> <q>{}</q> <span class=note>({})</span><br><span class=note>Evidence: {}</span></li>",
+                    "<li><span class=\"verdict v-{}\">{}</span> <q>{}</q> <span class=note>({})</span><br><span class=rule>Rule: {}</span><br><span class=note>Evidence: {}</span></li>",
                     c.verdict.label().replace(' ', "-"),
                     c.verdict.label(),
                     esc(&c.text),
                     esc(&c.source),
+                    esc(&s.paper.rule(c.id).unwrap_or_default()),
                     esc(&c.evidence)
                 );
             }
@@ -325,6 +336,7 @@ mod tests {
             tables: vec![t],
             figures: vec![f],
             claims: vec![Claim {
+                id: "advantage-from-10",
                 source: "§6".into(),
                 text: "fast".into(),
                 verdict: Verdict::Holds,

@@ -9,6 +9,7 @@ pub mod perazzo;
 mod perazzo_broker;
 pub mod wang14;
 
+use crate::judge::Measured;
 use crate::papers::{to_base_unit, Published};
 use crate::record::Row;
 use crate::report::{Cell, Table};
@@ -104,8 +105,8 @@ pub fn series(
     series_of(rows, scheme, curve, op, params, Row::main_value)
 }
 
-/// Like [`series`], but process CPU time: the work done, which the two
-/// rayon threads of a parallel operation do not bend as they bend wall time.
+/// Like [`series`], but process CPU time: the work done, which another
+/// process on the machine does not bend as it bends wall time.
 pub fn cpu_series(
     rows: &[Row],
     scheme: &str,
@@ -124,6 +125,11 @@ pub fn point<'a>(rows: &'a [Row], scheme: &str, curve: &str, op: &str, x: f64) -
 
 pub fn value(rows: &[Row], scheme: &str, curve: &str, op: &str, x: f64) -> Option<f64> {
     point(rows, scheme, curve, op, x).and_then(Row::main_value)
+}
+
+/// The point's main value with its noise (see [`crate::judge`]).
+pub fn measured(rows: &[Row], scheme: &str, curve: &str, op: &str, x: f64) -> Option<Measured> {
+    point(rows, scheme, curve, op, x).and_then(Measured::of)
 }
 
 /// Least-squares line through `pts`: (slope, intercept, R²).
@@ -147,21 +153,6 @@ pub fn linear_fit(pts: &[(f64, f64)]) -> Option<(f64, f64, f64)> {
         (sxy * sxy) / (sxx * syy)
     };
     Some((slope, my - slope * mx, r2))
-}
-
-/// Holds when every check passes, does not hold when none does, depends
-/// otherwise.
-pub fn verdict_of(oks: &[bool]) -> crate::report::Verdict {
-    use crate::report::Verdict;
-    if oks.is_empty() {
-        Verdict::Pending
-    } else if oks.iter().all(|b| *b) {
-        Verdict::Holds
-    } else if oks.iter().any(|b| *b) {
-        Verdict::Depends
-    } else {
-        Verdict::DoesNotHold
-    }
 }
 
 /// A published value in our base unit (ms or bytes).
@@ -275,9 +266,104 @@ pub mod rsa_ops {
     }
 }
 
+/// Synthetic rows for the claims' unit tests.
+#[cfg(test)]
+pub mod synth {
+    use crate::record::Row;
+
+    /// A timed point with ±1 % quartiles (below the noise floor).
+    pub fn timed(scheme: &str, curve: &str, op: &str, x: f64, params: &str, ms: f64) -> Row {
+        Row {
+            scheme: scheme.into(),
+            curve: curve.into(),
+            operation: op.into(),
+            x,
+            params: params.into(),
+            median_ms: Some(ms),
+            q1_ms: Some(ms * 0.99),
+            q3_ms: Some(ms * 1.01),
+            cpu_ms: Some(ms),
+            unit: "ms".into(),
+            ..Row::default()
+        }
+    }
+
+    pub fn sized(scheme: &str, curve: &str, op: &str, x: f64, params: &str, bytes: u64) -> Row {
+        Row {
+            scheme: scheme.into(),
+            curve: curve.into(),
+            operation: op.into(),
+            x,
+            params: params.into(),
+            bytes: Some(bytes),
+            unit: "B".into(),
+            ..Row::default()
+        }
+    }
+
+    /// The verdict of claim `id` among `claims`.
+    pub fn verdict(claims: &[crate::report::Claim], id: &str) -> crate::report::Verdict {
+        claims
+            .iter()
+            .find(|c| c.id == id)
+            .unwrap_or_else(|| panic!("no claim {id}"))
+            .verdict
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every claim the report code makes has its rule in its paper's `.md`,
+    /// stating when it holds and when it does not; every rule has a claim.
+    #[test]
+    fn every_claim_has_a_rule_and_every_rule_a_claim() {
+        let sources = [
+            ("ghw11", include_str!("ghw11.rs")),
+            ("wang14", include_str!("wang14.rs")),
+            ("chhatrapati22", include_str!("chhatrapati22.rs")),
+            ("detabe", include_str!("detabe.rs")),
+            (
+                "perazzo",
+                concat!(
+                    include_str!("perazzo.rs"),
+                    include_str!("perazzo_broker.rs")
+                ),
+            ),
+        ];
+        for (paper_id, src) in sources {
+            let p = crate::papers::paper(paper_id).unwrap();
+            let mut ids: Vec<&str> = src
+                .match_indices("id: \"")
+                .filter_map(|(i, _)| {
+                    let rest = &src[i + 5..];
+                    rest.find('"').map(|j| &rest[..j])
+                })
+                .collect();
+            // detabe names two claims in a loop.
+            if paper_id == "detabe" {
+                ids.extend(["level-slowdowns-detabe", "level-slowdown-aes4seci"]);
+            }
+            assert!(!ids.is_empty(), "{paper_id}");
+            for id in &ids {
+                let rule = p
+                    .rule(id)
+                    .unwrap_or_else(|| panic!("{paper_id}.md has no rule for claim {id}"));
+                let r = rule.to_lowercase();
+                assert!(
+                    r.contains("holds if") && r.contains("not hold"),
+                    "{paper_id} {id}: {rule}"
+                );
+            }
+            for id in p.rule_ids() {
+                assert!(
+                    ids.contains(&id),
+                    "{paper_id}.md has a rule for {id}, which no claim uses"
+                );
+            }
+        }
+    }
 
     #[test]
     fn fit_of_a_line_is_exact() {

@@ -6,7 +6,8 @@
 //! board profiles in `data/devices/*.toml` (a user adds a board there or
 //! with `--devices DIR`).
 
-use super::{fail, kem_point, linear_fit, series, value, verdict_of, At, CURVES};
+use super::{fail, kem_point, linear_fit, series, value, At, CURVES};
+use crate::judge::{self, Measured, Order};
 use crate::plot::Figure;
 use crate::record::Row;
 use crate::report::{Cell, Claim, Section, Table, Verdict};
@@ -875,6 +876,48 @@ pub fn report(rows: &[Row], r: &ReportCtx) -> Section {
     }
 }
 
+/// Like [`paired`], each value with its noise, as the ratio a / b.
+fn paired_ratio(rows: &[Row], a: (&str, &str), b: (&str, &str), op: &str) -> Vec<(f64, Measured)> {
+    let bn = CurveId::Bn254.name();
+    let find = |(scheme, kind): (&str, &str), n: f64| {
+        rows.iter()
+            .find(|r| {
+                r.scheme == scheme
+                    && r.curve == bn
+                    && r.operation == op
+                    && r.x == n
+                    && r.params == format!("policy={kind}")
+            })
+            .and_then(Measured::of)
+    };
+    paired(rows, a, b, op)
+        .into_iter()
+        .filter_map(|(n, _, _)| {
+            let (x, y) = (find(a, n)?, find(b, n)?);
+            Some((
+                n,
+                Measured {
+                    value: x.value / y.value,
+                    noise: x.noise + y.noise,
+                },
+            ))
+        })
+        .collect()
+}
+
+/// A ratio inside [lo, hi] beyond noise (holds), outside (does not
+/// hold), or within noise of a bound.
+fn ratio_within(r: Measured, lo: f64, hi: f64) -> Verdict {
+    let (a, b) = r.bounds();
+    if a >= lo && b <= hi {
+        Verdict::Holds
+    } else if b < lo || a > hi {
+        Verdict::DoesNotHold
+    } else {
+        Verdict::WithinNoise
+    }
+}
+
 /// Points of `a` and `b` (scheme, policy shape) at the same n on BN254:
 /// (n, a's value, b's value).
 fn paired(rows: &[Row], a: (&str, &str), b: (&str, &str), op: &str) -> Vec<(f64, f64, f64)> {
@@ -896,17 +939,18 @@ fn claims(
     let mut out = Vec::new();
     let bn = CurveId::Bn254.name();
     // GPSW and YCT similar encryption.
-    let mut oks = Vec::new();
+    let mut vs = Vec::new();
     let mut ev = Vec::new();
-    for (n, g, y) in paired(rows, ("gpsw06", "flat"), ("yct14", "flat"), "encrypt") {
-        oks.push((g / y - 1.0).abs() <= 0.5);
-        ev.push(format!("n={n}: ×{:.2}", g / y));
+    for (n, r) in paired_ratio(rows, ("gpsw06", "flat"), ("yct14", "flat"), "encrypt") {
+        vs.push(ratio_within(r, 0.8, 1.25));
+        ev.push(format!("n={n}: ×{:.2}", r.value));
     }
     out.push(Claim {
+        id: "gpsw-yct-similar-encryption",
         source: "§6.1.1".into(),
         text: "The GPSW and the YCT schemes exhibit similar encryption behaviour (one point-scalar multiplication per attribute).".into(),
-        verdict: verdict_of(&oks),
-        evidence: format!("GPSW / YCT encryption time on BN254: {} (similar: within ±50 %)", ev.join(", ")),
+        verdict: judge::mostly(&vs),
+        evidence: format!("GPSW / YCT encryption time on BN254: {}; {}", ev.join(", "), judge::tally(&vs)),
     });
     // BSW over-linear encryption.
     let pts = super::cpu_series(rows, "bsw07", bn, "encrypt", Some("policy=flat"));
@@ -917,57 +961,98 @@ fn claims(
         .collect();
     let slope = linear_fit(&logs).map(|f| f.0);
     out.push(Claim {
+        id: "bsw-over-linear",
         source: "§6.1.1".into(),
         text: "BSW encryption time grows over-linearly with the number of attributes.".into(),
-        verdict: match slope {
-            Some(s) if s > 1.1 => Verdict::Holds,
-            Some(_) => Verdict::DoesNotHold,
-            None => Verdict::Pending,
-        },
-        evidence: format!("log–log slope of BSW flat encryption's CPU time vs n on BN254: {:.3} (over-linear: > 1.1); the paper's over-linearity came from its polynomial evaluation, ours uses Horner's rule on shares", slope.unwrap_or(f64::NAN)),
+        verdict: slope.map_or(Verdict::Pending, |s| judge::check(s > 1.1)),
+        evidence: format!("log–log slope of BSW flat encryption's CPU time vs n on BN254: {:.3}; the paper's over-linearity came from its polynomial evaluation, ours uses Horner's rule on shares", slope.unwrap_or(f64::NAN)),
     });
     // 3-level faster encryption.
-    let mut oks = Vec::new();
+    let mut vs = Vec::new();
     let mut ev = Vec::new();
-    for (n, f, t) in paired(rows, ("bsw07", "flat"), ("bsw07", "3-level"), "encrypt") {
-        oks.push(t < 0.95 * f);
-        ev.push(format!("n={n}: 3-level/flat ×{:.2}", t / f));
+    for (n, r) in paired_ratio(rows, ("bsw07", "3-level"), ("bsw07", "flat"), "encrypt") {
+        vs.push(judge::at_most(r, 0.95));
+        ev.push(format!("n={n}: 3-level/flat ×{:.2}", r.value));
     }
     out.push(Claim {
+        id: "bsw-3-level-faster-encryption",
         source: "§6.1.1".into(),
         text: "BSW encryption time and energy with a 3-level policy decrease sensibly with respect to the flat policy.".into(),
-        verdict: verdict_of(&oks),
-        evidence: ev.join(", ") + " (sensibly: ≥ 5 % faster)",
+        verdict: judge::mostly(&vs),
+        evidence: format!("{}; {}", ev.join(", "), judge::tally(&vs)),
     });
     // YCT more efficient than GPSW in decryption.
-    let mut oks = Vec::new();
+    let mut vs = Vec::new();
     let mut ev = Vec::new();
-    for (n, g, y) in paired(rows, ("gpsw06", "flat"), ("yct14", "flat"), "decrypt") {
-        oks.push(y < g);
-        ev.push(format!("n={n}: YCT {y:.2} vs GPSW {g:.2} ms"));
+    for (n, r) in paired_ratio(rows, ("yct14", "flat"), ("gpsw06", "flat"), "decrypt") {
+        vs.push(judge::at_most(r, 0.95));
+        ev.push(format!("n={n}: YCT/GPSW ×{:.2}", r.value));
     }
     out.push(Claim {
+        id: "yct-faster-decryption",
         source: "§6.1.2".into(),
         text: "The YCT scheme is sensibly more efficient than the GPSW scheme in decryption."
             .into(),
-        verdict: verdict_of(&oks),
-        evidence: ev.join(", "),
+        verdict: judge::mostly(&vs),
+        evidence: format!("{}; {}", ev.join(", "), judge::tally(&vs)),
     });
     // BSW decryption independent of shape.
-    let mut oks = Vec::new();
+    let mut vs = Vec::new();
     let mut ev = Vec::new();
-    for (n, f, t) in paired(rows, ("bsw07", "flat"), ("bsw07", "3-level"), "decrypt") {
-        oks.push((t / f - 1.0).abs() <= 0.15);
-        ev.push(format!("n={n}: ×{:.2}", t / f));
+    for (n, r) in paired_ratio(rows, ("bsw07", "3-level"), ("bsw07", "flat"), "decrypt") {
+        vs.push(ratio_within(r, 0.85, 1.15));
+        ev.push(format!("n={n}: ×{:.2}", r.value));
     }
     out.push(Claim {
+        id: "bsw-decryption-shape-independent",
         source: "§6.1.2".into(),
         text: "BSW decryption time and energy seem independent of the shape of the policy tree."
             .into(),
-        verdict: verdict_of(&oks),
+        verdict: judge::mostly(&vs),
         evidence: format!(
-            "3-level / flat decryption time: {} (independent: within ±15 %)",
-            ev.join(", ")
+            "3-level / flat decryption time: {}; {}",
+            ev.join(", "),
+            judge::tally(&vs)
+        ),
+    });
+    // BSW the most expensive for encryption and decryption.
+    let mut vs = Vec::new();
+    let mut ev = Vec::new();
+    for op in ["encrypt", "decrypt"] {
+        for rival in ["gpsw06", "yct14"] {
+            for (n, r) in paired_ratio(rows, ("bsw07", "flat"), (rival, "flat"), op) {
+                vs.push(
+                    match judge::order(
+                        Measured {
+                            value: r.value,
+                            noise: r.noise,
+                        },
+                        Measured::exact(1.0),
+                    ) {
+                        Order::Greater => Verdict::Holds,
+                        Order::Tie => Verdict::WithinNoise,
+                        Order::Less => Verdict::DoesNotHold,
+                    },
+                );
+                if r.value <= 1.0 {
+                    ev.push(format!("{op} n={n}: BSW/{rival} ×{:.2}", r.value));
+                }
+            }
+        }
+    }
+    out.push(Claim {
+        id: "bsw-most-expensive",
+        source: "§6.4".into(),
+        text: "BSW is the most expensive scheme for both encryption and decryption.".into(),
+        verdict: judge::every(&vs),
+        evidence: format!(
+            "BSW (flat) vs GPSW and YCT at every n on BN254: {}{}",
+            judge::tally(&vs),
+            if ev.is_empty() {
+                String::new()
+            } else {
+                format!("; not at: {}", ev.join(", "))
+            }
         ),
     });
     // Analytically predictable.
@@ -975,6 +1060,7 @@ fn claims(
         .iter()
         .map(|(_, r)| (0.75..=1.25).contains(r))
         .collect();
+    let vs: Vec<Verdict> = oks.iter().map(|b| judge::check(*b)).collect();
     let mut per_scheme: Vec<String> = Vec::new();
     let mut names: Vec<&str> = ratios.iter().map(|(n, _)| n.as_str()).collect();
     names.dedup();
@@ -988,9 +1074,10 @@ fn claims(
         per_scheme.push(format!("{name} ×{lo:.2}–×{hi:.2}"));
     }
     out.push(Claim {
+        id: "analytically-predictable",
         source: "§7.4".into(),
         text: "The decryption efficiency of a scheme is analytically predictable given the number of basic cryptographic operations performed.".into(),
-        verdict: verdict_of(&oks),
+        verdict: judge::combine(&vs),
         evidence: format!(
             "counted operations × measured basic-op costs vs measured decryption, within ±25 % at {} of {} points; predicted/measured per scheme: {}. Multi-scalar multiplications are priced per term at 16 terms, but their cost per term falls with their size (Pippenger), which is where the model misses",
             oks.iter().filter(|b| **b).count(),
@@ -1000,20 +1087,27 @@ fn claims(
     });
     // Flat overestimates the average.
     let mx = avg_ratio.iter().copied().fold(0.0, f64::max);
+    let mn = avg_ratio.iter().copied().fold(f64::INFINITY, f64::min);
     out.push(Claim {
+        id: "flat-overestimates-average",
         source: "§7.4".into(),
         text: "Considering only flat policies greatly overestimates the processing time of the average decryption operation.".into(),
-        verdict: if avg_ratio.is_empty() { Verdict::Pending } else if mx < 0.8 { Verdict::Holds } else { Verdict::Depends },
-        evidence: format!("RE-Mote model: average / worst-case decryption time at most ×{mx:.2} over the schemes and n (p_c = p_AND = p_a = 0.5)"),
+        verdict: if avg_ratio.is_empty() {
+            Verdict::Pending
+        } else if mx <= 0.8 {
+            Verdict::Holds
+        } else if mn >= 0.95 {
+            Verdict::DoesNotHold
+        } else {
+            Verdict::Depends
+        },
+        evidence: format!("RE-Mote model: average / worst-case decryption time ×{mn:.2}–×{mx:.2} over the schemes and n (p_c = p_AND = p_a = 0.5)"),
     });
     out.push(Claim {
+        id: "average-case-67-percent",
         source: "§1, §7.4".into(),
         text: "With GPSW and 9-attribute policies, the energy of the average-case decryption on the RE-Mote is 67 % less than that of the worst case.".into(),
-        verdict: match energy_saving {
-            Some((_, s)) if (s - 0.67).abs() <= 0.1 => Verdict::Holds,
-            Some(_) => Verdict::Depends,
-            None => Verdict::Pending,
-        },
+        verdict: energy_saving.map_or(Verdict::Pending, |(_, s)| judge::check((s - 0.67).abs() <= 0.1)),
         evidence: energy_saving.map_or("not computed".into(), |(n, s)| format!("model at n = {n}: {:.0} % less (depends on p_c, p_AND, p_a, which the paper does not state for Fig. 18; ours 0.5 each)", s * 100.0)),
     });
     // RE-Mote lifetimes at n = 10 with hardware ECC.
@@ -1024,6 +1118,7 @@ fn claims(
     };
     let (y, g, b) = (l("yct14"), l("gpsw06"), l("bsw07"));
     out.push(Claim {
+        id: "remote-hw-lifetimes",
         source: "§6.3.2".into(),
         text: "On the RE-Mote with 10 attributes and hardware acceleration, the battery lasts up to 101 days (YCT), 78 days (GPSW) and 35 days (BSW).".into(),
         verdict: match (y, g, b) {
@@ -1047,4 +1142,137 @@ fn claims(
         ),
     });
     out
+}
+
+#[cfg(test)]
+mod claim_tests {
+    use super::super::synth::{timed, verdict};
+    use super::*;
+    use std::collections::BTreeMap;
+    use Verdict::*;
+
+    fn point(scheme: &str, kind: &str, op: &str, n: f64, ms: f64) -> Row {
+        timed(scheme, "bn254", op, n, &format!("policy={kind}"), ms)
+    }
+
+    fn claim(rows: &[Row], id: &str) -> Verdict {
+        verdict(&claims(rows, &[], &[], None, &BTreeMap::new()), id)
+    }
+
+    /// `a` at ratio(n) × `b` for n = 5, 10, 20, 30.
+    fn pair(a: (&str, &str), b: (&str, &str), op: &str, ratio: impl Fn(f64) -> f64) -> Vec<Row> {
+        [5.0, 10.0, 20.0, 30.0]
+            .into_iter()
+            .flat_map(|n| {
+                [
+                    point(a.0, a.1, op, n, 10.0 * n * ratio(n)),
+                    point(b.0, b.1, op, n, 10.0 * n),
+                ]
+            })
+            .collect()
+    }
+
+    #[test]
+    fn trend_claims_take_each_outcome() {
+        let g = ("gpsw06", "flat");
+        let y = ("yct14", "flat");
+        let id = "gpsw-yct-similar-encryption";
+        assert_eq!(claim(&pair(g, y, "encrypt", |_| 1.0), id), Holds);
+        assert_eq!(claim(&pair(g, y, "encrypt", |_| 0.46), id), DoesNotHold);
+        assert_eq!(
+            claim(
+                &pair(g, y, "encrypt", |n| if n >= 20.0 { 0.46 } else { 1.0 }),
+                id
+            ),
+            DoesNotHold
+        );
+        assert_eq!(
+            claim(
+                &pair(g, y, "encrypt", |n| if n >= 30.0 { 0.46 } else { 1.0 }),
+                id
+            ),
+            Depends
+        );
+        let t = ("bsw07", "3-level");
+        let f = ("bsw07", "flat");
+        let id = "bsw-3-level-faster-encryption";
+        assert_eq!(claim(&pair(t, f, "encrypt", |_| 0.7), id), Holds);
+        assert_eq!(
+            claim(
+                &pair(t, f, "encrypt", |n| if n <= 20.0 { 1.1 } else { 0.8 }),
+                id
+            ),
+            DoesNotHold
+        );
+        assert_eq!(
+            claim(
+                &pair(t, f, "encrypt", |n| if n <= 5.0 { 1.1 } else { 0.8 }),
+                id
+            ),
+            Depends
+        );
+        assert_eq!(claim(&pair(t, f, "encrypt", |_| 0.95), id), WithinNoise);
+        let id = "bsw-decryption-shape-independent";
+        assert_eq!(claim(&pair(t, f, "decrypt", |_| 1.0), id), Holds);
+        assert_eq!(claim(&pair(t, f, "decrypt", |_| 1.5), id), DoesNotHold);
+        let id = "yct-faster-decryption";
+        assert_eq!(claim(&pair(y, g, "decrypt", |_| 0.5), id), Holds);
+        assert_eq!(claim(&pair(y, g, "decrypt", |_| 1.2), id), DoesNotHold);
+    }
+
+    #[test]
+    fn bsw_most_expensive_takes_each_outcome() {
+        let rows = |k: f64| -> Vec<Row> {
+            let mut v = Vec::new();
+            for op in ["encrypt", "decrypt"] {
+                for rival in ["gpsw06", "yct14"] {
+                    v.extend(pair(("bsw07", "flat"), (rival, "flat"), op, |_| k));
+                }
+            }
+            v
+        };
+        assert_eq!(claim(&rows(2.0), "bsw-most-expensive"), Holds);
+        assert_eq!(claim(&rows(0.5), "bsw-most-expensive"), DoesNotHold);
+        assert_eq!(claim(&rows(1.0), "bsw-most-expensive"), WithinNoise);
+    }
+
+    #[test]
+    fn model_claims_take_each_outcome() {
+        let avg = |r: &[f64]| {
+            verdict(
+                &claims(&[], &[], r, None, &BTreeMap::new()),
+                "flat-overestimates-average",
+            )
+        };
+        assert_eq!(avg(&[0.3, 0.6]), Holds);
+        assert_eq!(avg(&[0.97, 1.0]), DoesNotHold);
+        assert_eq!(avg(&[0.3, 0.9]), Depends);
+        assert_eq!(avg(&[]), Pending);
+        let saving = |s: f64| {
+            verdict(
+                &claims(&[], &[], &[], Some((9.0, s)), &BTreeMap::new()),
+                "average-case-67-percent",
+            )
+        };
+        assert_eq!(saving(0.7), Holds);
+        assert_eq!(saving(0.3), DoesNotHold);
+        let life = |y: f64, g: f64, b: f64| {
+            let m: BTreeMap<_, _> = [("yct14", y), ("gpsw06", g), ("bsw07", b)]
+                .into_iter()
+                .map(|(s, d)| (("RE-Mote".to_string(), true, s.to_string(), 10u64), d))
+                .collect();
+            verdict(&claims(&[], &[], &[], None, &m), "remote-hw-lifetimes")
+        };
+        assert_eq!(life(100.0, 80.0, 36.0), Holds);
+        assert_eq!(life(190.0, 150.0, 100.0), Depends);
+        assert_eq!(life(20.0, 80.0, 100.0), DoesNotHold);
+        let pred = |r: f64| {
+            verdict(
+                &claims(&[], &[("gpsw06".into(), r)], &[], None, &BTreeMap::new()),
+                "analytically-predictable",
+            )
+        };
+        assert_eq!(pred(1.1), Holds);
+        assert_eq!(pred(2.0), DoesNotHold);
+    }
 }

@@ -337,11 +337,12 @@ fn battery(rows: &[Row], r: &ReportCtx, tables: &mut Vec<Table>, claims: &mut Ve
         Verdict::Depends
     };
     claims.push(Claim {
+        id: "epochs-far-less-overhead",
         source: "§6.3".into(),
         text: "Encrypting one symmetric key with ABE, storing it on the untrusted broker and encrypting the readings symmetrically introduces far less processing and bandwidth overhead than ABE per reading.".into(),
         verdict,
         evidence: format!(
-            "Rule: holds if the epoch mode's energy above sleeping is ≤ 10 % of per-message's on both ECC variants, does not hold if ≥ 50 % on either, depends between. RE-Mote, GPSW at 10 attributes, a reading a minute, hourly epochs: {}",
+            "RE-Mote, GPSW at 10 attributes, a reading a minute, hourly epochs: {}",
             overheads
                 .iter()
                 .map(|(hw, o, gain)| format!(

@@ -608,8 +608,11 @@ impl PlaintextHash {
 /// levels 100/128 the signing overhead is 14–20 % this way and 21–28 % with
 /// the hash on the reading thread (`--example envelope_speed`). Data is
 /// staged in 1 MiB buffers (plaintext: wiped when done); a stream shorter
-/// than one buffer is hashed on the calling thread.
+/// than one buffer is hashed on the calling thread, and so is everything when
+/// the current rayon pool has one thread (abbe's one knob for parallelism).
 struct BackgroundHash {
+    /// Whether a thread of its own may hash.
+    background: bool,
     inline: Option<PlaintextHash>,
     stage: Vec<u8>,
     to_hasher: Option<mpsc::SyncSender<Vec<u8>>>,
@@ -622,6 +625,7 @@ const HASH_STAGE: usize = 1 << 20;
 impl BackgroundHash {
     fn new(hash: PlaintextHash) -> BackgroundHash {
         BackgroundHash {
+            background: rayon::current_num_threads() > 1,
             inline: Some(hash),
             stage: Vec::new(),
             to_hasher: None,
@@ -631,6 +635,10 @@ impl BackgroundHash {
     }
 
     fn update(&mut self, mut data: &[u8]) -> io::Result<()> {
+        if !self.background {
+            self.inline.as_mut().ok_or_else(hasher_failed)?.update(data);
+            return Ok(());
+        }
         while !data.is_empty() {
             if self.stage.capacity() == 0 {
                 self.stage = self.empty_buffer()?;
@@ -925,6 +933,43 @@ mod tests {
         let mut out = Vec::new();
         let o = open_with(&head, &k, cur, &mut out, expected)?;
         Ok((out, o))
+    }
+
+    /// In a one-thread rayon pool everything (stream and hash) runs on the
+    /// calling thread, and files are the same as with threads.
+    #[test]
+    fn one_thread_pool_seals_and_opens_alike() {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(1)
+            .build()
+            .unwrap();
+        let (header, session, key) = encapsulated(2);
+        let any = AnySigningKey::from_bytes(
+            &crate::signature::Bls::<Bls12>::keygen(&mut rand_chacha::ChaCha20Rng::seed_from_u64(
+                8,
+            ))
+            .to_bytes(),
+        )
+        .unwrap();
+        let vk = any.verifying_key();
+        let data: Vec<u8> = (0..3 * HASH_STAGE + 5).map(|i| (i * 13) as u8).collect();
+        let seal_here = || {
+            let mut rng = rand_chacha::ChaCha20Rng::seed_from_u64(9);
+            let mut file = Vec::new();
+            let opts = SealOptions {
+                aead: None,
+                signer: Some(&any),
+            };
+            seal_with(&header, &session, &mut rng, &data[..], &mut file, &opts).unwrap();
+            file
+        };
+        let single = pool.install(seal_here);
+        let threaded = seal_here();
+        assert_eq!(single, threaded);
+        let (out, _) = pool
+            .install(|| open_file(&single, &key, Some(&vk)))
+            .unwrap();
+        assert_eq!(out, data);
     }
 
     #[test]

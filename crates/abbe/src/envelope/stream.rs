@@ -38,7 +38,6 @@
 use std::collections::VecDeque;
 use std::fmt;
 use std::io::{self, Read, Write};
-use std::sync::mpsc;
 use std::thread;
 
 use aes_gcm::aead::consts::U12;
@@ -324,8 +323,9 @@ pub fn ciphertext_len(plaintext_len: u64) -> u64 {
 /// Encrypts `input` to `output` as a chunked payload; returns the number of
 /// plaintext bytes read.
 ///
-/// Large inputs are processed by a few worker threads (see
-/// [`encrypt_with_workers`]); the output does not depend on it.
+/// Large inputs are processed by as many threads as the current rayon pool
+/// has, at most five (see [`encrypt_with_workers`]); the output does not
+/// depend on it.
 pub fn encrypt<R: Read, W: Write>(
     key: &PayloadKey,
     header_digest: &[u8; 32],
@@ -388,11 +388,14 @@ pub fn decrypt_with_workers<R: Read, W: Write>(
     )
 }
 
+/// Workers beside the calling thread: one fewer than the threads of the
+/// current rayon pool, so that all of abbe's parallelism follows one knob
+/// (`RAYON_NUM_THREADS`, or a pool the caller installs — the lab installs a
+/// one-thread pool to time single-threaded work).
 fn auto_workers() -> usize {
-    match thread::available_parallelism() {
-        Ok(n) if n.get() > 1 => n.get().min(MAX_AUTO_WORKERS),
-        _ => 0,
-    }
+    rayon::current_num_threads()
+        .min(MAX_AUTO_WORKERS + 1)
+        .saturating_sub(1)
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -708,9 +711,13 @@ fn run<R: Read, W: Write>(
 }
 
 /// Multi-threaded variant: the calling thread reads and writes, `workers`
-/// threads seal/open whole batches. Batches are assigned round-robin and
-/// collected in the same order, so the output order is deterministic. At most
-/// `MAX_CHUNKS_IN_FLIGHT` chunks are buffered.
+/// threads seal/open whole batches taken from a shared queue in input order,
+/// and the output is written in the same order. When the next batch to write
+/// is not ready, the calling thread processes a queued batch itself instead
+/// of sleeping: progress never waits for a worker the scheduler has not run
+/// yet (on a loaded machine a woken thread can wait a whole scheduler tick,
+/// 4 ms at 250 Hz, which once set a floor under every 1 MB envelope). At
+/// most `MAX_CHUNKS_IN_FLIGHT` chunks are buffered.
 fn run_pipelined<R: Read, W: Write>(
     dir: Direction,
     cipher: &ChunkCipher,
@@ -722,41 +729,134 @@ fn run_pipelined<R: Read, W: Write>(
 ) -> Result<u64, StreamError> {
     let max_batches = (MAX_CHUNKS_IN_FLIGHT / BATCH_CHUNKS).max(2);
     let workers = workers.clamp(1, max_batches);
+    let shared = Shared::default();
     thread::scope(|scope| {
-        let mut job_txs = Vec::with_capacity(workers);
-        let mut result_rxs = Vec::with_capacity(workers);
         for _ in 0..workers {
-            let (job_tx, job_rx) = mpsc::channel::<Batch>();
-            let (result_tx, result_rx) = mpsc::channel::<Batch>();
-            scope.spawn(move || {
-                for mut batch in job_rx {
-                    batch.process(dir, cipher, aad);
-                    if result_tx.send(batch).is_err() {
-                        break;
-                    }
-                }
-            });
-            job_txs.push(job_tx);
-            result_rxs.push(result_rx);
+            scope.spawn(|| shared.work(dir, cipher, aad));
         }
-
-        let mut free: Vec<Batch> = Vec::with_capacity(max_batches);
         let result = pump(
             dir,
+            cipher,
+            aad,
             reader,
             output,
             first,
-            &job_txs,
-            &result_rxs,
-            &mut free,
+            &shared,
             max_batches,
         );
-
-        // Dropping the job senders stops the workers once their queue is
-        // done; the scope joins them. Every buffer is wiped when dropped.
-        drop(job_txs);
+        // Stops the workers once they are idle; the scope joins them. Queued
+        // buffers are wiped when dropped.
+        shared.close();
         result
     })
+}
+
+/// The queue shared by the calling thread and the workers.
+#[derive(Default)]
+struct Shared {
+    state: std::sync::Mutex<Queue>,
+    /// Signalled when a batch is queued or the queue closes.
+    queued: std::sync::Condvar,
+    /// Signalled when a worker finishes a batch or dies.
+    finished: std::sync::Condvar,
+}
+
+#[derive(Default)]
+struct Queue {
+    /// Batches to process, by sequence number, in input order.
+    todo: VecDeque<(usize, Batch)>,
+    /// Processed batches not yet written.
+    done: Vec<(usize, Batch)>,
+    closed: bool,
+    worker_died: bool,
+}
+
+impl Shared {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Queue> {
+        // Nothing panics while holding the lock; a poisoned lock still
+        // holds a consistent queue.
+        self.state
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    fn close(&self) {
+        let mut q = self.lock();
+        q.closed = true;
+        q.todo.clear();
+        drop(q);
+        self.queued.notify_all();
+    }
+
+    /// A worker: processes queued batches until the queue closes.
+    fn work(&self, dir: Direction, cipher: &ChunkCipher, aad: &[u8; 32]) {
+        /// Tells the calling thread when this worker dies with a batch.
+        struct Alarm<'a>(&'a Shared);
+        impl Drop for Alarm<'_> {
+            fn drop(&mut self) {
+                if thread::panicking() {
+                    self.0.lock().worker_died = true;
+                    self.0.finished.notify_all();
+                }
+            }
+        }
+        let _alarm = Alarm(self);
+        loop {
+            let (seq, mut batch) = {
+                let mut q = self.lock();
+                loop {
+                    if let Some(job) = q.todo.pop_front() {
+                        break job;
+                    }
+                    if q.closed {
+                        return;
+                    }
+                    q = self
+                        .queued
+                        .wait(q)
+                        .unwrap_or_else(std::sync::PoisonError::into_inner);
+                }
+            };
+            batch.process(dir, cipher, aad);
+            self.lock().done.push((seq, batch));
+            self.finished.notify_all();
+        }
+    }
+
+    /// The processed batch `seq`: taken from the finished ones, or processed
+    /// here from the queue while it waits, or awaited from the worker that
+    /// has it.
+    fn take(
+        &self,
+        seq: usize,
+        dir: Direction,
+        cipher: &ChunkCipher,
+        aad: &[u8; 32],
+    ) -> Result<Batch, StreamError> {
+        let mut q = self.lock();
+        loop {
+            if let Some(i) = q.done.iter().position(|(s, _)| *s == seq) {
+                return Ok(q.done.swap_remove(i).1);
+            }
+            if let Some((s, mut batch)) = q.todo.pop_front() {
+                drop(q);
+                batch.process(dir, cipher, aad);
+                if s == seq {
+                    return Ok(batch);
+                }
+                q = self.lock();
+                q.done.push((s, batch));
+                continue;
+            }
+            if q.worker_died {
+                return Err(StreamError::WorkerFailed);
+            }
+            q = self
+                .finished
+                .wait(q)
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+        }
+    }
 }
 
 /// Main loop of the pipeline: keeps up to `max_batches` batches in flight and
@@ -764,17 +864,18 @@ fn run_pipelined<R: Read, W: Write>(
 #[allow(clippy::too_many_arguments)]
 fn pump<R: Read, W: Write>(
     dir: Direction,
+    cipher: &ChunkCipher,
+    aad: &[u8; 32],
     reader: &mut ChunkReader<R>,
     output: &mut W,
     first: Batch,
-    job_txs: &[mpsc::Sender<Batch>],
-    result_rxs: &[mpsc::Receiver<Batch>],
-    free: &mut Vec<Batch>,
+    shared: &Shared,
     max_batches: usize,
 ) -> Result<u64, StreamError> {
-    let workers = job_txs.len();
+    let mut free: Vec<Batch> = Vec::with_capacity(max_batches);
     let mut allocated = 1;
-    let mut pending: VecDeque<usize> = VecDeque::with_capacity(max_batches);
+    let mut in_flight = 0usize;
+    let mut next_write = 0usize;
     let mut next_seq = 0usize;
     let mut total = 0u64;
     let mut next = Some(first);
@@ -782,7 +883,7 @@ fn pump<R: Read, W: Write>(
     let mut read_error = None;
     loop {
         // Keep the workers fed up to the in-flight limit.
-        while pending.len() < max_batches && !input_done {
+        while in_flight < max_batches && !input_done {
             let batch = match next.take() {
                 Some(batch) => batch,
                 None => {
@@ -794,8 +895,7 @@ fn pump<R: Read, W: Write>(
                         }
                         None => break,
                     };
-                    let filled = reader.fill(&mut batch);
-                    match filled {
+                    match reader.fill(&mut batch) {
                         Ok(true) => batch,
                         Ok(false) => {
                             input_done = true;
@@ -814,22 +914,20 @@ fn pump<R: Read, W: Write>(
                 }
             };
             input_done = batch.is_final;
-            let w = next_seq % workers;
-            job_txs[w]
-                .send(batch)
-                .map_err(|_| StreamError::WorkerFailed)?;
-            pending.push_back(w);
+            shared.lock().todo.push_back((next_seq, batch));
+            shared.queued.notify_one();
+            in_flight += 1;
             next_seq = next_seq.wrapping_add(1);
         }
-        let Some(w) = pending.pop_front() else {
+        if in_flight == 0 {
             return match read_error {
                 Some(e) => Err(e),
                 None => Ok(total),
             };
-        };
-        let mut batch = result_rxs[w]
-            .recv()
-            .map_err(|_| StreamError::WorkerFailed)?;
+        }
+        let mut batch = shared.take(next_write, dir, cipher, aad)?;
+        in_flight -= 1;
+        next_write = next_write.wrapping_add(1);
         let written = batch.write_output(dir, output);
         let error = batch.error.take();
         free.push(batch);

@@ -1,0 +1,379 @@
+//! How the lab judges a claim. Each claim's rule is written in its paper's
+//! `.md` before anything is measured (`Rule {id}: holds if …; does not hold
+//! if …`); the report code applies it with the tools here. Times carry their
+//! noise (the spread of their repetitions), so a difference smaller than the
+//! noise names no winner: the verdict is "within noise".
+
+use crate::record::Row;
+use crate::report::Verdict;
+
+/// The least relative noise of a timing: drift between points measured at
+/// different moments on a shared two-core machine (frequency, the other
+/// core's load), which the spread of one point does not show.
+pub const NOISE_FLOOR: f64 = 0.03;
+
+/// A measured value and its relative noise (0 for exact counts and sizes).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Measured {
+    pub value: f64,
+    pub noise: f64,
+}
+
+impl Measured {
+    pub fn exact(value: f64) -> Measured {
+        Measured { value, noise: 0.0 }
+    }
+
+    /// A timing with the given relative noise (at least [`NOISE_FLOOR`]).
+    pub fn timing(value: f64, noise: f64) -> Measured {
+        Measured {
+            value,
+            noise: noise.max(NOISE_FLOOR),
+        }
+    }
+
+    /// The row's main value with its noise.
+    pub fn of(row: &Row) -> Option<Measured> {
+        Some(Measured {
+            value: row.main_value()?,
+            noise: noise(row),
+        })
+    }
+
+    /// The sum of two measurements; the noise is the value-weighted mean.
+    pub fn plus(self, o: Measured) -> Measured {
+        let value = self.value + o.value;
+        let noise = if value == 0.0 {
+            0.0
+        } else {
+            (self.value * self.noise + o.value * o.noise) / value
+        };
+        Measured { value, noise }
+    }
+
+    /// Lowest and highest value within the noise.
+    pub fn bounds(self) -> (f64, f64) {
+        (
+            self.value * (1.0 - self.noise),
+            self.value * (1.0 + self.noise),
+        )
+    }
+}
+
+/// Relative noise of a row: half its interquartile range over its median for
+/// a timing (a quarter of min–max in results without quartiles), at least
+/// [`NOISE_FLOOR`]; 0 for a size or a derived value.
+pub fn noise(r: &Row) -> f64 {
+    let Some(m) = r.median_ms.filter(|m| *m > 0.0) else {
+        return 0.0;
+    };
+    let spread = match (r.q1_ms, r.q3_ms, r.min_ms, r.max_ms) {
+        (Some(q1), Some(q3), _, _) => (q3 - q1) / 2.0,
+        (_, _, Some(lo), Some(hi)) => (hi - lo) / 4.0,
+        _ => 0.0,
+    };
+    (spread / m).max(NOISE_FLOOR)
+}
+
+/// How two measurements compare.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Order {
+    Less,
+    /// The difference is within the two noises.
+    Tie,
+    Greater,
+}
+
+/// Compares `a` with `b`: a tie when they differ by no more than the sum of
+/// their noises (relative to the smaller), so the answer never depends on
+/// which comes first.
+pub fn order(a: Measured, b: Measured) -> Order {
+    let tol = (a.noise + b.noise) * a.value.abs().min(b.value.abs());
+    if (a.value - b.value).abs() <= tol {
+        Order::Tie
+    } else if a.value < b.value {
+        Order::Less
+    } else {
+        Order::Greater
+    }
+}
+
+/// Lowest and highest ratio a / b within the noises.
+pub fn ratio_bounds(a: Measured, b: Measured) -> (f64, f64) {
+    let (alo, ahi) = a.bounds();
+    let (blo, bhi) = b.bounds();
+    (alo / bhi, ahi / blo)
+}
+
+/// "x ≥ threshold": holds when even its lowest value within the noise
+/// reaches it, does not hold when even its highest does not, within noise
+/// otherwise.
+pub fn at_least(x: Measured, threshold: f64) -> Verdict {
+    let (lo, hi) = x.bounds();
+    if lo >= threshold {
+        Verdict::Holds
+    } else if hi < threshold {
+        Verdict::DoesNotHold
+    } else {
+        Verdict::WithinNoise
+    }
+}
+
+/// "x ≤ threshold", as [`at_least`].
+pub fn at_most(x: Measured, threshold: f64) -> Verdict {
+    let (lo, hi) = x.bounds();
+    if hi <= threshold {
+        Verdict::Holds
+    } else if lo > threshold {
+        Verdict::DoesNotHold
+    } else {
+        Verdict::WithinNoise
+    }
+}
+
+/// A verdict from a yes/no check (sizes, counts: no noise).
+pub fn check(ok: bool) -> Verdict {
+    if ok {
+        Verdict::Holds
+    } else {
+        Verdict::DoesNotHold
+    }
+}
+
+/// The verdict of a claim checked at several points: pending when nothing
+/// is measured; ties (within noise) count neither way, and only ties give
+/// "within noise"; holds or does not hold when every decided point agrees;
+/// depends otherwise.
+pub fn combine(vs: &[Verdict]) -> Verdict {
+    let decided: Vec<Verdict> = vs
+        .iter()
+        .copied()
+        .filter(|v| !matches!(v, Verdict::Pending | Verdict::WithinNoise))
+        .collect();
+    if decided.is_empty() {
+        return if vs.contains(&Verdict::WithinNoise) {
+            Verdict::WithinNoise
+        } else {
+            Verdict::Pending
+        };
+    }
+    if decided.iter().all(|v| *v == Verdict::Holds) {
+        Verdict::Holds
+    } else if decided.iter().all(|v| *v == Verdict::DoesNotHold) {
+        Verdict::DoesNotHold
+    } else {
+        Verdict::Depends
+    }
+}
+
+/// The verdict of a claim about every point ("consistently", "all"): one
+/// point beyond noise against it and it does not hold; it holds when the
+/// others hold or tie, and is within noise when every point ties.
+pub fn every(vs: &[Verdict]) -> Verdict {
+    if vs.contains(&Verdict::DoesNotHold) {
+        Verdict::DoesNotHold
+    } else if vs.contains(&Verdict::Depends) {
+        Verdict::Depends
+    } else {
+        combine(vs)
+    }
+}
+
+/// The verdict of a claim about a trend over many points ("sensibly
+/// faster", "similar"): holds when ≥ 90 % of the decided points hold, does
+/// not hold when ≥ 50 % do not, depends otherwise; within noise when no
+/// point is decided.
+pub fn mostly(vs: &[Verdict]) -> Verdict {
+    let decided: Vec<Verdict> = vs
+        .iter()
+        .copied()
+        .filter(|v| matches!(v, Verdict::Holds | Verdict::DoesNotHold))
+        .collect();
+    if decided.is_empty() {
+        return combine(vs);
+    }
+    let n = decided.len() as f64;
+    let holds = decided.iter().filter(|v| **v == Verdict::Holds).count() as f64;
+    if holds / n >= 0.9 {
+        Verdict::Holds
+    } else if (n - holds) / n >= 0.5 {
+        Verdict::DoesNotHold
+    } else {
+        Verdict::Depends
+    }
+}
+
+/// Counts of each outcome, for the evidence: "3 hold, 1 does not, 2 within
+/// noise".
+pub fn tally(vs: &[Verdict]) -> String {
+    let n = |v: Verdict| vs.iter().filter(|x| **x == v).count();
+    let mut parts = vec![format!("{} hold", n(Verdict::Holds))];
+    if n(Verdict::DoesNotHold) > 0 {
+        parts.push(format!("{} do not", n(Verdict::DoesNotHold)));
+    }
+    if n(Verdict::WithinNoise) > 0 {
+        parts.push(format!("{} within noise", n(Verdict::WithinNoise)));
+    }
+    format!(
+        "{} of {} points: {}",
+        n(Verdict::Holds),
+        vs.len(),
+        parts.join(", ")
+    )
+}
+
+/// Timed rows whose wall time does not follow their work: two points of
+/// one operation where one does ≥ 1.5× the CPU work of the other yet their
+/// wall medians are within 5 %, while the lighter one spent < 90 % of its
+/// wall time on the CPU. That is a floor — a timer, a thread wake-up
+/// waiting for the scheduler's tick — and not the operation (detabe's 1 MB
+/// points once all sat at 4.0 ms, one tick at 250 Hz). Returns one line
+/// per affected operation.
+pub fn wall_floors(rows: &[Row]) -> Vec<String> {
+    let timed: Vec<&Row> = rows
+        .iter()
+        .filter(|r| r.median_ms.is_some_and(|m| m > 0.0) && r.cpu_ms.is_some())
+        .collect();
+    let mut out: Vec<String> = Vec::new();
+    for a in &timed {
+        let (wa, ca) = (a.median_ms.unwrap_or(0.0), a.cpu_ms.unwrap_or(0.0));
+        if ca <= 0.0 || ca / wa >= 0.9 {
+            continue;
+        }
+        let twin = timed.iter().find(|b| {
+            let (wb, cb) = (b.median_ms.unwrap_or(0.0), b.cpu_ms.unwrap_or(0.0));
+            b.operation == a.operation && cb >= 1.5 * ca && (wb / wa - 1.0).abs() <= 0.05
+        });
+        if let Some(b) = twin {
+            let line = format!(
+                "{} at {} = {}: {} {} takes {:.2} ms wall for {:.2} ms CPU, {} {} {:.2} ms wall for {:.2} ms CPU",
+                a.operation,
+                a.x_name,
+                a.x,
+                a.scheme,
+                a.curve,
+                wa,
+                ca,
+                b.scheme,
+                b.curve,
+                b.median_ms.unwrap_or(0.0),
+                b.cpu_ms.unwrap_or(0.0)
+            );
+            if !out.iter().any(|l| l.starts_with(&a.operation)) {
+                out.push(line);
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn timed(scheme: &str, op: &str, x: f64, wall: f64, cpu: f64) -> Row {
+        Row {
+            scheme: scheme.into(),
+            operation: op.into(),
+            x_name: "file_bytes".into(),
+            x,
+            median_ms: Some(wall),
+            q1_ms: Some(wall * 0.99),
+            q3_ms: Some(wall * 1.01),
+            cpu_ms: Some(cpu),
+            ..Row::default()
+        }
+    }
+
+    #[test]
+    fn noise_comes_from_the_quartiles_with_a_floor() {
+        let mut r = timed("s", "op", 1.0, 10.0, 10.0);
+        assert_eq!(noise(&r), NOISE_FLOOR);
+        r.q1_ms = Some(8.0);
+        r.q3_ms = Some(12.0);
+        assert!((noise(&r) - 0.2).abs() < 1e-12);
+        let sized = Row {
+            bytes: Some(100),
+            ..Row::default()
+        };
+        assert_eq!(noise(&sized), 0.0);
+    }
+
+    #[test]
+    fn a_difference_below_the_noise_is_a_tie_in_either_order() {
+        let a = Measured::timing(0.556, 0.0);
+        let b = Measured::timing(0.558, 0.0);
+        assert_eq!(order(a, b), Order::Tie);
+        assert_eq!(order(b, a), Order::Tie);
+        let c = Measured::timing(0.7, 0.0);
+        assert_eq!(order(a, c), Order::Less);
+        assert_eq!(order(c, a), Order::Greater);
+        assert_eq!(
+            order(Measured::exact(1.0), Measured::exact(1.0)),
+            Order::Tie
+        );
+        assert_eq!(
+            order(Measured::exact(1.0), Measured::exact(2.0)),
+            Order::Less
+        );
+    }
+
+    #[test]
+    fn thresholds_give_each_outcome() {
+        let x = Measured::timing(100.0, 0.1);
+        assert_eq!(at_least(x, 80.0), Verdict::Holds);
+        assert_eq!(at_least(x, 105.0), Verdict::WithinNoise);
+        assert_eq!(at_least(x, 120.0), Verdict::DoesNotHold);
+        assert_eq!(at_most(x, 120.0), Verdict::Holds);
+        assert_eq!(at_most(x, 95.0), Verdict::WithinNoise);
+        assert_eq!(at_most(x, 80.0), Verdict::DoesNotHold);
+        let (lo, hi) = ratio_bounds(x, Measured::exact(50.0));
+        assert!((lo - 1.8).abs() < 1e-9 && (hi - 2.2).abs() < 1e-9);
+    }
+
+    #[test]
+    fn combining_points() {
+        use Verdict::*;
+        assert_eq!(combine(&[]), Pending);
+        assert_eq!(combine(&[Pending]), Pending);
+        assert_eq!(combine(&[WithinNoise, Pending]), WithinNoise);
+        assert_eq!(combine(&[Holds, WithinNoise]), Holds);
+        assert_eq!(combine(&[DoesNotHold, WithinNoise]), DoesNotHold);
+        assert_eq!(combine(&[Holds, DoesNotHold]), Depends);
+        assert_eq!(combine(&[Depends, Holds]), Depends);
+        assert_eq!(every(&[Holds, DoesNotHold]), DoesNotHold);
+        let mut nine = vec![Holds; 9];
+        nine.push(DoesNotHold);
+        assert_eq!(mostly(&nine), Holds);
+        assert_eq!(mostly(&[Holds, Holds, DoesNotHold]), Depends);
+        assert_eq!(mostly(&[Holds, DoesNotHold]), DoesNotHold);
+        assert_eq!(mostly(&[WithinNoise]), WithinNoise);
+        assert_eq!(every(&[Holds, WithinNoise]), Holds);
+        assert_eq!(every(&[WithinNoise]), WithinNoise);
+        assert_eq!(
+            tally(&[Holds, DoesNotHold, WithinNoise]),
+            "1 of 3 points: 1 hold, 1 do not, 1 within noise"
+        );
+    }
+
+    #[test]
+    fn a_wall_time_floor_is_caught() {
+        // detabe's 1 MB points as they once were: 4.0 ms whatever the work.
+        let floor = vec![
+            timed("bsw07", "secure-file", 1e6, 4.0, 1.5),
+            timed("waters11", "secure-file", 1e6, 4.02, 2.4),
+            timed("waters11+bls-sig", "secure-file", 1e6, 3.98, 3.4),
+        ];
+        let found = wall_floors(&floor);
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert!(found[0].contains("secure-file"), "{found:?}");
+        // Wall time that follows the work, serial or on two threads.
+        let honest = vec![
+            timed("bsw07", "secure-file", 1e6, 1.5, 1.5),
+            timed("waters11", "secure-file", 1e6, 2.4, 2.4),
+            timed("waters11+bls-sig", "secure-file", 1e6, 2.0, 3.4),
+            timed("bsw07", "secure-file", 1e7, 5.6, 9.4),
+        ];
+        assert!(wall_floors(&honest).is_empty());
+    }
+}
