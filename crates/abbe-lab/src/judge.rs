@@ -51,6 +51,14 @@ impl Measured {
         Measured { value, noise }
     }
 
+    /// a / b, with the noise of both.
+    pub fn ratio(self, b: Measured) -> Measured {
+        Measured {
+            value: self.value / b.value,
+            noise: self.noise + b.noise,
+        }
+    }
+
     /// Lowest and highest value within the noise.
     pub fn bounds(self) -> (f64, f64) {
         (
@@ -95,6 +103,29 @@ pub fn order(a: Measured, b: Measured) -> Order {
         Order::Less
     } else {
         Order::Greater
+    }
+}
+
+/// "a is faster (smaller) than b": holds beyond noise, does not hold when
+/// it is larger beyond noise, within noise otherwise.
+pub fn less(a: Measured, b: Measured) -> Verdict {
+    match order(a, b) {
+        Order::Less => Verdict::Holds,
+        Order::Tie => Verdict::WithinNoise,
+        Order::Greater => Verdict::DoesNotHold,
+    }
+}
+
+/// `x` inside [lo, hi] beyond noise (holds), outside beyond noise (does not
+/// hold), or within noise of a bound.
+pub fn within(x: Measured, lo: f64, hi: f64) -> Verdict {
+    let (a, b) = x.bounds();
+    if a >= lo && b <= hi {
+        Verdict::Holds
+    } else if b < lo || a > hi {
+        Verdict::DoesNotHold
+    } else {
+        Verdict::WithinNoise
     }
 }
 
@@ -327,6 +358,14 @@ mod tests {
         assert_eq!(at_most(x, 120.0), Verdict::Holds);
         assert_eq!(at_most(x, 95.0), Verdict::WithinNoise);
         assert_eq!(at_most(x, 80.0), Verdict::DoesNotHold);
+        assert_eq!(within(x, 80.0, 120.0), Verdict::Holds);
+        assert_eq!(within(x, 105.0, 200.0), Verdict::WithinNoise);
+        assert_eq!(within(x, 150.0, 200.0), Verdict::DoesNotHold);
+        assert_eq!(less(x, Measured::exact(200.0)), Verdict::Holds);
+        assert_eq!(less(x, Measured::exact(50.0)), Verdict::DoesNotHold);
+        assert_eq!(less(x, Measured::exact(101.0)), Verdict::WithinNoise);
+        let r = x.ratio(Measured::timing(50.0, 0.05));
+        assert!((r.value - 2.0).abs() < 1e-12 && (r.noise - 0.15).abs() < 1e-12);
         let (lo, hi) = ratio_bounds(x, Measured::exact(50.0));
         assert!((lo - 1.8).abs() < 1e-9 && (hi - 2.2).abs() < 1e-9);
     }

@@ -6,7 +6,7 @@
 
 use super::{fail, linear_fit, published_base, series};
 use crate::harness::Budget;
-use crate::judge::{self, Measured, Order};
+use crate::judge::{self, Measured};
 use crate::papers::paper;
 use crate::plot::Figure;
 use crate::record::Row;
@@ -794,7 +794,7 @@ fn claims(rows: &[Row], ns: &[f64]) -> Vec<Claim> {
         source: "§3.4".into(),
         text: "When N = 100, the baseline encryption is the most efficient.".into(),
         verdict: match (base100, best100) {
-            (Some(b), Some((_, p))) => beats(b, p),
+            (Some(b), Some((_, p))) => judge::less(b, p),
             _ => Verdict::Pending,
         },
         evidence: match (base100, best100) {
@@ -813,7 +813,7 @@ fn claims(rows: &[Row], ns: &[f64]) -> Vec<Claim> {
             getm("bgw05-sqrt", "encrypt", n),
             getm("elgamal-p256", "encrypt", n),
         ) {
-            let faster = beats(q, b);
+            let faster = judge::less(q, b);
             // The paper: faster exactly from 10^5 on.
             let expected = n >= 1e5;
             vs.push(match faster {
@@ -860,7 +860,7 @@ fn claims(rows: &[Row], ns: &[f64]) -> Vec<Claim> {
             .filter_map(|s| getm(s, "encrypt", n).map(|m| (*s, m)))
             .min_by(|a, b| a.1.value.total_cmp(&b.1.value));
         if let Some((s, r)) = rival {
-            vs.push(beats(g, r));
+            vs.push(judge::less(g, r));
             ev.push(format!(
                 "N = {n}: gw09 {:.3} ms, next {s} {:.3} ms",
                 g.value, r.value
@@ -913,7 +913,7 @@ fn claims(rows: &[Row], ns: &[f64]) -> Vec<Claim> {
             .filter_map(|s| getm(s, "decrypt", n).map(|m| (*s, m)))
             .max_by(|a, b| a.1.value.total_cmp(&b.1.value));
         if let Some((s, r)) = rival {
-            vs.push(beats(r, w));
+            vs.push(judge::less(r, w));
             ev.push(format!(
                 "N = {n}: waters09 {:.3} ms, next {s} {:.3} ms",
                 w.value, r.value
@@ -934,7 +934,7 @@ fn claims(rows: &[Row], ns: &[f64]) -> Vec<Claim> {
         if let Some(b) = getm("elgamal-p256", "setup", n) {
             for s in ["bgw05", "gw09", "waters09"] {
                 if let Some(v) = getm(s, "setup", n) {
-                    let r = beats(b, v);
+                    let r = judge::less(b, v);
                     if r != Verdict::Holds {
                         ev.push(format!(
                             "N = {n}: {s} {:.2} ms vs baseline {:.2} ms",
@@ -954,16 +954,6 @@ fn claims(rows: &[Row], ns: &[f64]) -> Vec<Claim> {
         evidence: if ev.is_empty() { "baseline setup is faster than BGW05 §3.1, GW09 and Waters09 setup at every N measured".into() } else { ev.join("; ") },
     });
     out
-}
-
-/// "a is faster than b": holds beyond noise, does not hold when slower
-/// beyond noise, within noise otherwise.
-fn beats(a: Measured, b: Measured) -> Verdict {
-    match judge::order(a, b) {
-        Order::Less => Verdict::Holds,
-        Order::Tie => Verdict::WithinNoise,
-        Order::Greater => Verdict::DoesNotHold,
-    }
 }
 
 #[cfg(test)]

@@ -16,7 +16,7 @@
 
 use super::{fail, published_base};
 use crate::harness::Budget;
-use crate::judge::{self, Measured, Order};
+use crate::judge::{self, Measured};
 use crate::papers::paper;
 use crate::plot::Figure;
 use crate::record::Row;
@@ -212,15 +212,7 @@ impl std::io::Write for CountingSink {
 }
 
 fn secure_ms(rows: &[Row], scheme: &str, curve: &str, size: f64, attrs: usize) -> Option<f64> {
-    rows.iter()
-        .find(|r| {
-            r.scheme == scheme
-                && r.curve == curve
-                && r.operation == "secure-file"
-                && r.x == size
-                && r.param("attributes") == Some(&attrs.to_string())
-        })
-        .and_then(|r| r.median_ms)
+    secure_m(rows, scheme, curve, size, attrs).map(|m| m.value)
 }
 
 const SIZES: [f64; 4] = [1e3, 1e6, 1e7, 1e8];
@@ -394,27 +386,6 @@ fn secure_m(rows: &[Row], scheme: &str, curve: &str, size: f64, attrs: usize) ->
         .and_then(Measured::of)
 }
 
-/// a / b with the noise of both.
-fn ratio(a: Measured, b: Measured) -> Measured {
-    Measured {
-        value: a.value / b.value,
-        noise: a.noise + b.noise,
-    }
-}
-
-/// A ratio inside [lo, hi] (holds), outside (does not hold), or within
-/// noise of a bound.
-fn within(r: Measured, lo: f64, hi: f64) -> Verdict {
-    let (a, b) = r.bounds();
-    if a >= lo && b <= hi {
-        Verdict::Holds
-    } else if b < lo || a > hi {
-        Verdict::DoesNotHold
-    } else {
-        Verdict::WithinNoise
-    }
-}
-
 /// The paper's levels (minimum, medium, high) and ours.
 const PAPER_LEVELS: [(&str, CurveId); 3] = [
     ("minimum", CurveId::Bn254),
@@ -435,7 +406,7 @@ fn claims(rows: &[Row]) -> Vec<Claim> {
                     secure_m(rows, s, c.name(), size, 1),
                     secure_m(rows, s, c.name(), size, 4),
                 ) {
-                    vs.push(judge::at_most(ratio(a4, a1), 1.10));
+                    vs.push(judge::at_most(a4.ratio(a1), 1.10));
                     ev.push(format!(
                         "{s} {} {}: {:+.1} ms ({:+.0} %)",
                         c.name(),
@@ -532,8 +503,8 @@ fn claims(rows: &[Row]) -> Vec<Claim> {
                 continue;
             }
             if let (Some(a), Some(b)) = (t(PAPER_LEVELS[i].1), t(PAPER_LEVELS[j].1)) {
-                let r = ratio(b, a);
-                vs.push(within(r, expect[k] / 2.0, expect[k] * 2.0));
+                let r = b.ratio(a);
+                vs.push(judge::within(r, expect[k] / 2.0, expect[k] * 2.0));
                 ev.push(format!("{} → {}: ×{:.1} (paper ×{})", PAPER_LEVELS[i].0, PAPER_LEVELS[j].0, r.value, expect[k]));
             }
         }
@@ -554,7 +525,7 @@ fn claims(rows: &[Row]) -> Vec<Claim> {
                 secure_m(rows, "bsw07", c.name(), size, 4),
                 secure_m(rows, "waters11", c.name(), size, 4),
             ) {
-                vs.push(within(ratio(w, b), 0.8, 1.2));
+                vs.push(judge::within(w.ratio(b), 0.8, 1.2));
                 ev.push(format!(
                     "{} {}: ×{:.2}",
                     c.name(),
@@ -578,11 +549,7 @@ fn claims(rows: &[Row]) -> Vec<Claim> {
             secure_m(rows, "bsw07", c.name(), 1e3, 4),
             secure_m(rows, "waters11", c.name(), 1e3, 4),
         ) {
-            vs.push(match judge::order(b, w) {
-                Order::Less => Verdict::Holds,
-                Order::Tie => Verdict::WithinNoise,
-                Order::Greater => Verdict::DoesNotHold,
-            });
+            vs.push(judge::less(b, w));
             ev.push(format!(
                 "{}: BSW07 {:.2} ms vs Waters11 {:.2} ms",
                 c.name(),
@@ -607,7 +574,7 @@ fn claims(rows: &[Row]) -> Vec<Claim> {
                 secure_m(rows, "bsw07", c.name(), size, 4),
                 secure_m(rows, "waters11", c.name(), size, 4),
             ) {
-                vs.push(judge::at_least(ratio(w, b), 1.25));
+                vs.push(judge::at_least(w.ratio(b), 1.25));
                 ev.push(format!(
                     "{} {}: ×{:.2}",
                     c.name(),
@@ -642,7 +609,7 @@ fn claims(rows: &[Row]) -> Vec<Claim> {
                 secure_m(rows, "waters11", c.name(), size, 4),
                 secure_m(rows, SIGNED, c.name(), size, 4),
             ) {
-                let r = ratio(sg, w);
+                let r = sg.ratio(w);
                 if c == LEVELS[0] {
                     low.push(judge::at_most(r, 1.10));
                 }

@@ -7,7 +7,7 @@
 //! with `--devices DIR`).
 
 use super::{fail, kem_point, linear_fit, series, value, At, CURVES};
-use crate::judge::{self, Measured, Order};
+use crate::judge::{self, Measured};
 use crate::plot::Figure;
 use crate::record::Row;
 use crate::report::{Cell, Claim, Section, Table, Verdict};
@@ -894,28 +894,9 @@ fn paired_ratio(rows: &[Row], a: (&str, &str), b: (&str, &str), op: &str) -> Vec
         .into_iter()
         .filter_map(|(n, _, _)| {
             let (x, y) = (find(a, n)?, find(b, n)?);
-            Some((
-                n,
-                Measured {
-                    value: x.value / y.value,
-                    noise: x.noise + y.noise,
-                },
-            ))
+            Some((n, x.ratio(y)))
         })
         .collect()
-}
-
-/// A ratio inside [lo, hi] beyond noise (holds), outside (does not
-/// hold), or within noise of a bound.
-fn ratio_within(r: Measured, lo: f64, hi: f64) -> Verdict {
-    let (a, b) = r.bounds();
-    if a >= lo && b <= hi {
-        Verdict::Holds
-    } else if b < lo || a > hi {
-        Verdict::DoesNotHold
-    } else {
-        Verdict::WithinNoise
-    }
 }
 
 /// Points of `a` and `b` (scheme, policy shape) at the same n on BN254:
@@ -942,7 +923,7 @@ fn claims(
     let mut vs = Vec::new();
     let mut ev = Vec::new();
     for (n, r) in paired_ratio(rows, ("gpsw06", "flat"), ("yct14", "flat"), "encrypt") {
-        vs.push(ratio_within(r, 0.8, 1.25));
+        vs.push(judge::within(r, 0.8, 1.25));
         ev.push(format!("n={n}: ×{:.2}", r.value));
     }
     out.push(Claim {
@@ -1000,7 +981,7 @@ fn claims(
     let mut vs = Vec::new();
     let mut ev = Vec::new();
     for (n, r) in paired_ratio(rows, ("bsw07", "3-level"), ("bsw07", "flat"), "decrypt") {
-        vs.push(ratio_within(r, 0.85, 1.15));
+        vs.push(judge::within(r, 0.85, 1.15));
         ev.push(format!("n={n}: ×{:.2}", r.value));
     }
     out.push(Claim {
@@ -1021,19 +1002,7 @@ fn claims(
     for op in ["encrypt", "decrypt"] {
         for rival in ["gpsw06", "yct14"] {
             for (n, r) in paired_ratio(rows, ("bsw07", "flat"), (rival, "flat"), op) {
-                vs.push(
-                    match judge::order(
-                        Measured {
-                            value: r.value,
-                            noise: r.noise,
-                        },
-                        Measured::exact(1.0),
-                    ) {
-                        Order::Greater => Verdict::Holds,
-                        Order::Tie => Verdict::WithinNoise,
-                        Order::Less => Verdict::DoesNotHold,
-                    },
-                );
+                vs.push(judge::less(Measured::exact(1.0), r));
                 if r.value <= 1.0 {
                     ev.push(format!("{op} n={n}: BSW/{rival} ×{:.2}", r.value));
                 }

@@ -418,11 +418,7 @@ fn claims(rows: &[Row], peak: Option<u64>) -> Vec<Claim> {
                     measured(rows, "gpsw06", c.name(), op, x),
                     measured(rows, "bsw07", c.name(), op, x),
                 ) {
-                    vs.push(match judge::order(kp, cp) {
-                        Order::Less => Verdict::Holds,
-                        Order::Tie => Verdict::WithinNoise,
-                        Order::Greater => Verdict::DoesNotHold,
-                    });
+                    vs.push(judge::less(kp, cp));
                 }
             }
         }
