@@ -442,7 +442,8 @@ fn claims(rows: &[Row], paper_rsa: Option<f64>, rsa_ours: Option<f64>) -> Vec<Cl
     let mut ev = Vec::new();
     let mut vs = Vec::new();
     for c in CURVES {
-        let pts: Vec<Measured> = series(rows, SCHEME, c.name(), "final-decrypt", None)
+        let xy = series(rows, SCHEME, c.name(), "final-decrypt", None);
+        let pts: Vec<Measured> = xy
             .iter()
             .filter_map(|(x, _)| measured(rows, SCHEME, c.name(), "final-decrypt", *x))
             .collect();
@@ -451,7 +452,6 @@ fn claims(rows: &[Row], paper_rsa: Option<f64>, rsa_ours: Option<f64>) -> Vec<Cl
         }
         // The trend over N, not the extremes: with 100 points the slowest
         // and the fastest differ by noise alone.
-        let xy: Vec<(f64, f64)> = series(rows, SCHEME, c.name(), "final-decrypt", None);
         let mean = pts.iter().map(|m| m.value).sum::<f64>() / pts.len() as f64;
         let mut noises: Vec<f64> = pts.iter().map(|m| m.noise).collect();
         let noise = crate::harness::median(&mut noises);

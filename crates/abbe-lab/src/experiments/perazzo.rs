@@ -876,37 +876,25 @@ pub fn report(rows: &[Row], r: &ReportCtx) -> Section {
     }
 }
 
-/// Like [`paired`], each value with its noise, as the ratio a / b.
+/// Points of `a` and `b` (scheme, policy shape) at the same n on BN254:
+/// (n, a / b with the noise of both).
 fn paired_ratio(rows: &[Row], a: (&str, &str), b: (&str, &str), op: &str) -> Vec<(f64, Measured)> {
     let bn = CurveId::Bn254.name();
-    let find = |(scheme, kind): (&str, &str), n: f64| {
+    let (pa, pb) = (format!("policy={}", a.1), format!("policy={}", b.1));
+    let find = |scheme: &str, params: &str, n: f64| {
         rows.iter()
             .find(|r| {
                 r.scheme == scheme
                     && r.curve == bn
                     && r.operation == op
                     && r.x == n
-                    && r.params == format!("policy={kind}")
+                    && r.params == params
             })
             .and_then(Measured::of)
     };
-    paired(rows, a, b, op)
-        .into_iter()
-        .filter_map(|(n, _, _)| {
-            let (x, y) = (find(a, n)?, find(b, n)?);
-            Some((n, x.ratio(y)))
-        })
-        .collect()
-}
-
-/// Points of `a` and `b` (scheme, policy shape) at the same n on BN254:
-/// (n, a's value, b's value).
-fn paired(rows: &[Row], a: (&str, &str), b: (&str, &str), op: &str) -> Vec<(f64, f64, f64)> {
-    let bn = CurveId::Bn254.name();
-    let bs = variant_series(rows, b.0, b.1, bn, op);
     variant_series(rows, a.0, a.1, bn, op)
         .into_iter()
-        .filter_map(|(n, va)| bs.iter().find(|p| p.0 == n).map(|p| (n, va, p.1)))
+        .filter_map(|(n, _)| Some((n, find(a.0, &pa, n)?.ratio(find(b.0, &pb, n)?))))
         .collect()
 }
 
