@@ -13,10 +13,15 @@ pub struct Device {
     pub radio_bitrate_kbps: Option<f64>,
     pub radio_tx_mw: Option<f64>,
     pub sleep_mw: Option<f64>,
+    pub ram_kb: Option<f64>,
     pub battery: Option<Battery>,
     pub lifetime_model: Option<LifetimeModel>,
     #[serde(default)]
     pub ops: Ops,
+    /// `[limits]`: where the paper's runs ran out of memory
+    /// (`max_encrypt_attributes_<scheme>`, `max_decrypt_attributes`).
+    #[serde(default)]
+    pub limits: BTreeMap<String, f64>,
 }
 
 #[derive(Clone, Debug, Deserialize)]
@@ -77,6 +82,14 @@ impl Device {
         t.get(&format!("{op}_uwh"))
             .map(|u| u * 3.6)
             .or_else(|| t.get(&format!("{op}_mj")).copied())
+    }
+
+    /// The most attributes the paper's `scheme` encrypted with on this board
+    /// before running out of RAM, when the profile says.
+    pub fn max_encrypt_attributes(&self, scheme: &str) -> Option<f64> {
+        self.limits
+            .get(&format!("max_encrypt_attributes_{scheme}"))
+            .copied()
     }
 
     /// Battery energy in joules.
@@ -141,6 +154,10 @@ mod tests {
         assert_eq!(remote.op_ms(true, "g1_exp"), Some(74.0));
         assert!((remote.op_mj(true, "g1_exp").unwrap() - 10.8).abs() < 1e-9);
         assert!(!esp.has_ops());
+        assert_eq!(remote.ram_kb, Some(32.0));
+        assert_eq!(remote.max_encrypt_attributes("bsw07"), Some(20.0));
+        assert_eq!(remote.max_encrypt_attributes("yct14"), Some(50.0));
+        assert_eq!(esp.max_encrypt_attributes("bsw07"), None);
     }
 
     #[test]

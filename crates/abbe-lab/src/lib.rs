@@ -176,7 +176,8 @@ impl Ctx {
         self.heap
     }
 
-    pub fn push(&mut self, row: Row) {
+    pub fn push(&mut self, mut row: Row) {
+        row.profile = Some(self.profile.name().into());
         self.journal(&row);
         self.store.push(row);
     }
@@ -289,6 +290,40 @@ fn load_journal(path: &Path) -> Vec<Row> {
                 .collect()
         })
         .unwrap_or_default()
+}
+
+/// Which profile decided each claim of `section` (made from `rows`):
+/// `quick` when the quick profile's points alone give the same verdict,
+/// `full` when the full profile's points changed it, none when it is
+/// pending or the rows do not record their profile.
+fn decided_by(
+    section: &Section,
+    rows: &[Row],
+    report: fn(&[Row], &ReportCtx) -> Section,
+    rctx: &ReportCtx,
+) -> Vec<Option<Profile>> {
+    let recorded = rows.iter().any(|r| r.profile.is_some());
+    let from_full = |r: &Row| r.profile.as_deref() == Some(Profile::Full.name());
+    let quick = if rows.iter().any(from_full) {
+        let q: Vec<Row> = rows.iter().filter(|r| !from_full(r)).cloned().collect();
+        Some(report(&q, rctx).claims)
+    } else {
+        None
+    };
+    section
+        .claims
+        .iter()
+        .map(|c| {
+            if !recorded || c.verdict == Verdict::Pending {
+                return None;
+            }
+            let same = quick.as_ref().is_none_or(|q| {
+                q.iter()
+                    .any(|o| o.id == c.id && o.text == c.text && o.verdict == c.verdict)
+            });
+            Some(if same { Profile::Quick } else { Profile::Full })
+        })
+        .collect()
 }
 
 /// The result of a run.
@@ -467,6 +502,7 @@ pub fn run(opts: &Options) -> Result<Summary, LabError> {
             continue;
         }
         let mut section = (e.report)(&rows, &rctx);
+        section.decided_by = decided_by(&section, &rows, e.report, &rctx);
         for floor in judge::wall_floors(&rows) {
             if !opts.quiet {
                 eprintln!("abbe lab: {}: wall-time floor suspected: {floor}", e.name);
@@ -543,6 +579,73 @@ mod tests {
         std::fs::write(&p, text).unwrap();
         assert_eq!(load_journal(&p), vec![row]);
         assert!(load_journal(&dir.path().join("missing")).is_empty());
+    }
+
+    /// A report whose one claim holds when some row has x ≥ 10 (only the
+    /// full profile measures there).
+    fn large_n_report(rows: &[Row], _: &ReportCtx) -> Section {
+        let large = rows.iter().any(|r| r.x >= 10.0);
+        Section {
+            experiment: "ghw11-fig8",
+            paper: &papers::PAPERS[0],
+            intro: String::new(),
+            tables: vec![],
+            figures: vec![],
+            claims: vec![report::Claim {
+                id: "advantage-from-10",
+                source: String::new(),
+                text: "t".into(),
+                verdict: if rows.is_empty() {
+                    Verdict::Pending
+                } else {
+                    judge::check(large)
+                },
+                evidence: String::new(),
+            }],
+            notes: vec![],
+            decided_by: vec![],
+        }
+    }
+
+    #[test]
+    fn a_claim_is_decided_by_the_profile_whose_points_set_its_verdict() {
+        let rctx = ReportCtx {
+            profile: Profile::Full,
+            devices: vec![],
+        };
+        let row = |x: f64, p: Option<Profile>| Row {
+            x,
+            profile: p.map(|p| p.name().into()),
+            ..Row::default()
+        };
+        let decide = |rows: &[Row]| {
+            let s = large_n_report(rows, &rctx);
+            decided_by(&s, rows, large_n_report, &rctx)
+        };
+        // Quick points alone: quick decided it.
+        assert_eq!(
+            decide(&[row(1.0, Some(Profile::Quick))]),
+            [Some(Profile::Quick)]
+        );
+        // The full profile's large point turns it: full decided it.
+        let mixed = [
+            row(1.0, Some(Profile::Quick)),
+            row(10.0, Some(Profile::Full)),
+        ];
+        assert_eq!(decide(&mixed), [Some(Profile::Full)]);
+        // Full points that agree with the quick ones leave it to quick.
+        let agree = [
+            row(1.0, Some(Profile::Quick)),
+            row(2.0, Some(Profile::Full)),
+        ];
+        assert_eq!(decide(&agree), [Some(Profile::Quick)]);
+        // Everything from a full run, where quick alone would be pending.
+        assert_eq!(
+            decide(&[row(10.0, Some(Profile::Full))]),
+            [Some(Profile::Full)]
+        );
+        // Results of an older lab do not say.
+        assert_eq!(decide(&[row(1.0, None)]), [None]);
     }
 
     #[test]

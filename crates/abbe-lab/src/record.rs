@@ -66,6 +66,10 @@ pub struct Row {
     pub peak_heap_bytes: Option<u64>,
     /// Basic operations counted by the curve layer (non-zero ones only).
     pub ops: Option<BTreeMap<String, u64>>,
+    /// The profile of the run that measured the point (absent in results
+    /// of older labs): the report says which profile decided each claim.
+    #[serde(default)]
+    pub profile: Option<String>,
 }
 
 impl Row {
@@ -155,7 +159,7 @@ pub fn ops_map(c: &OpCounts) -> BTreeMap<String, u64> {
         .collect()
 }
 
-const CSV_HEADER: &str = "experiment,scheme,curve,security_bits,operation,x_name,x,params,median_ms,min_ms,max_ms,q1_ms,q3_ms,cpu_ms,cpu_util,reps,bytes,value,unit,peak_heap_bytes,ops";
+const CSV_HEADER: &str = "experiment,scheme,curve,security_bits,operation,x_name,x,params,median_ms,min_ms,max_ms,q1_ms,q3_ms,cpu_ms,cpu_util,reps,bytes,value,unit,peak_heap_bytes,ops,profile";
 
 fn opt<T: std::fmt::Display>(v: &Option<T>) -> String {
     v.as_ref().map(|v| v.to_string()).unwrap_or_default()
@@ -186,7 +190,7 @@ pub fn to_csv(rows: &[Row]) -> String {
             .unwrap_or_default();
         let _ = writeln!(
             out,
-            "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
+            "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
             field(&r.experiment),
             field(&r.scheme),
             field(&r.curve),
@@ -208,6 +212,7 @@ pub fn to_csv(rows: &[Row]) -> String {
             field(&r.unit),
             opt(&r.peak_heap_bytes),
             field(&ops),
+            field(r.profile.as_deref().unwrap_or_default()),
         );
     }
     out
@@ -233,7 +238,7 @@ mod tests {
         };
         let csv = to_csv(std::slice::from_ref(&r));
         let line = csv.lines().nth(1).unwrap();
-        assert_eq!(line, "e,s,c,0,op,n,3,\"shape=flat;p=0,5\",,,,,,,,,10,,B,,");
+        assert_eq!(line, "e,s,c,0,op,n,3,\"shape=flat;p=0,5\",,,,,,,,,10,,B,,,");
         assert_eq!(r.param("shape"), Some("flat"));
         assert_eq!(r.main_value(), Some(10.0));
         let json = serde_json::to_string(&r).unwrap();

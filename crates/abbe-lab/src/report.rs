@@ -3,6 +3,7 @@
 
 use crate::papers::Paper;
 use crate::plot::Figure;
+use crate::Profile;
 use std::fmt::Write as _;
 
 /// A cell of a report table.
@@ -133,6 +134,18 @@ pub struct Section {
     pub figures: Vec<Figure>,
     pub claims: Vec<Claim>,
     pub notes: Vec<String>,
+    /// Per claim, the profile whose points decided its verdict (see
+    /// `decided_by` in lib.rs); filled in by the run, empty in tests.
+    pub decided_by: Vec<Option<Profile>>,
+}
+
+impl Section {
+    fn decided_by(&self, i: usize) -> &'static str {
+        match self.decided_by.get(i).copied().flatten() {
+            Some(p) => p.name(),
+            None => "—",
+        }
+    }
 }
 
 pub fn esc(s: &str) -> String {
@@ -215,16 +228,17 @@ pub fn index_html(title: &str, env: &Environment, sections: &[(Section, Vec<Stri
     }
     h.push_str("<a href=\"#environment\">environment</a></nav>");
     // Claims summary first: what a reader wants to know.
-    h.push_str("<h2 id=claims>Claims and verdicts</h2><p class=note>Each verdict applies a rule written in the paper's notes before measuring; comparisons closer than the repetitions' spread say <q>within noise</q>.</p><table class=data><tr><th>paper</th><th>claim</th><th>verdict</th><th>rule</th></tr>");
+    h.push_str("<h2 id=claims>Claims and verdicts</h2><p class=note>Each verdict applies a rule written in the paper's notes before measuring; comparisons closer than the repetitions' spread say <q>within noise</q>.</p><table class=data><tr><th>paper</th><th>claim</th><th>verdict</th><th>decided by</th><th>rule</th></tr>");
     for (s, _) in sections {
-        for c in &s.claims {
+        for (i, c) in s.claims.iter().enumerate() {
             let _ = write!(
                 h,
-                "<tr><td>{}</td><td style=\"text-align:left\">{}</td><td><span class=\"verdict v-{}\">{}</span></td><td class=rule style=\"text-align:left\">{}</td></tr>",
+                "<tr><td>{}</td><td style=\"text-align:left\">{}</td><td><span class=\"verdict v-{}\">{}</span></td><td>{}</td><td class=rule style=\"text-align:left\">{}</td></tr>",
                 s.experiment,
                 esc(&c.text),
                 c.verdict.label().replace(' ', "-"),
                 c.verdict.label(),
+                s.decided_by(i),
                 esc(&s.paper.rule(c.id).unwrap_or_default())
             );
         }
@@ -282,14 +296,15 @@ pub fn index_html(title: &str, env: &Environment, sections: &[(Section, Vec<Stri
         }
         if !s.claims.is_empty() {
             h.push_str("<h3>Claims</h3><ul class=claims>");
-            for c in &s.claims {
+            for (i, c) in s.claims.iter().enumerate() {
                 let _ = write!(
                     h,
-                    "<li><span class=\"verdict v-{}\">{}</span> <q>{}</q> <span class=note>({})</span><br><span class=rule>Rule: {}</span><br><span class=note>Evidence: {}</span></li>",
+                    "<li><span class=\"verdict v-{}\">{}</span> <q>{}</q> <span class=note>({}; decided by the {} profile)</span><br><span class=rule>Rule: {}</span><br><span class=note>Evidence: {}</span></li>",
                     c.verdict.label().replace(' ', "-"),
                     c.verdict.label(),
                     esc(&c.text),
                     esc(&c.source),
+                    s.decided_by(i),
                     esc(&s.paper.rule(c.id).unwrap_or_default()),
                     esc(&c.evidence)
                 );
@@ -343,6 +358,7 @@ mod tests {
                 evidence: "rows".into(),
             }],
             notes: vec![],
+            decided_by: vec![Some(Profile::Full)],
         };
         let env = Environment {
             items: vec![("CPU".into(), "x".into())],
@@ -351,6 +367,7 @@ mod tests {
         assert!(html.contains("Table &lt;1&gt;") && html.contains("a &amp; b"));
         assert!(html.contains("×0.200"));
         assert!(html.contains("v-holds"));
+        assert!(html.contains("decided by the full profile"));
         assert!(
             !html.contains("http://") && !html.contains("https://www"),
             "no external references"

@@ -608,6 +608,7 @@ pub fn report(rows: &[Row], _r: &ReportCtx) -> Section {
         figures,
         claims,
         notes: vec!["The identity-based and traitor-tracing variants of §2 are measured only in the paper's full version; they are not implemented here, so the §4 recommendations that name them are not recomputed.".into()],
+        decided_by: Vec::new(),
     }
 }
 

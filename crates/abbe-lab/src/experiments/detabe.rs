@@ -362,6 +362,7 @@ pub fn report(rows: &[Row], _r: &ReportCtx) -> Section {
         figures,
         claims,
         notes: vec!["100 MB files are measured by the full profile.".into()],
+        decided_by: Vec::new(),
     }
 }
 

@@ -299,6 +299,7 @@ pub fn report(rows: &[Row], _r: &ReportCtx) -> Section {
         figures,
         claims,
         notes: vec!["The paper's Fig. 8 gives curves only; the values above are the ones its text states. Fig. 9 (the iHealthEHR phone + EC2 proxy) is reproduced by `cargo run --release -p abbe-proxy --example ihealthehr`.".into()],
+        decided_by: Vec::new(),
     }
 }
 

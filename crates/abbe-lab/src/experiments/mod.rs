@@ -6,6 +6,7 @@ pub mod chhatrapati22;
 pub mod detabe;
 pub mod ghw11;
 pub mod perazzo;
+mod perazzo_boards;
 mod perazzo_broker;
 pub mod wang14;
 
@@ -130,6 +131,17 @@ pub fn value(rows: &[Row], scheme: &str, curve: &str, op: &str, x: f64) -> Optio
 /// The point's main value with its noise (see [`crate::judge`]).
 pub fn measured(rows: &[Row], scheme: &str, curve: &str, op: &str, x: f64) -> Option<Measured> {
     point(rows, scheme, curve, op, x).and_then(Measured::of)
+}
+
+/// The exponent k of the power law y ∝ x^k that fits `pts` best (the
+/// slope of the log–log least-squares line); points ≤ 0 are left out.
+pub fn power_law_exponent(pts: &[(f64, f64)]) -> Option<f64> {
+    let logs: Vec<(f64, f64)> = pts
+        .iter()
+        .filter(|p| p.0 > 0.0 && p.1 > 0.0)
+        .map(|p| (p.0.ln(), p.1.ln()))
+        .collect();
+    linear_fit(&logs).map(|f| f.0)
 }
 
 /// Least-squares line through `pts`: (slope, intercept, R²).
@@ -328,6 +340,7 @@ mod tests {
                 "perazzo",
                 concat!(
                     include_str!("perazzo.rs"),
+                    include_str!("perazzo_boards.rs"),
                     include_str!("perazzo_broker.rs")
                 ),
             ),

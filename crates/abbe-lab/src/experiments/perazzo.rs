@@ -6,7 +6,7 @@
 //! board profiles in `data/devices/*.toml` (a user adds a board there or
 //! with `--devices DIR`).
 
-use super::{fail, kem_point, linear_fit, series, value, At, CURVES};
+use super::{fail, kem_point, perazzo_boards, series, value, At, CURVES};
 use crate::judge::{self, Measured};
 use crate::plot::Figure;
 use crate::record::Row;
@@ -30,7 +30,7 @@ const P_A: f64 = 0.5;
 
 fn enc_points(p: Profile) -> Vec<usize> {
     match p {
-        Profile::Quick => vec![5, 10, 20, 30, 40, 50],
+        Profile::Quick => vec![5, 10, 20, 30, 35, 40, 50],
         Profile::Full => (1..=10).map(|k| 5 * k).collect(),
     }
 }
@@ -448,7 +448,12 @@ fn price(counts: &[f64; 5], cost: &dyn Fn(&str) -> Option<f64>) -> Option<f64> {
 }
 
 /// Time (ms) of the paper's model with per-op costs `cost(op)`.
-fn model(scheme: &str, nl: f64, nn: f64, cost: &dyn Fn(&str) -> Option<f64>) -> Option<f64> {
+pub(super) fn model(
+    scheme: &str,
+    nl: f64,
+    nn: f64,
+    cost: &dyn Fn(&str) -> Option<f64>,
+) -> Option<f64> {
     price(&paper_decrypt_counts(scheme, nl, nn), cost)
 }
 
@@ -480,9 +485,11 @@ fn counted_model(
         .sum()
 }
 
-/// Point-scalar multiplications, GT exponentiations and pairings of an
-/// encryption, from our counts, as a board would run them.
-fn device_enc_counts(ops: &std::collections::BTreeMap<String, u64>) -> [f64; 5] {
+/// Our counted operations as a board runs them, in [`PAPER_OPS`] order: a
+/// full pairing per Miller loop (a board computes each pairing whole),
+/// every scalar multiplication and MSM term as a point-scalar
+/// multiplication.
+pub(super) fn board_counts(ops: &std::collections::BTreeMap<String, u64>) -> [f64; 5] {
     let g = |k: &str| *ops.get(k).unwrap_or(&0) as f64;
     let point_mul = g("g1_exp")
         + g("g2_exp")
@@ -491,7 +498,7 @@ fn device_enc_counts(ops: &std::collections::BTreeMap<String, u64>) -> [f64; 5] 
         + g("g1_msm_terms")
         + g("g2_msm_terms");
     [
-        g("final_exps"),
+        g("miller_loops").max(g("final_exps")),
         g("gt_exp"),
         g("gt_mul"),
         point_mul,
@@ -514,10 +521,10 @@ pub(super) fn price_on(
 /// The board-priced operation counts of a flat GPSW encryption at `n`
 /// attributes on BN254.
 pub(super) fn gpsw_encrypt_ops(rows: &[Row], n: f64) -> Option<[f64; 5]> {
-    ops_row(rows, "gpsw06", "bn254", "encrypt:ops", n, "flat").map(device_enc_counts)
+    ops_row(rows, "gpsw06", "bn254", "encrypt:ops", n, "flat").map(board_counts)
 }
 
-fn ops_row<'a>(
+pub(super) fn ops_row<'a>(
     rows: &'a [Row],
     scheme: &str,
     curve: &str,
@@ -536,7 +543,7 @@ fn ops_row<'a>(
         .and_then(|r| r.ops.as_ref())
 }
 
-fn variant_series(
+pub(super) fn variant_series(
     rows: &[Row],
     scheme: &str,
     kind: &str,
@@ -780,19 +787,18 @@ pub fn report(rows: &[Row], r: &ReportCtx) -> Section {
     figures.push(f18);
 
     // Device projections: encryption and battery lifetime.
-    let mut tl = Table::new("perazzo-lifetime", "Figs. 10, 15 — encryption on the boards (model: our counted encryption operations × the board's Table 2 costs) and battery lifetime (§6.3)", &["board", "mode", "scheme", "n", "encrypt time", "encrypt energy", "ciphertext (BN254)", "lifetime", "paper lifetime"]);
-    let mut f15 = Figure::new(
-        "perazzo-fig15",
-        "perazzo Fig. 15 — projected battery lifetime (RE-Mote model)",
-        "attributes",
-        "lifetime (days)",
-    );
-    let mut f10 = Figure::new(
-        "perazzo-fig10",
-        "perazzo Fig. 10 — projected encryption time on the RE-Mote (model)",
-        "attributes",
-        "time (ms)",
-    );
+    let mut tl = Table::new("perazzo-lifetime", "Figs. 10, 11, 15 — encryption on the boards (model: our counted encryption operations × the board's Table 2 costs) and battery lifetime (§6.3)", &["board", "mode", "scheme", "n", "encrypt time", "encrypt energy", "ciphertext (BN254)", "lifetime", "paper lifetime", "within the board's RAM"]);
+    let fig = |n: &str, what: &str, y: &str| {
+        Figure::new(
+            format!("perazzo-fig{n}"),
+            format!("perazzo Fig. {n} — {what} on the RE-Mote (model; points beyond the RAM the paper's runs had are left out)"),
+            "attributes",
+            y,
+        )
+    };
+    let mut f10 = fig("10", "encryption time", "time (ms)");
+    let mut f11 = fig("11", "encryption energy", "energy (mJ)");
+    let mut f15 = fig("15", "battery lifetime", "lifetime (days)");
     let mut lifetimes = std::collections::BTreeMap::new();
     let mut no_ops = Vec::new();
     for d in &r.devices {
@@ -802,17 +808,12 @@ pub fn report(rows: &[Row], r: &ReportCtx) -> Section {
         }
         for hw in [false, true] {
             let mode = if hw { "hardware ECC" } else { "software" };
-            for (s, kind) in [("gpsw06", "flat"), ("yct14", "flat"), ("bsw07", "flat")] {
-                let mut life_pts = Vec::new();
-                let mut enc_pts = Vec::new();
-                for (n, ct) in variant_series(rows, s, kind, "bn254", "ct-bytes") {
-                    let Some(ops) = ops_row(rows, s, "bn254", "encrypt:ops", n, kind) else {
+            for s in ["gpsw06", "yct14", "bsw07"] {
+                let (mut life_pts, mut enc_pts, mut energy_pts) =
+                    (Vec::new(), Vec::new(), Vec::new());
+                for (n, _) in variant_series(rows, s, "flat", "bn254", "ct-bytes") {
+                    let Some(pr) = perazzo_boards::encrypt_on(rows, d, hw, s, n) else {
                         continue;
-                    };
-                    let (t, e) = price_on(d, hw, &device_enc_counts(ops));
-                    let life = match (t, e) {
-                        (Some(t), Some(e)) => d.lifetime_days(t, e, ct),
-                        _ => None,
                     };
                     let published = p
                         .find(|v| {
@@ -824,28 +825,39 @@ pub fn report(rows: &[Row], r: &ReportCtx) -> Section {
                         })
                         .first()
                         .map(|v| v.value);
-                    if let Some(l) = life {
-                        life_pts.push((n, l));
+                    if let Some(l) = pr.days {
                         lifetimes.insert((d.name.clone(), hw, s.to_string(), n as u64), l);
                     }
-                    if let Some(t) = t {
-                        enc_pts.push((n, t));
+                    if pr.fits {
+                        life_pts.extend(pr.days.map(|l| (n, l)));
+                        enc_pts.extend(pr.ms.map(|t| (n, t)));
+                        energy_pts.extend(pr.mj.map(|e| (n, e)));
                     }
                     tl.rows.push(vec![
                         Cell::Text(d.name.clone()),
                         Cell::Text(mode.into()),
-                        Cell::Text(label(s, kind)),
+                        Cell::Text(label(s, "flat")),
                         Cell::Num(n, ""),
-                        Cell::opt(t, "ms"),
-                        Cell::opt(e, "mJ"),
-                        Cell::Num(ct, "B"),
-                        Cell::opt(life, "days"),
+                        Cell::opt(pr.ms, "ms"),
+                        Cell::opt(pr.mj, "mJ"),
+                        Cell::Num(pr.ct_bytes, "B"),
+                        Cell::opt(pr.days, "days"),
                         Cell::opt(published, "days"),
+                        Cell::Text(if pr.fits {
+                            "yes".into()
+                        } else {
+                            format!(
+                                "no: the paper's {s} failed above {} attributes",
+                                d.max_encrypt_attributes(s).unwrap_or(0.0)
+                            )
+                        }),
                     ]);
                 }
                 if d.name == "RE-Mote" {
-                    f15.line(format!("{} {mode}", label(s, kind)), life_pts, false);
-                    f10.line(format!("{} {mode}", label(s, kind)), enc_pts, false);
+                    let name = format!("{} {mode}", label(s, "flat"));
+                    f15.line(name.clone(), life_pts, hw);
+                    f10.line(name.clone(), enc_pts, hw);
+                    f11.line(name, energy_pts, hw);
                 }
             }
         }
@@ -856,14 +868,58 @@ pub fn report(rows: &[Row], r: &ReportCtx) -> Section {
         }
     }
     tl.note = format!(
-        "Lifetime = battery energy / (encryption energy + radio power × ciphertext bits / bit rate + sleep power × rest of the period) × period. The ciphertext is our BN254 header size (the paper does not publish its sizes). Boards without Table 2 costs in their profile are skipped: {}. Add `[ops.software]` (and `[ops.hardware]`) to a board's TOML to project it.",
+        "Lifetime = battery energy / (encryption energy + radio power × ciphertext bits / bit rate + sleep power × rest of the period) × period. The ciphertext is our BN254 header size (the paper does not publish its sizes). 'Within the board's RAM' marks the points where the paper's own encryption ran out of the RE-Mote's 32 KB (BSW above 20, GPSW above 35 attributes): projections there are arithmetic, not something the board ran. Boards without Table 2 costs in their profile are skipped: {}. Add `[ops.software]` (and `[ops.hardware]`) to a board's TOML to project it.",
         if no_ops.is_empty() { "none".into() } else { no_ops.join(", ") }
     );
     tables.push(tl);
     figures.push(f10);
+    figures.push(f11);
     figures.push(f15);
+    // Figs. 12–13: the paper's Table 2 decryption formula, flat worst case.
+    if let Some(d) = remote {
+        let mut f12 = fig(
+            "12",
+            "decryption time, flat worst case (Table 2 formula)",
+            "time (ms)",
+        );
+        let mut f13 = fig(
+            "13",
+            "decryption energy, flat worst case (Table 2 formula)",
+            "energy (mJ)",
+        );
+        for hw in [false, true] {
+            let mode = if hw { "hardware ECC" } else { "software" };
+            for s in ["gpsw06", "yct14", "bsw07"] {
+                let at = |n: f64, energy: bool| {
+                    model(s, n, 1.0, &|op: &str| {
+                        if energy {
+                            d.op_mj(hw, op)
+                        } else {
+                            d.op_ms(hw, op)
+                        }
+                    })
+                    .map(|v| (n, v))
+                };
+                let ns = (1..=10).map(f64::from);
+                f12.line(
+                    format!("{} {mode}", label(s, "flat")),
+                    ns.clone().filter_map(|n| at(n, false)).collect(),
+                    hw,
+                );
+                f13.line(
+                    format!("{} {mode}", label(s, "flat")),
+                    ns.filter_map(|n| at(n, true)).collect(),
+                    hw,
+                );
+            }
+        }
+        figures.push(f12);
+        figures.push(f13);
+    }
+    tables.push(boards_table(&r.devices));
 
     let mut claims = claims(rows, &ratios, &avg_ratio, energy_saving, &lifetimes);
+    perazzo_boards::claims(rows, &r.devices, &mut claims);
     super::perazzo_broker::report(rows, r, &mut tables, &mut claims);
     Section {
         experiment: "perazzo",
@@ -872,8 +928,41 @@ pub fn report(rows: &[Row], r: &ReportCtx) -> Section {
         tables,
         figures,
         claims,
-        notes: vec!["Figs. 7, 9, 11, 13 (measured energy on the boards) need a power meter; the energy columns here are the model's. Fig. 14 (ESP32) needs the ESP32's basic-operation costs, which the paper does not publish.".into()],
+        notes: vec!["Figs. 6 and 8 are measured on this machine; Figs. 10–13, 15, 17 and 18 are the RE-Mote model (Table 2 costs × operation counts), so Figs. 11 and 13 are modelled energy, not the paper's power-meter readings. Figs. 7, 9 and 14 (the ESP32's energy and lifetime) need the ESP32 itself or its basic-operation costs, which the paper does not publish: add `[ops.software]` to a board profile named ESP32 (`--devices DIR`) and they and the ESP32 claims are computed.".into()],
+        decided_by: Vec::new(),
     }
+}
+
+/// Table 1: the boards of the profiles.
+fn boards_table(devices: &[crate::devices::Device]) -> Table {
+    let mut t = Table::new(
+        "perazzo-table1",
+        "Table 1 — the boards (from data/devices/*.toml and any --devices)",
+        &[
+            "board",
+            "RAM",
+            "radio bit rate",
+            "radio TX",
+            "sleep",
+            "battery",
+            "no-encryption lifetime",
+            "Table 2 costs",
+        ],
+    );
+    for d in devices {
+        t.rows.push(vec![
+            Cell::Text(d.name.clone()),
+            Cell::opt(d.ram_kb, "KB"),
+            Cell::opt(d.radio_bitrate_kbps, "kbps"),
+            Cell::opt(d.radio_tx_mw, "mW"),
+            Cell::opt(d.sleep_mw, "mW"),
+            Cell::opt(d.battery_j(), "J"),
+            Cell::opt(d.lifetime_days(0.0, 0.0, 0.0), "days"),
+            Cell::Text(if d.has_ops() { "yes" } else { "not published" }.into()),
+        ]);
+    }
+    t.note = "The paper's Table 1 also lists CPU, clock and flash (ESP32: dual-core Xtensa LX6 240 MHz, 448 KB flash; RE-Mote: Cortex-M3 32 MHz, 512 KB flash, ECC accelerator); they are in the profiles' TOML.".into();
+    t
 }
 
 /// Points of `a` and `b` (scheme, policy shape) at the same n on BN254:
@@ -922,13 +1011,13 @@ fn claims(
         evidence: format!("GPSW / YCT encryption time on BN254: {}; {}", ev.join(", "), judge::tally(&vs)),
     });
     // BSW over-linear encryption.
-    let pts = super::cpu_series(rows, "bsw07", bn, "encrypt", Some("policy=flat"));
-    let logs: Vec<(f64, f64)> = pts
-        .iter()
-        .filter(|p| p.1 > 0.0)
-        .map(|p| (p.0.ln(), p.1.ln()))
-        .collect();
-    let slope = linear_fit(&logs).map(|f| f.0);
+    let slope = super::power_law_exponent(&super::cpu_series(
+        rows,
+        "bsw07",
+        bn,
+        "encrypt",
+        Some("policy=flat"),
+    ));
     out.push(Claim {
         id: "bsw-over-linear",
         source: "§6.1.1".into(),
