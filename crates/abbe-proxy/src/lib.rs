@@ -10,12 +10,15 @@
 //! * [`metrics`] — Prometheus text metrics.
 //! * [`quota`] — per-tenant concurrency and rate limits (429).
 //! * [`client`] — a blocking client for the CLI and examples.
+//! * [`ehr`] — GHW11's iHealthEHR (Fig. 9) on loopback, for the example
+//!   and the lab.
 //!
 //! The transform itself is `abbe::outsource::PreparedTransformKey`, shared
 //! with the CLI (`abbe::outsource::transform_bytes`).
 
 pub mod cache;
 pub mod client;
+pub mod ehr;
 pub mod fetch;
 pub mod metrics;
 pub mod quota;

@@ -5,6 +5,7 @@
 pub mod chhatrapati22;
 pub mod detabe;
 pub mod ghw11;
+mod ghw11_fig9;
 pub mod perazzo;
 mod perazzo_boards;
 mod perazzo_broker;
@@ -332,7 +333,10 @@ mod tests {
     #[test]
     fn every_claim_has_a_rule_and_every_rule_a_claim() {
         let sources = [
-            ("ghw11", include_str!("ghw11.rs")),
+            (
+                "ghw11",
+                concat!(include_str!("ghw11.rs"), include_str!("ghw11_fig9.rs")),
+            ),
             ("wang14", include_str!("wang14.rs")),
             ("chhatrapati22", include_str!("chhatrapati22.rs")),
             ("detabe", include_str!("detabe.rs")),
