@@ -781,5 +781,17 @@ mod tests {
             claim(&levels(10.0, 15.0, 300.0), "level-slowdowns-detabe"),
             Depends
         );
+        // AES4SeCi (Waters11): ×24 from minimum to high, judged within ×2.
+        let waters = |lo: f64, hi: f64| {
+            vec![
+                secure("waters11", CurveId::Bn254, 1e7, 4, lo),
+                secure("waters11", CurveId::Bls48_581, 1e7, 4, hi),
+            ]
+        };
+        let id = "level-slowdown-aes4seci";
+        assert_eq!(claim(&waters(10.0, 240.0), id), Holds);
+        assert_eq!(claim(&waters(10.0, 20.0), id), DoesNotHold);
+        assert_eq!(claim(&waters(10.0, 2000.0), id), DoesNotHold);
+        assert_eq!(claim(&[], id), Pending);
     }
 }

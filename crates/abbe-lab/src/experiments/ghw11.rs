@@ -667,6 +667,34 @@ mod tests {
     }
 
     #[test]
+    fn linearity_takes_each_outcome() {
+        // Linear at N = 1, 10, 100 (plus a fourth point, for a fit).
+        let mut v = rows(1.0, 1.0, 1.0);
+        v.push(timed(SCHEME, C, "decrypt", 50.0, "", 50.0));
+        v.push(timed(SCHEME, C, "transform", 50.0, "", 50.0));
+        v.push(sized(SCHEME, C, "ct-bytes", 50.0, "", 15_000));
+        assert_eq!(claim(&v, "linear"), Holds);
+        // Decryption flat then jumping: not linear, while sizes still are.
+        let jump = |r: &mut Row| {
+            if r.operation != "ct-bytes" && r.x >= 50.0 {
+                r.cpu_ms = Some(r.x.powi(3));
+            }
+        };
+        let mut bent = v.clone();
+        bent.iter_mut().for_each(jump);
+        assert_eq!(claim(&bent, "linear"), Depends);
+        // And every fit bent, sizes too.
+        for r in bent
+            .iter_mut()
+            .filter(|r| r.operation == "ct-bytes" && r.x >= 50.0)
+        {
+            r.bytes = Some((r.x as u64).pow(3));
+        }
+        assert_eq!(claim(&bent, "linear"), DoesNotHold);
+        assert_eq!(claim(&[], "linear"), Pending);
+    }
+
+    #[test]
     fn size_claims_take_each_outcome() {
         assert_eq!(claim(&rows(1.0, 1.0, 1.0), "partial-ct-fixed-size"), Holds);
         let mut v = rows(1.0, 1.0, 1.0);

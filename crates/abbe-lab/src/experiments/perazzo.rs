@@ -1219,6 +1219,19 @@ mod claim_tests {
     }
 
     #[test]
+    fn over_linear_encryption_takes_each_outcome() {
+        let bsw = |k: f64| -> Vec<Row> {
+            [5.0, 10.0, 20.0, 40.0]
+                .into_iter()
+                .map(|n: f64| point("bsw07", "flat", "encrypt", n, n.powf(k)))
+                .collect()
+        };
+        assert_eq!(claim(&bsw(1.5), "bsw-over-linear"), Holds);
+        assert_eq!(claim(&bsw(1.0), "bsw-over-linear"), DoesNotHold);
+        assert_eq!(claim(&[], "bsw-over-linear"), Pending);
+    }
+
+    #[test]
     fn trend_claims_take_each_outcome() {
         let g = ("gpsw06", "flat");
         let y = ("yct14", "flat");

@@ -786,6 +786,78 @@ mod tests {
         );
     }
 
+    /// Every timed ABE operation at N = 1..10 on both curves, CPU time
+    /// `t(scheme, op, n)`.
+    fn sweep(t: impl Fn(&str, &str, f64) -> f64) -> Vec<Row> {
+        let mut rows = Vec::new();
+        for c in [BN, BLS] {
+            for (s, op) in ABE_OPS {
+                for n in 1..=10 {
+                    let n = f64::from(n);
+                    rows.push(timed(s, c, op, n, "", t(s, op, n)));
+                }
+            }
+        }
+        rows
+    }
+
+    #[test]
+    fn linearity_takes_each_outcome() {
+        assert_eq!(claim(&sweep(|_, _, n| 2.0 + 3.0 * n), "linear"), Holds);
+        // Quadratic everywhere, with a jump: no fit reaches R² 0.98.
+        let bent = |n: f64| if n > 5.0 { 1000.0 * n * n } else { 1.0 };
+        assert_eq!(claim(&sweep(|_, _, n| bent(n)), "linear"), DoesNotHold);
+        let one_bent = |s: &str, op: &str, n: f64| {
+            if s == "bsw07" && op == "decrypt" {
+                bent(n)
+            } else {
+                n
+            }
+        };
+        assert_eq!(claim(&sweep(one_bent), "linear"), Depends);
+        assert_eq!(claim(&[], "linear"), Pending);
+    }
+
+    #[test]
+    fn sizes_and_rsa_overhead_take_each_outcome() {
+        let sizes = |grow: bool, higher_level_larger: bool| {
+            let mut rows = Vec::new();
+            for (c, level) in [(BN, 1), (BLS, 2)] {
+                for s in ["bsw07", "gpsw06"] {
+                    for op in ["ct-bytes", "key-bytes"] {
+                        for n in 1..=5u64 {
+                            let per_level = if higher_level_larger {
+                                level
+                            } else {
+                                3 - level
+                            };
+                            let b = 100 * per_level * if grow { n } else { 6 - n };
+                            rows.push(sized(s, c, op, n as f64, "", b));
+                        }
+                    }
+                }
+            }
+            rows
+        };
+        assert_eq!(claim(&sizes(true, true), "sizes-increase"), Holds);
+        assert_eq!(claim(&sizes(false, false), "sizes-increase"), DoesNotHold);
+        assert_eq!(claim(&sizes(true, false), "sizes-increase"), Depends);
+        let rsa = |b: [u64; 3]| {
+            RSA_BITS
+                .iter()
+                .zip(b)
+                .map(|(bits, b)| sized(&format!("rsa-{bits}"), "rsa", "ct-bytes", 0.0, "", b))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(claim(&rsa([128, 256, 384]), "rsa-under-1kb"), Holds);
+        assert_eq!(
+            claim(&rsa([2048, 2048, 4096]), "rsa-under-1kb"),
+            DoesNotHold
+        );
+        assert_eq!(claim(&rsa([128, 256, 1024]), "rsa-under-1kb"), Depends);
+        assert_eq!(claim(&[], "rsa-under-1kb"), Pending);
+    }
+
     #[test]
     fn sizes_and_memory_rules_can_fail() {
         assert_eq!(few_to_tens_kb(Some(2000), Some(20_000)), Holds);
