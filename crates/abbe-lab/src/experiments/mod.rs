@@ -3,6 +3,7 @@
 //! alone, so the report can be rebuilt from `results/` at any time).
 
 pub mod chhatrapati22;
+mod chhatrapati22_tables;
 pub mod detabe;
 pub mod ghw11;
 mod ghw11_fig9;
@@ -338,7 +339,13 @@ mod tests {
                 concat!(include_str!("ghw11.rs"), include_str!("ghw11_fig9.rs")),
             ),
             ("wang14", include_str!("wang14.rs")),
-            ("chhatrapati22", include_str!("chhatrapati22.rs")),
+            (
+                "chhatrapati22",
+                concat!(
+                    include_str!("chhatrapati22.rs"),
+                    include_str!("chhatrapati22_tables.rs")
+                ),
+            ),
             ("detabe", include_str!("detabe.rs")),
             (
                 "perazzo",
