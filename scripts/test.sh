@@ -4,7 +4,8 @@
 # report in headless Chromium (installed here when missing) and `abbe mqtt`'s
 # tests against a real mosquitto (installed here when missing) — then the proxy's
 # suite and fleet test against a real PostgreSQL on a throw-away cluster
-# (scripts/test-postgres.sh). Fails when any test fails.
+# (scripts/test-postgres.sh), then the Python bindings' pytest suite in a private
+# venv (scripts/test-python.sh). Fails when any test fails.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-chromium.sh
@@ -12,3 +13,4 @@ bash scripts/install-mosquitto.sh
 export ABBE_REQUIRE_BROWSER=1 ABBE_REQUIRE_MOSQUITTO=1
 cargo test --workspace --release
 bash scripts/test-postgres.sh
+bash scripts/test-python.sh

@@ -73,27 +73,13 @@ pub(crate) fn scheme_for(pre: &Preamble) -> Result<&'static dyn Scheme> {
 }
 
 pub(crate) fn parse_curve(name: &str) -> Result<CurveId> {
-    CurveId::from_name(name)
-        .filter(|c| *c != CurveId::P256)
-        .ok_or_else(|| {
-            CliError::Other(format!(
-                "unknown curve '{name}' (expected bn254, bls12-381, bls24-479 or bls48-581)"
-            ))
-        })
+    pick_curve(None, Some(name))
 }
 
 /// The curve of `--level` or `--curve` (clap makes them exclusive); the
 /// default is level 128 (BLS12-381).
 pub(crate) fn pick_curve(level: Option<u32>, curve: Option<&str>) -> Result<CurveId> {
-    match (level, curve) {
-        (Some(l), _) => CurveId::for_level(l).ok_or_else(|| {
-            CliError::Other(format!(
-                "unknown security level {l} (expected 100, 128, 192 or 256)"
-            ))
-        }),
-        (None, Some(c)) => parse_curve(c),
-        (None, None) => Ok(CurveId::Bls12_381),
-    }
+    facade::pairing_curve(level, curve).map_err(|e| CliError::Other(e.to_string()))
 }
 
 pub(crate) fn parse_scheme(name: &str) -> Result<SchemeId> {
@@ -138,8 +124,5 @@ pub(crate) fn parse_universe(universe: &str) -> Result<Vec<String>> {
 
 /// The curve's name and security level, for messages.
 pub fn curve_label(id: CurveId) -> String {
-    if id == CurveId::P256 {
-        return format!("P-256 (~{}-bit security)", id.security_bits());
-    }
-    format!("{} (~{}-bit security)", id.name(), id.security_bits())
+    abbe::inspect::curve_label(id)
 }

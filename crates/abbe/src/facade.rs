@@ -187,6 +187,40 @@ pub trait UserKey: Send + Sync {
     fn decapsulate(&self, header: &[u8], allow_cpa: bool) -> Result<SessionKey, Error>;
 }
 
+/// The pairing curve of a security `level` (100, 128, 192, 256) or named
+/// `curve` (bn254, bls12-381, bls24-479, bls48-581); level 128 (BLS12-381)
+/// when neither is given. Front ends make the two exclusive.
+pub fn pairing_curve(level: Option<u32>, curve: Option<&str>) -> Result<CurveId, Error> {
+    match (level, curve) {
+        (Some(l), _) => CurveId::for_level(l).ok_or_else(|| {
+            Error::Invalid(format!(
+                "unknown security level {l} (expected 100, 128, 192 or 256)"
+            ))
+        }),
+        (None, Some(c)) => CurveId::from_name(c)
+            .filter(|c| *c != CurveId::P256)
+            .ok_or_else(|| {
+                Error::Invalid(format!(
+                    "unknown curve '{c}' (expected bn254, bls12-381, bls24-479 or bls48-581)"
+                ))
+            }),
+        (None, None) => Ok(CurveId::Bls12_381),
+    }
+}
+
+/// The curve of a new setup of `scheme`: P-256 for the ElGamal baseline
+/// (which has no other), else [`pairing_curve`].
+pub fn setup_curve(
+    scheme: SchemeId,
+    level: Option<u32>,
+    curve: Option<&str>,
+) -> Result<CurveId, Error> {
+    if scheme == SchemeId::ElGamalP256 {
+        return Ok(CurveId::P256);
+    }
+    pairing_curve(level, curve)
+}
+
 /// The scheme `id` on `curve`; refuses a scheme known to be broken.
 pub fn scheme(id: SchemeId, curve: CurveId) -> Result<&'static dyn Scheme, Error> {
     let s = scheme_allowing_insecure(id, curve)?;

@@ -66,6 +66,7 @@ mod conformance;
 pub mod curve;
 pub mod envelope;
 pub mod facade;
+pub mod inspect;
 pub mod kem;
 pub mod outsource;
 pub mod policy;

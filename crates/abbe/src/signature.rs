@@ -266,6 +266,18 @@ impl AnySigningKey {
         }))
     }
 
+    /// A new signing key on `curve`: (signing-key object, verifying-key
+    /// object).
+    pub fn generate<R: RngCore + CryptoRng>(
+        curve: CurveId,
+        rng: &mut R,
+    ) -> Result<(Zeroizing<Vec<u8>>, Vec<u8>), SignatureError> {
+        on_pairing_curve!(curve, C => {
+            let sk = Bls::<C>::keygen(rng);
+            Ok((sk.to_bytes(), sk.verifying_key().to_bytes()))
+        })
+    }
+
     pub fn curve(&self) -> CurveId {
         with_key!(self, k => key_curve(k))
     }

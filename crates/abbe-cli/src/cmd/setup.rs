@@ -1,9 +1,8 @@
 //! `abbe setup`: a public key and a master key.
 
-use crate::dispatch::{parse_scheme, parse_universe, pick_curve, scheme_for};
+use crate::dispatch::{parse_scheme, parse_universe, scheme_for};
 use crate::keyfile::refuse_overwrite;
 use crate::{broadcast, keyfile, progress, CliError, Result};
-use abbe::curve::CurveId;
 use abbe::kem::SetupParams;
 use abbe::wire::{ObjectKind, Preamble, SchemeId};
 use rand_core::OsRng;
@@ -61,11 +60,8 @@ pub fn run(args: Args) -> Result<()> {
     } = args;
     let scheme = parse_scheme(&scheme)?;
     // The ElGamal baseline lives on NIST P-256, not on a pairing curve.
-    let curve = if scheme == SchemeId::ElGamalP256 {
-        CurveId::P256
-    } else {
-        pick_curve(level, curve.as_deref())?
-    };
+    let curve = abbe::facade::setup_curve(scheme, level, curve.as_deref())
+        .map_err(|e| CliError::Other(e.to_string()))?;
     let facade = scheme_for(&Preamble::new(ObjectKind::PublicKey, scheme, curve))?;
     let params = SetupParams {
         users,

@@ -1,6 +1,6 @@
 //! `abbe signer-keygen`: a BLS signing key and its verifying key.
 
-use crate::dispatch::{on_curve, pick_curve};
+use crate::dispatch::pick_curve;
 use crate::keyfile::{default_public_path, refuse_overwrite};
 use crate::{keyfile, CliError, Result};
 use rand_core::OsRng;
@@ -52,10 +52,7 @@ pub fn run(args: Args) -> Result<()> {
     }
     refuse_overwrite(&[&output, &public], force)?;
     let keys = keyfile::KeyOut::new(armor, passphrase, &output.display().to_string())?;
-    let (sk, vk) = on_curve!(curve, C => {
-        let sk = abbe::signature::Bls::<C>::keygen(&mut OsRng);
-        (sk.to_bytes(), sk.verifying_key().to_bytes())
-    });
+    let (sk, vk) = abbe::signature::AnySigningKey::generate(curve, &mut OsRng)?;
     keys.write_secret(&output, &sk)?;
     keys.write_public(&public, &vk)?;
     let (c, pk) = abbe::signature::verifying_key_point(&vk)?;

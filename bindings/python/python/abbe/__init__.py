@@ -1,0 +1,60 @@
+"""abbe — attribute-based and broadcast encryption, for Python.
+
+The Rust library's facade: every scheme (Waters11, BSW07, FAME, GPSW06,
+BGW05, GW09, Waters09, the ElGamal baseline), every security level and mode.
+Keys and ciphertexts are ``bytes`` in abbe's documented format, so files move
+freely between Python and the ``abbe`` command line.
+
+    >>> import abbe
+    >>> pk, mk = abbe.setup("waters11", level=128)
+    >>> alice = abbe.keygen(mk, attrs=["doctor", "cardiology", "age = 42"])
+    >>> ct = abbe.encrypt(pk, b"record", policy="doctor and age >= 18")
+    >>> abbe.decrypt(alice, ct)
+    b'record'
+
+Errors: :class:`NotSatisfied` (the key does not satisfy the policy),
+:class:`InvalidInput` (a corrupt object, a bad policy), both subclasses of
+:class:`Error`.
+"""
+
+from ._abbe import (
+    Error,
+    InvalidInput,
+    NotSatisfied,
+    Policy,
+    ProxyClient,
+    SecretKey,
+    armor,
+    decrypt,
+    decrypt_stream,
+    encrypt,
+    encrypt_stream,
+    inspect,
+    keygen,
+    protect,
+    setup,
+    signer_keygen,
+    transform,
+    transform_key,
+)
+
+__all__ = [
+    "Error",
+    "InvalidInput",
+    "NotSatisfied",
+    "Policy",
+    "ProxyClient",
+    "SecretKey",
+    "armor",
+    "decrypt",
+    "decrypt_stream",
+    "encrypt",
+    "encrypt_stream",
+    "inspect",
+    "keygen",
+    "protect",
+    "setup",
+    "signer_keygen",
+    "transform",
+    "transform_key",
+]

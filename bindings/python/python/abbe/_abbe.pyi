@@ -1,0 +1,99 @@
+"""Type stubs of the compiled module (see abbe/__init__.py)."""
+
+from typing import BinaryIO, Optional, Sequence, Tuple, Union
+
+KeyLike = Union["SecretKey", bytes]
+
+class Error(Exception): ...
+class InvalidInput(Error): ...
+class NotSatisfied(Error): ...
+
+class SecretKey:
+    """A secret key; wiped when collected, never shown by repr."""
+
+    def __init__(self, data: bytes, *, passphrase: Optional[str] = None) -> None: ...
+    def __bytes__(self) -> bytes: ...
+    @property
+    def kind(self) -> str: ...
+    @property
+    def scheme(self) -> str: ...
+    @property
+    def curve(self) -> str: ...
+
+class Policy:
+    """An access policy (infix, postfix or FBF syntax)."""
+
+    def __init__(self, text: str) -> None: ...
+    @property
+    def attributes(self) -> list[str]: ...
+    def satisfied_by(self, attrs: Sequence[str]) -> bool: ...
+
+class ProxyClient:
+    """A client of ``abbe proxy serve``."""
+
+    def __init__(self, url: str, token: Optional[str] = None) -> None: ...
+    def register(self, tk: bytes) -> str: ...
+    def transform(self, id: str, ct: bytes) -> bytes: ...
+    def delete(self, id: str) -> None: ...
+
+def setup(
+    scheme: str = "waters11",
+    *,
+    level: Optional[int] = None,
+    curve: Optional[str] = None,
+    users: Optional[int] = None,
+    universe: Optional[Sequence[str]] = None,
+) -> Tuple[bytes, SecretKey]: ...
+def keygen(
+    mk: KeyLike,
+    *,
+    attrs: Optional[Sequence[str]] = None,
+    policy: Optional[str] = None,
+    user: Optional[int] = None,
+    public: Optional[bytes] = None,
+    passphrase: Optional[str] = None,
+) -> SecretKey: ...
+def encrypt(
+    pk: bytes,
+    data: bytes,
+    *,
+    policy: Optional[str] = None,
+    attrs: Optional[Sequence[str]] = None,
+    to: Optional[str] = None,
+    mode: str = "cca",
+    sign_with: Optional[KeyLike] = None,
+    passphrase: Optional[str] = None,
+) -> bytes: ...
+def decrypt(
+    key: KeyLike,
+    ct: bytes,
+    *,
+    verify_with: Optional[bytes] = None,
+    passphrase: Optional[str] = None,
+) -> bytes: ...
+def encrypt_stream(
+    pk: bytes,
+    src: BinaryIO,
+    dst: BinaryIO,
+    *,
+    policy: Optional[str] = None,
+    attrs: Optional[Sequence[str]] = None,
+    to: Optional[str] = None,
+    mode: str = "cca",
+    sign_with: Optional[KeyLike] = None,
+    passphrase: Optional[str] = None,
+) -> int: ...
+def decrypt_stream(
+    key: KeyLike,
+    src: BinaryIO,
+    dst: BinaryIO,
+    *,
+    verify_with: Optional[bytes] = None,
+    passphrase: Optional[str] = None,
+) -> int: ...
+def transform_key(key: KeyLike, *, passphrase: Optional[str] = None) -> Tuple[bytes, SecretKey]: ...
+def transform(tk: bytes, ct: bytes) -> bytes: ...
+def signer_keygen(*, level: Optional[int] = None, curve: Optional[str] = None) -> Tuple[SecretKey, bytes]: ...
+def armor(obj: KeyLike) -> bytes: ...
+def protect(key: KeyLike, passphrase: str) -> bytes: ...
+def inspect(obj: KeyLike) -> dict[str, str]: ...

@@ -1,0 +1,628 @@
+//! `import abbe`: the library's facade for Python. Every scheme, level and
+//! mode comes through `abbe::facade`, so there is no per-scheme code here.
+//! Keys and ciphertexts are `bytes` in docs/FORMAT.md's format (the CLI
+//! reads what Python writes and the other way round); secret keys are
+//! [`SecretKey`] objects that wipe their memory when collected and never
+//! show their contents. The GIL is released around pairing and stream work.
+
+use abbe::envelope::{self, SealOptions};
+use abbe::facade::{self, Error as FacadeError, Mode};
+use abbe::kem::{SetupParams, SideKind};
+use abbe::policy::AttributeSet;
+use abbe::signature::AnySigningKey;
+use abbe::wire::{ObjectKind, Preamble, SchemeId};
+use pyo3::exceptions::PyException;
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyDict};
+use rand_core::OsRng;
+use std::io::{Read, Write};
+use zeroize::Zeroizing;
+
+pyo3::create_exception!(
+    abbe,
+    Error,
+    PyException,
+    "An abbe operation failed (the CLI's exit 1): a request the scheme does not serve, an I/O error."
+);
+pyo3::create_exception!(
+    abbe,
+    InvalidInput,
+    Error,
+    "Invalid or corrupt input (the CLI's exit 2): an object, a policy, a signature, a passphrase."
+);
+pyo3::create_exception!(
+    abbe,
+    NotSatisfied,
+    Error,
+    "The key does not satisfy the ciphertext's policy, or is not among its recipients (the CLI's exit 3)."
+);
+
+fn py_err(e: FacadeError) -> PyErr {
+    match e {
+        FacadeError::NotSatisfied => NotSatisfied::new_err(e.to_string()),
+        FacadeError::Invalid(_) => InvalidInput::new_err(e.to_string()),
+        FacadeError::Envelope(envelope::EnvelopeError::Io(_)) | FacadeError::Unsupported(_) => {
+            Error::new_err(e.to_string())
+        }
+        FacadeError::Envelope(_) => InvalidInput::new_err(e.to_string()),
+    }
+}
+
+fn invalid(e: impl std::fmt::Display) -> PyErr {
+    InvalidInput::new_err(e.to_string())
+}
+
+// ---------------------------------------------------------------- keys
+
+/// A secret key: a master key, a user key bundle, a retrieval key or a
+/// signing key. Its bytes are wiped when the object is collected; `repr`
+/// names what it is, never its contents. `bytes(key)` exports it (a copy
+/// Python cannot wipe: write it to a file and drop it).
+#[pyclass(module = "abbe", frozen)]
+struct SecretKey {
+    bytes: Zeroizing<Vec<u8>>,
+    preamble: Preamble,
+}
+
+impl SecretKey {
+    fn new(bytes: Zeroizing<Vec<u8>>) -> PyResult<SecretKey> {
+        let preamble = Preamble::parse(&bytes).map_err(invalid)?;
+        Ok(SecretKey { bytes, preamble })
+    }
+}
+
+#[pymethods]
+impl SecretKey {
+    /// A secret key from its bytes (as written by the CLI or `bytes(key)`;
+    /// ASCII armor and passphrase protection are undone first).
+    #[new]
+    #[pyo3(signature = (data, *, passphrase=None))]
+    fn from_bytes(data: &[u8], passphrase: Option<&str>) -> PyResult<SecretKey> {
+        SecretKey::new(open_object(data, passphrase)?)
+    }
+
+    fn __bytes__<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
+        PyBytes::new(py, &self.bytes)
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "<abbe.SecretKey: {}, {} on {}>",
+            self.preamble.kind.describe(),
+            self.preamble.scheme.name(),
+            self.preamble.curve.name()
+        )
+    }
+
+    /// What the key is (e.g. "user key bundle").
+    #[getter]
+    fn kind(&self) -> String {
+        self.preamble.kind.describe().to_string()
+    }
+
+    /// The scheme's name (e.g. "waters11").
+    #[getter]
+    fn scheme(&self) -> &'static str {
+        self.preamble.scheme.name()
+    }
+
+    /// The curve's name (e.g. "bls12-381").
+    #[getter]
+    fn curve(&self) -> &'static str {
+        self.preamble.curve.name()
+    }
+}
+
+/// A key argument: a [`SecretKey`] or its bytes.
+#[derive(FromPyObject)]
+enum KeyArg<'py> {
+    Secret(PyRef<'py, SecretKey>),
+    Bytes(Bound<'py, PyBytes>),
+}
+
+impl KeyArg<'_> {
+    /// The object as it is (armor removed), protected or not.
+    fn raw(&self) -> PyResult<Zeroizing<Vec<u8>>> {
+        match self {
+            KeyArg::Secret(k) => Ok(k.bytes.clone()),
+            KeyArg::Bytes(b) if abbe::armor::is_armored(b.as_bytes()) => {
+                abbe::armor::dearmor(b.as_bytes()).map_err(invalid)
+            }
+            KeyArg::Bytes(b) => Ok(Zeroizing::new(b.as_bytes().to_vec())),
+        }
+    }
+
+    /// The object, passphrase protection undone.
+    fn bytes(&self, passphrase: Option<&str>) -> PyResult<Zeroizing<Vec<u8>>> {
+        match self {
+            KeyArg::Secret(k) => Ok(k.bytes.clone()),
+            KeyArg::Bytes(b) => open_object(b.as_bytes(), passphrase),
+        }
+    }
+}
+
+/// The object in `data`: ASCII armor removed, passphrase protection undone.
+fn open_object(data: &[u8], passphrase: Option<&str>) -> PyResult<Zeroizing<Vec<u8>>> {
+    let raw = if abbe::armor::is_armored(data) {
+        abbe::armor::dearmor(data).map_err(invalid)?
+    } else {
+        Zeroizing::new(data.to_vec())
+    };
+    let pre = Preamble::parse(&raw).map_err(invalid)?;
+    if pre.kind != ObjectKind::ProtectedKey {
+        return Ok(raw);
+    }
+    let Some(p) = passphrase else {
+        return Err(invalid(
+            "this key is protected by a passphrase: pass passphrase=...",
+        ));
+    };
+    abbe::protect::unprotect(&raw, p.as_bytes()).map_err(invalid)
+}
+
+// ---------------------------------------------------------------- setup, keygen
+
+/// A new setup: (public key bytes, master key).
+///
+/// `scheme`: waters11 (default), bsw07, fame-cp (ciphertext-policy);
+/// gpsw06, gpsw06-small, fame-kp (key-policy); bgw05, bgw05-sqrt, gw09,
+/// waters09, elgamal-p256 (broadcast, with `users`). `level`: 100, 128
+/// (default), 192 or 256; or `curve` by name. `universe`: the attributes of
+/// a small-universe scheme (gpsw06-small).
+#[pyfunction]
+#[pyo3(signature = (scheme="waters11", *, level=None, curve=None, users=None, universe=None))]
+fn setup<'py>(
+    py: Python<'py>,
+    scheme: &str,
+    level: Option<u32>,
+    curve: Option<&str>,
+    users: Option<u32>,
+    universe: Option<Vec<String>>,
+) -> PyResult<(Bound<'py, PyBytes>, SecretKey)> {
+    if level.is_some() && curve.is_some() {
+        return Err(invalid("give level or curve, not both"));
+    }
+    let id =
+        SchemeId::from_name(scheme).ok_or_else(|| invalid(format!("unknown scheme '{scheme}'")))?;
+    let curve = facade::setup_curve(id, level, curve).map_err(py_err)?;
+    let s = facade::scheme(id, curve).map_err(py_err)?;
+    let params = SetupParams { users, universe };
+    let (pk, mk) = py
+        .allow_threads(|| s.setup(&params, &mut OsRng))
+        .map_err(py_err)?;
+    Ok((PyBytes::new(py, &pk), SecretKey::new(mk)?))
+}
+
+/// A user key bundle from the master key `mk`, for what the scheme's keys
+/// are made for: `attrs` (ciphertext-policy schemes: ["doctor", "age = 42"]),
+/// `policy` (key-policy schemes) or `user` (broadcast: an index from 1).
+/// `public`: the setup's public key (BGW05 recomputes it otherwise).
+#[pyfunction]
+#[pyo3(signature = (mk, *, attrs=None, policy=None, user=None, public=None, passphrase=None))]
+fn keygen(
+    py: Python<'_>,
+    mk: KeyArg<'_>,
+    attrs: Option<Vec<String>>,
+    policy: Option<&str>,
+    user: Option<u32>,
+    public: Option<&[u8]>,
+    passphrase: Option<&str>,
+) -> PyResult<SecretKey> {
+    let mk = mk.bytes(passphrase)?;
+    let s = facade::of_object(&mk).map_err(py_err)?;
+    let side = match (s.info().key_side, attrs, policy, user) {
+        (SideKind::Attributes, Some(a), None, None) => a.join(", "),
+        (SideKind::Policy, None, Some(p), None) => p.to_string(),
+        (SideKind::User, None, None, Some(u)) => u.to_string(),
+        (kind, ..) => {
+            let want = match kind {
+                SideKind::Attributes => "attrs=[...]",
+                SideKind::Policy => "policy=\"...\"",
+                SideKind::User | SideKind::Users => "user=N",
+            };
+            return Err(invalid(format!(
+                "{} keys are made with {want} (and nothing else)",
+                s.info().scheme.name()
+            )));
+        }
+    };
+    let key = py
+        .allow_threads(|| s.keygen(&mk, &side, public, &mut OsRng))
+        .map_err(py_err)?;
+    SecretKey::new(key)
+}
+
+// ---------------------------------------------------------------- encrypt, decrypt
+
+/// The ciphertext side from exactly one of policy / attrs / to.
+fn target(policy: Option<&str>, attrs: Option<Vec<String>>, to: Option<&str>) -> PyResult<String> {
+    match (policy, attrs, to) {
+        (Some(p), None, None) => Ok(p.to_string()),
+        (None, Some(a), None) => Ok(a.join(", ")),
+        (None, None, Some(t)) => Ok(t.to_string()),
+        _ => Err(invalid(
+            "give exactly one of policy= (ciphertext-policy schemes), attrs= (key-policy) or to= (broadcast)",
+        )),
+    }
+}
+
+fn mode(name: &str) -> PyResult<Mode> {
+    match name {
+        "cca" => Ok(Mode::Cca),
+        "rcca" => Ok(Mode::Rcca),
+        "cpa" => Ok(Mode::Cpa),
+        _ => Err(invalid(format!("unknown mode '{name}' (cca, rcca or cpa)"))),
+    }
+}
+
+fn signer(
+    sign_with: Option<KeyArg<'_>>,
+    passphrase: Option<&str>,
+) -> PyResult<Option<AnySigningKey>> {
+    sign_with
+        .map(|k| AnySigningKey::from_bytes(&k.bytes(passphrase)?).map_err(invalid))
+        .transpose()
+}
+
+/// Encrypts `data` (bytes) to a ciphertext (bytes, the CLI's format).
+#[pyfunction]
+#[pyo3(signature = (pk, data, *, policy=None, attrs=None, to=None, mode="cca", sign_with=None, passphrase=None))]
+#[allow(clippy::too_many_arguments)]
+fn encrypt<'py>(
+    py: Python<'py>,
+    pk: &[u8],
+    data: &[u8],
+    policy: Option<&str>,
+    attrs: Option<Vec<String>>,
+    to: Option<&str>,
+    mode: &str,
+    sign_with: Option<KeyArg<'_>>,
+    passphrase: Option<&str>,
+) -> PyResult<Bound<'py, PyBytes>> {
+    let (target, mode) = (target(policy, attrs, to)?, self::mode(mode)?);
+    let signer = signer(sign_with, passphrase)?;
+    let out = py
+        .allow_threads(|| {
+            let mut out = Vec::with_capacity(data.len() + 1024);
+            let opts = SealOptions {
+                aead: None,
+                signer: signer.as_ref(),
+            };
+            facade::encrypt(pk, &target, mode, data, &mut out, &opts, &mut OsRng).map(|_| out)
+        })
+        .map_err(py_err)?;
+    Ok(PyBytes::new(py, &out))
+}
+
+/// Decrypts a ciphertext (bytes) with a user key (or a retrieval key, for
+/// a transformed ciphertext). With `verify_with` (a verifying key), only a
+/// ciphertext signed by that key is accepted.
+#[pyfunction]
+#[pyo3(signature = (key, ct, *, verify_with=None, passphrase=None))]
+fn decrypt<'py>(
+    py: Python<'py>,
+    key: KeyArg<'_>,
+    ct: &[u8],
+    verify_with: Option<&[u8]>,
+    passphrase: Option<&str>,
+) -> PyResult<Bound<'py, PyBytes>> {
+    let key = key.bytes(passphrase)?;
+    let out = py
+        .allow_threads(|| {
+            let mut out = Zeroizing::new(Vec::with_capacity(ct.len()));
+            facade::decrypt(&key, ct, &mut *out, verify_with).map(|_| out)
+        })
+        .map_err(py_err)?;
+    Ok(PyBytes::new(py, &out))
+}
+
+/// A Python file-like object read through `read(n)`, with the GIL taken for
+/// each call only.
+struct PyReader(Py<PyAny>);
+
+impl Read for PyReader {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        Python::with_gil(|py| {
+            let chunk = self
+                .0
+                .call_method1(py, "read", (buf.len(),))
+                .map_err(std::io::Error::other)?;
+            let chunk: &[u8] = chunk.extract(py).map_err(|_| {
+                std::io::Error::other("read() must return bytes (open the file in binary mode)")
+            })?;
+            if chunk.len() > buf.len() {
+                return Err(std::io::Error::other("read(n) returned more than n bytes"));
+            }
+            buf[..chunk.len()].copy_from_slice(chunk);
+            Ok(chunk.len())
+        })
+    }
+}
+
+/// A Python file-like object written through `write(b)`.
+struct PyWriter(Py<PyAny>);
+
+impl Write for PyWriter {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        Python::with_gil(|py| {
+            let n = self
+                .0
+                .call_method1(py, "write", (PyBytes::new(py, buf),))
+                .map_err(std::io::Error::other)?;
+            // Raw files may write less; buffered ones return None or len.
+            Ok(n.extract::<Option<usize>>(py)
+                .ok()
+                .flatten()
+                .unwrap_or(buf.len()))
+        })
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Encrypts the binary file-like `src` into `dst` in constant memory;
+/// returns the plaintext length.
+#[pyfunction]
+#[pyo3(signature = (pk, src, dst, *, policy=None, attrs=None, to=None, mode="cca", sign_with=None, passphrase=None))]
+#[allow(clippy::too_many_arguments)]
+fn encrypt_stream(
+    py: Python<'_>,
+    pk: &[u8],
+    src: Py<PyAny>,
+    dst: Py<PyAny>,
+    policy: Option<&str>,
+    attrs: Option<Vec<String>>,
+    to: Option<&str>,
+    mode: &str,
+    sign_with: Option<KeyArg<'_>>,
+    passphrase: Option<&str>,
+) -> PyResult<u64> {
+    let (target, mode) = (target(policy, attrs, to)?, self::mode(mode)?);
+    let signer = signer(sign_with, passphrase)?;
+    py.allow_threads(|| {
+        let opts = SealOptions {
+            aead: None,
+            signer: signer.as_ref(),
+        };
+        let out = std::io::BufWriter::with_capacity(1 << 16, PyWriter(dst));
+        facade::encrypt(pk, &target, mode, PyReader(src), out, &opts, &mut OsRng)
+    })
+    .map_err(py_err)
+}
+
+/// Decrypts the binary file-like `src` into `dst` in constant memory, one
+/// authenticated chunk at a time; returns the plaintext length. On an
+/// exception, discard what `dst` received.
+#[pyfunction]
+#[pyo3(signature = (key, src, dst, *, verify_with=None, passphrase=None))]
+fn decrypt_stream(
+    py: Python<'_>,
+    key: KeyArg<'_>,
+    src: Py<PyAny>,
+    dst: Py<PyAny>,
+    verify_with: Option<&[u8]>,
+    passphrase: Option<&str>,
+) -> PyResult<u64> {
+    let key = key.bytes(passphrase)?;
+    py.allow_threads(|| {
+        let input = std::io::BufReader::with_capacity(1 << 16, PyReader(src));
+        let mut out = std::io::BufWriter::with_capacity(1 << 16, PyWriter(dst));
+        let opened = facade::decrypt(&key, input, &mut out, verify_with)?;
+        out.flush().map_err(envelope::EnvelopeError::Io)?;
+        Ok(opened.len)
+    })
+    .map_err(py_err)
+}
+
+// ---------------------------------------------------------------- outsourcing
+
+/// (transformation key bytes, retrieval key) from a user key bundle
+/// (GHW11: the proxy gets the transformation key, the user keeps the
+/// retrieval key).
+#[pyfunction]
+#[pyo3(signature = (key, *, passphrase=None))]
+fn transform_key<'py>(
+    py: Python<'py>,
+    key: KeyArg<'_>,
+    passphrase: Option<&str>,
+) -> PyResult<(Bound<'py, PyBytes>, SecretKey)> {
+    let key = key.bytes(passphrase)?;
+    let s = facade::of_object(&key).map_err(py_err)?;
+    let (tk, rk) = py
+        .allow_threads(|| s.transform_key(&key, &mut OsRng))
+        .map_err(py_err)?;
+    Ok((PyBytes::new(py, &tk), SecretKey::new(rk)?))
+}
+
+/// What the proxy does: transforms an RCCA (or CPA) ciphertext with a
+/// transformation key; `decrypt` with the retrieval key finishes it.
+#[pyfunction]
+fn transform<'py>(py: Python<'py>, tk: &[u8], ct: &[u8]) -> PyResult<Bound<'py, PyBytes>> {
+    let out = py
+        .allow_threads(|| -> Result<Vec<u8>, FacadeError> {
+            let mut input = ct;
+            let head = envelope::read_head(&mut input)?;
+            let transformed = abbe::outsource::transform_bytes(tk, &head.header)?;
+            let mut out = Vec::with_capacity(ct.len());
+            envelope::write_transformed(&head, &transformed, input, &mut out)?;
+            Ok(out)
+        })
+        .map_err(py_err)?;
+    Ok(PyBytes::new(py, &out))
+}
+
+// ---------------------------------------------------------------- signatures, armor, inspect
+
+/// A new signing key and its verifying key (bytes) at `level` (or `curve`).
+#[pyfunction]
+#[pyo3(signature = (*, level=None, curve=None))]
+fn signer_keygen<'py>(
+    py: Python<'py>,
+    level: Option<u32>,
+    curve: Option<&str>,
+) -> PyResult<(SecretKey, Bound<'py, PyBytes>)> {
+    let curve = facade::pairing_curve(level, curve).map_err(py_err)?;
+    let (sk, vk) = AnySigningKey::generate(curve, &mut OsRng).map_err(invalid)?;
+    Ok((SecretKey::new(sk)?, PyBytes::new(py, &vk)))
+}
+
+/// ASCII armor of an object (`-----BEGIN ABBE ...-----`).
+#[pyfunction]
+fn armor<'py>(py: Python<'py>, obj: KeyArg<'_>) -> PyResult<Bound<'py, PyBytes>> {
+    let text = abbe::armor::armor(&obj.raw()?).map_err(invalid)?;
+    Ok(PyBytes::new(py, &text))
+}
+
+/// A secret key protected by `passphrase` (scrypt + AES-256-GCM), as bytes.
+#[pyfunction]
+fn protect<'py>(
+    py: Python<'py>,
+    key: KeyArg<'_>,
+    passphrase: &str,
+) -> PyResult<Bound<'py, PyBytes>> {
+    let key = key.bytes(None)?;
+    let out = py
+        .allow_threads(|| abbe::protect::protect(&key, passphrase.as_bytes(), &mut OsRng))
+        .map_err(invalid)?;
+    Ok(PyBytes::new(py, &out))
+}
+
+/// What an object is, as a dict (never secret material): kind, scheme,
+/// curve, level, and the scheme's own fields for keys and headers.
+#[pyfunction]
+fn inspect<'py>(py: Python<'py>, obj: KeyArg<'_>) -> PyResult<Bound<'py, PyDict>> {
+    let bytes = obj.raw()?;
+    let fields = abbe::inspect::inspect(&bytes).map_err(py_err)?;
+    let d = PyDict::new(py);
+    for (k, v) in fields {
+        d.set_item(k, v)?;
+    }
+    Ok(d)
+}
+
+// ---------------------------------------------------------------- policies
+
+/// An access policy: `abbe.Policy("doctor and (cardiology or 2 of (a, b, c))")`
+/// (infix, postfix or FBF syntax, as the CLI reads them).
+#[pyclass(module = "abbe", frozen, name = "Policy")]
+struct PyPolicy {
+    policy: abbe::policy::Policy,
+    tree: abbe::policy::AccessTree,
+}
+
+#[pymethods]
+impl PyPolicy {
+    #[new]
+    fn new(text: &str) -> PyResult<PyPolicy> {
+        let policy = abbe::policy::Policy::parse_any(text).map_err(invalid)?;
+        let tree = policy.to_tree().map_err(invalid)?;
+        Ok(PyPolicy { policy, tree })
+    }
+
+    /// The attribute names the policy mentions.
+    #[getter]
+    fn attributes(&self) -> Vec<String> {
+        self.policy.attributes()
+    }
+
+    /// Whether the attributes `attrs` (["doctor", "age = 42"]) satisfy it.
+    fn satisfied_by(&self, attrs: Vec<String>) -> PyResult<bool> {
+        let set = AttributeSet::parse(&attrs.join(", ")).map_err(invalid)?;
+        Ok(self.tree.is_satisfied(&set))
+    }
+
+    fn __str__(&self) -> String {
+        self.policy.to_string()
+    }
+
+    fn __repr__(&self) -> String {
+        format!("abbe.Policy({:?})", self.policy.to_string())
+    }
+}
+
+// ---------------------------------------------------------------- the proxy
+
+/// A client of an `abbe proxy serve` (GHW11's outsourcing proxy).
+#[pyclass(module = "abbe", name = "ProxyClient")]
+struct PyProxyClient(std::sync::Mutex<abbe_proxy::ProxyClient>);
+
+fn proxy_err(e: abbe_proxy::ClientError) -> PyErr {
+    match e.status() {
+        Some(422) => NotSatisfied::new_err(e.to_string()),
+        Some(400) => InvalidInput::new_err(e.to_string()),
+        _ => Error::new_err(e.to_string()),
+    }
+}
+
+#[pymethods]
+impl PyProxyClient {
+    #[new]
+    #[pyo3(signature = (url, token=None))]
+    fn new(url: &str, token: Option<String>) -> Self {
+        PyProxyClient(std::sync::Mutex::new(abbe_proxy::ProxyClient::new(
+            url, token,
+        )))
+    }
+
+    /// Registers a transformation key; returns its id.
+    fn register(&self, py: Python<'_>, tk: &[u8]) -> PyResult<String> {
+        py.allow_threads(|| self.client().register(tk))
+            .map_err(proxy_err)
+    }
+
+    /// The proxy's transformation of a ciphertext (or its header).
+    fn transform<'py>(
+        &self,
+        py: Python<'py>,
+        id: &str,
+        ct: &[u8],
+    ) -> PyResult<Bound<'py, PyBytes>> {
+        let out = py
+            .allow_threads(|| self.client().transform(id, ct))
+            .map_err(proxy_err)?;
+        Ok(PyBytes::new(py, &out))
+    }
+
+    /// Deletes a registered transformation key.
+    fn delete(&self, py: Python<'_>, id: &str) -> PyResult<()> {
+        py.allow_threads(|| self.client().delete(id))
+            .map_err(proxy_err)
+    }
+}
+
+impl PyProxyClient {
+    fn client(&self) -> std::sync::MutexGuard<'_, abbe_proxy::ProxyClient> {
+        // A panic cannot happen while the lock is held (the client returns
+        // errors), so a poisoned lock still holds a usable client.
+        self.0.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+#[pymodule]
+fn _abbe(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    let py = m.py();
+    m.add("Error", py.get_type::<Error>())?;
+    m.add("InvalidInput", py.get_type::<InvalidInput>())?;
+    m.add("NotSatisfied", py.get_type::<NotSatisfied>())?;
+    m.add_class::<SecretKey>()?;
+    m.add_class::<PyPolicy>()?;
+    m.add_class::<PyProxyClient>()?;
+    for f in [
+        wrap_pyfunction!(setup, m)?,
+        wrap_pyfunction!(keygen, m)?,
+        wrap_pyfunction!(encrypt, m)?,
+        wrap_pyfunction!(decrypt, m)?,
+        wrap_pyfunction!(encrypt_stream, m)?,
+        wrap_pyfunction!(decrypt_stream, m)?,
+        wrap_pyfunction!(transform_key, m)?,
+        wrap_pyfunction!(transform, m)?,
+        wrap_pyfunction!(signer_keygen, m)?,
+        wrap_pyfunction!(armor, m)?,
+        wrap_pyfunction!(protect, m)?,
+        wrap_pyfunction!(inspect, m)?,
+    ] {
+        m.add_function(f)?;
+    }
+    Ok(())
+}

@@ -1,0 +1,227 @@
+"""Tests of `import abbe`: round trips on every scheme, the typed errors,
+streams, outsourcing, signatures, armor and passphrases, and interop with
+the `abbe` binary (ABBE_BIN)."""
+
+from __future__ import annotations
+
+import io
+import os
+import subprocess
+import threading
+from pathlib import Path
+
+import pytest
+
+import abbe
+
+ABE_CP = ["waters11", "bsw07", "fame-cp"]
+ABE_KP = ["gpsw06", "fame-kp"]
+BROADCAST = ["bgw05", "bgw05-sqrt", "gw09", "waters09"]
+LEVELS = [100, 128, 192, 256]
+
+
+def keys_and_targets(scheme: str, level: int) -> tuple[bytes, abbe.SecretKey, dict[str, object], dict[str, object]]:
+    """A setup, a key, and (keygen, encrypt) keyword arguments that match."""
+    if scheme in ABE_CP:
+        pk, mk = abbe.setup(scheme, level=level)
+        return pk, mk, {"attrs": ["doctor", "age = 42"]}, {"policy": "doctor and age >= 18"}
+    if scheme in ABE_KP:
+        pk, mk = abbe.setup(scheme, level=level)
+        return pk, mk, {"policy": "doctor and age >= 18"}, {"attrs": ["doctor", "age = 42"]}
+    pk, mk = abbe.setup(scheme, level=level, users=16)
+    return pk, mk, {"user": 3, "public": pk}, {"to": "1-5, 9"}
+
+
+@pytest.mark.parametrize("scheme", ABE_CP + ABE_KP)
+@pytest.mark.parametrize("level", LEVELS)
+def test_abe_round_trip_on_every_level(scheme: str, level: int) -> None:
+    if level == 256 and scheme != "waters11":
+        pytest.skip("one scheme at the slow level is enough")
+    pk, mk, kg, enc = keys_and_targets(scheme, level)
+    key = abbe.keygen(mk, **kg)  # type: ignore[arg-type]
+    ct = abbe.encrypt(pk, b"patient record", **enc)  # type: ignore[arg-type]
+    assert abbe.decrypt(key, ct) == b"patient record"
+
+
+@pytest.mark.parametrize("scheme", BROADCAST)
+def test_broadcast_round_trip_and_an_outsider(scheme: str) -> None:
+    pk, mk, kg, enc = keys_and_targets(scheme, 100)
+    key = abbe.keygen(mk, **kg)  # type: ignore[arg-type]
+    ct = abbe.encrypt(pk, b"frame", **enc)  # type: ignore[arg-type]
+    assert abbe.decrypt(key, ct) == b"frame"
+    outsider = abbe.keygen(mk, user=12, public=pk)
+    with pytest.raises(abbe.NotSatisfied):
+        abbe.decrypt(outsider, ct)
+
+
+def test_elgamal_baseline() -> None:
+    pk, mk = abbe.setup("elgamal-p256", users=8)
+    key = abbe.keygen(mk, user=2, public=pk)
+    assert abbe.decrypt(key, abbe.encrypt(pk, b"x", to="1-3")) == b"x"
+
+
+def test_unsatisfied_and_corrupt_inputs_raise_typed_errors() -> None:
+    pk, mk = abbe.setup(level=100)
+    nurse = abbe.keygen(mk, attrs=["nurse"])
+    ct = abbe.encrypt(pk, b"secret", policy="doctor")
+    with pytest.raises(abbe.NotSatisfied):
+        abbe.decrypt(nurse, ct)
+    doctor = abbe.keygen(mk, attrs=["doctor"])
+    corrupt = bytearray(ct)
+    corrupt[-5] ^= 1
+    with pytest.raises(abbe.InvalidInput):
+        abbe.decrypt(doctor, bytes(corrupt))
+    with pytest.raises(abbe.InvalidInput):
+        abbe.decrypt(doctor, b"\x00" * 40)
+    with pytest.raises(abbe.InvalidInput):
+        abbe.encrypt(pk, b"x", policy="doctor and (")
+    with pytest.raises(abbe.InvalidInput):
+        abbe.keygen(mk, policy="doctor")  # a CP scheme's keys take attributes
+    with pytest.raises(abbe.Error):
+        abbe.setup("yct14")
+    assert issubclass(abbe.NotSatisfied, abbe.Error)
+    assert issubclass(abbe.InvalidInput, abbe.Error)
+
+
+def test_secret_keys_do_not_show_their_bytes() -> None:
+    _, mk = abbe.setup(level=100)
+    text = repr(mk)
+    assert "master key" in text and "waters11" in text
+    raw = bytes(mk)
+    assert raw.hex()[-32:] not in text
+    again = abbe.SecretKey(raw)
+    assert again.kind == mk.kind and again.scheme == "waters11" and again.curve == "bn254"
+
+
+def test_streams_round_trip_in_chunks() -> None:
+    pk, mk = abbe.setup(level=100)
+    key = abbe.keygen(mk, attrs=["doctor"])
+    data = os.urandom(3 * 65536 + 17)
+    enc = io.BytesIO()
+    assert abbe.encrypt_stream(pk, io.BytesIO(data), enc, policy="doctor") == len(data)
+    dec = io.BytesIO()
+    assert abbe.decrypt_stream(key, io.BytesIO(enc.getvalue()), dec) == len(data)
+    assert dec.getvalue() == data
+    # The same bytes as the in-memory API produces and reads.
+    assert abbe.decrypt(key, enc.getvalue()) == data
+
+
+def test_outsourced_decryption_through_a_transformation() -> None:
+    pk, mk = abbe.setup(level=100)
+    key = abbe.keygen(mk, attrs=["doctor"])
+    tk, rk = abbe.transform_key(key)
+    ct = abbe.encrypt(pk, b"lab results", policy="doctor", mode="rcca")
+    transformed = abbe.transform(tk, ct)
+    assert abbe.decrypt(rk, transformed) == b"lab results"
+    # A CCA ciphertext is not outsourceable.
+    with pytest.raises(abbe.Error):
+        abbe.transform(tk, abbe.encrypt(pk, b"x", policy="doctor"))
+
+
+def test_signed_ciphertexts_verify_and_a_foreign_signer_is_refused() -> None:
+    pk, mk = abbe.setup(level=100)
+    key = abbe.keygen(mk, attrs=["doctor"])
+    sk, vk = abbe.signer_keygen(level=100)
+    _, other_vk = abbe.signer_keygen(level=100)
+    ct = abbe.encrypt(pk, b"signed", policy="doctor", sign_with=sk)
+    assert abbe.decrypt(key, ct, verify_with=vk) == b"signed"
+    with pytest.raises(abbe.InvalidInput):
+        abbe.decrypt(key, ct, verify_with=other_vk)
+    unsigned = abbe.encrypt(pk, b"unsigned", policy="doctor")
+    with pytest.raises(abbe.InvalidInput):
+        abbe.decrypt(key, unsigned, verify_with=vk)
+
+
+def test_armor_and_passphrases() -> None:
+    pk, mk = abbe.setup(level=100)
+    key = abbe.keygen(mk, attrs=["doctor"])
+    ct = abbe.encrypt(pk, b"x", policy="doctor")
+    armored = abbe.armor(key)
+    assert armored.startswith(b"-----BEGIN ABBE")
+    assert abbe.decrypt(armored, ct) == b"x"
+    locked = abbe.protect(key, "correct horse")
+    with pytest.raises(abbe.InvalidInput):
+        abbe.decrypt(locked, ct)
+    with pytest.raises(abbe.InvalidInput):
+        abbe.decrypt(locked, ct, passphrase="wrong")
+    assert abbe.decrypt(locked, ct, passphrase="correct horse") == b"x"
+    assert "passphrase" in abbe.inspect(locked)["protection"]
+
+
+def test_inspect_describes_without_secrets() -> None:
+    pk, mk = abbe.setup(level=100)
+    info = abbe.inspect(pk)
+    assert info["scheme"] == "waters11" and info["level"] == "100"
+    ct = abbe.encrypt(pk, b"hello", policy="doctor", mode="rcca")
+    info = abbe.inspect(ct)
+    assert info["payload"].startswith("21 bytes") and "header id" in info
+    assert "secret" in abbe.inspect(mk)["note"]
+
+
+def test_policy_parser() -> None:
+    p = abbe.Policy("doctor and (cardiology or 2 of (a, b, c)) and age >= 30")
+    assert set(p.attributes) >= {"doctor", "cardiology", "a", "b", "c"}
+    assert p.satisfied_by(["doctor", "cardiology", "age = 31"])
+    assert not p.satisfied_by(["doctor", "a", "age = 31"])
+    assert p.satisfied_by(["doctor", "a", "b", "age = 40"])
+    assert "doctor" in str(p) and repr(p).startswith("abbe.Policy(")
+    with pytest.raises(abbe.InvalidInput):
+        abbe.Policy("doctor and")
+
+
+def test_many_threads_decrypt_at_once() -> None:
+    pk, mk = abbe.setup(level=100)
+    key = abbe.keygen(mk, attrs=["doctor"])
+    cts = [abbe.encrypt(pk, bytes([i]) * 100, policy="doctor") for i in range(16)]
+    results: list[bytes] = [b""] * len(cts)
+
+    def work(i: int) -> None:
+        results[i] = abbe.decrypt(key, cts[i])
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(len(cts))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert results == [bytes([i]) * 100 for i in range(16)]
+
+
+def abbe_bin() -> str:
+    path = os.environ.get("ABBE_BIN", "target/release/abbe")
+    if not Path(path).exists():
+        pytest.skip(f"no abbe binary at {path} (cargo build --release -p abbe-cli)")
+    return path
+
+
+def test_interop_with_the_binary_both_ways(tmp_path: Path) -> None:
+    bin_ = abbe_bin()
+    # Python writes keys and a ciphertext; the CLI decrypts.
+    pk, mk = abbe.setup(level=100)
+    key = abbe.keygen(mk, attrs=["doctor"])
+    (tmp_path / "alice.key").write_bytes(bytes(key))
+    (tmp_path / "py.abbe").write_bytes(abbe.encrypt(pk, b"from python", policy="doctor"))
+    subprocess.run(
+        [bin_, "decrypt", "--key", str(tmp_path / "alice.key"), str(tmp_path / "py.abbe"), "-o", str(tmp_path / "out.txt")],
+        check=True,
+        capture_output=True,
+    )
+    assert (tmp_path / "out.txt").read_bytes() == b"from python"
+    # The CLI encrypts; Python decrypts.
+    (tmp_path / "public.key").write_bytes(pk)
+    (tmp_path / "in.txt").write_bytes(b"from the cli")
+    subprocess.run(
+        [
+            bin_,
+            "encrypt",
+            "--public",
+            str(tmp_path / "public.key"),
+            "--policy",
+            "doctor",
+            str(tmp_path / "in.txt"),
+            "-o",
+            str(tmp_path / "cli.abbe"),
+        ],
+        check=True,
+        capture_output=True,
+    )
+    assert abbe.decrypt(key, (tmp_path / "cli.abbe").read_bytes()) == b"from the cli"
