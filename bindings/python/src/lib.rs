@@ -599,6 +599,30 @@ impl PyProxyClient {
     }
 }
 
+/// For `bench.py`: the seconds of each of `reps` calls of the Rust
+/// function `abbe.decrypt` wraps (`facade::decrypt`), timed in Rust, so
+/// the script can set Python's overhead against it.
+#[pyfunction]
+fn _time_rust_decrypt(
+    py: Python<'_>,
+    key: KeyArg<'_>,
+    ct: &[u8],
+    reps: usize,
+) -> PyResult<Vec<f64>> {
+    let key = key.bytes(None)?;
+    py.allow_threads(|| {
+        (0..reps)
+            .map(|_| {
+                let t = std::time::Instant::now();
+                let mut out = Zeroizing::new(Vec::with_capacity(ct.len()));
+                facade::decrypt(&key, ct, &mut *out, None)?;
+                Ok(t.elapsed().as_secs_f64())
+            })
+            .collect::<Result<Vec<f64>, FacadeError>>()
+    })
+    .map_err(py_err)
+}
+
 #[pymodule]
 fn _abbe(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();
@@ -621,6 +645,7 @@ fn _abbe(m: &Bound<'_, PyModule>) -> PyResult<()> {
         wrap_pyfunction!(armor, m)?,
         wrap_pyfunction!(protect, m)?,
         wrap_pyfunction!(inspect, m)?,
+        wrap_pyfunction!(_time_rust_decrypt, m)?,
     ] {
         m.add_function(f)?;
     }

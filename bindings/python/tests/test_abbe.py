@@ -225,3 +225,102 @@ def test_interop_with_the_binary_both_ways(tmp_path: Path) -> None:
         capture_output=True,
     )
     assert abbe.decrypt(key, (tmp_path / "cli.abbe").read_bytes()) == b"from the cli"
+
+
+def test_the_proxy_client_against_a_real_proxy(tmp_path: Path) -> None:
+    bin_ = abbe_bin()
+    token = subprocess.run(
+        [bin_, "proxy", "token", "create", "--store", "sqlite:proxy.db"],
+        cwd=tmp_path,
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
+    server = subprocess.Popen(
+        [bin_, "proxy", "serve", "--listen", "127.0.0.1:0", "--store", "sqlite:proxy.db"],
+        cwd=tmp_path,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert server.stderr is not None
+        line = server.stderr.readline()
+        url = next(w for w in line.split() if w.startswith("http://"))
+        pk, mk = abbe.setup(level=100)
+        key = abbe.keygen(mk, attrs=["doctor"])
+        tk, rk = abbe.transform_key(key)
+        client = abbe.ProxyClient(url, token)
+        tk_id = client.register(tk)
+        ct = abbe.encrypt(pk, b"through the proxy", policy="doctor", mode="rcca")
+        assert abbe.decrypt(rk, client.transform(tk_id, ct)) == b"through the proxy"
+        # A policy the key does not satisfy: the proxy says so.
+        other = abbe.encrypt(pk, b"x", policy="surgeon", mode="rcca")
+        with pytest.raises(abbe.NotSatisfied):
+            client.transform(tk_id, other)
+        with pytest.raises(abbe.Error):
+            abbe.ProxyClient(url, "not-a-token").register(tk)
+        client.delete(tk_id)
+        with pytest.raises(abbe.Error):
+            client.transform(tk_id, ct)
+    finally:
+        server.kill()
+        server.wait()
+
+
+class Zeros(io.RawIOBase):
+    """`size` zero bytes, produced as they are read (nothing held)."""
+
+    def __init__(self, size: int) -> None:
+        self.left = size
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, b: "bytearray | memoryview") -> int:  # type: ignore[override]
+        n = min(len(b), self.left)
+        b[:n] = bytes(n)
+        self.left -= n
+        return n
+
+
+class Sink(io.RawIOBase):
+    """Counts what is written to it."""
+
+    def __init__(self) -> None:
+        self.count = 0
+        self.chunks: list[bytes] = []
+        self.keep = False
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, b: "bytes | bytearray | memoryview") -> int:  # type: ignore[override]
+        self.count += len(b)
+        if self.keep:
+            self.chunks.append(bytes(b))
+        return len(b)
+
+
+def peak_rss_mib() -> float:
+    """The process's peak resident set (VmHWM), in MiB."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def test_a_200_mib_stream_runs_in_constant_memory(tmp_path: Path) -> None:
+    size = 200 << 20
+    pk, mk = abbe.setup(level=100)
+    key = abbe.keygen(mk, attrs=["doctor"])
+    before = peak_rss_mib()
+    path = tmp_path / "big.abbe"
+    with open(path, "wb") as dst:
+        assert abbe.encrypt_stream(pk, Zeros(size), dst, policy="doctor") == size
+    sink = Sink()
+    with open(path, "rb") as src:
+        assert abbe.decrypt_stream(key, src, sink) == size
+    assert sink.count == size
+    grew = peak_rss_mib() - before
+    print(f"200 MiB encrypted and decrypted through file objects: peak RSS grew by {grew:.1f} MiB")
+    assert grew < 64, f"peak RSS grew by {grew:.1f} MiB for a 200 MiB stream"

@@ -1,8 +1,18 @@
 """Type stubs of the compiled module (see abbe/__init__.py)."""
 
-from typing import BinaryIO, Optional, Sequence, Tuple, Union
+from typing import Optional, Protocol, Sequence, Tuple, Union
 
 KeyLike = Union["SecretKey", bytes]
+
+class Readable(Protocol):
+    """A binary file object: read(n) returns at most n bytes, b"" at the end."""
+
+    def read(self, n: int, /) -> Optional[bytes]: ...
+
+class Writable(Protocol):
+    """A binary file object: write(b) takes bytes."""
+
+    def write(self, b: bytes, /) -> Optional[int]: ...
 
 class Error(Exception): ...
 class InvalidInput(Error): ...
@@ -73,8 +83,8 @@ def decrypt(
 ) -> bytes: ...
 def encrypt_stream(
     pk: bytes,
-    src: BinaryIO,
-    dst: BinaryIO,
+    src: Readable,
+    dst: Writable,
     *,
     policy: Optional[str] = None,
     attrs: Optional[Sequence[str]] = None,
@@ -85,8 +95,8 @@ def encrypt_stream(
 ) -> int: ...
 def decrypt_stream(
     key: KeyLike,
-    src: BinaryIO,
-    dst: BinaryIO,
+    src: Readable,
+    dst: Writable,
     *,
     verify_with: Optional[bytes] = None,
     passphrase: Optional[str] = None,
