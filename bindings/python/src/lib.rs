@@ -62,12 +62,32 @@ fn invalid(e: impl std::fmt::Display) -> PyErr {
 struct SecretKey {
     bytes: Zeroizing<Vec<u8>>,
     preamble: Preamble,
+    /// A user key decoded once, on first use: its decryptions share the
+    /// decoding and the key's precomputed pairing lines.
+    decoded: std::sync::OnceLock<Box<dyn facade::UserKey>>,
 }
 
 impl SecretKey {
     fn new(bytes: Zeroizing<Vec<u8>>) -> PyResult<SecretKey> {
         let preamble = Preamble::parse(&bytes).map_err(invalid)?;
-        Ok(SecretKey { bytes, preamble })
+        Ok(SecretKey {
+            bytes,
+            preamble,
+            decoded: std::sync::OnceLock::new(),
+        })
+    }
+
+    /// The decoded user key, for a user key bundle.
+    fn user_key(&self) -> Result<Option<&dyn facade::UserKey>, FacadeError> {
+        if self.preamble.kind != ObjectKind::UserKey {
+            return Ok(None);
+        }
+        if let Some(k) = self.decoded.get() {
+            return Ok(Some(&**k));
+        }
+        let k = facade::of_object(&self.bytes)?.user_key(&self.bytes)?;
+        // Two threads may decode at once; either result is the same key.
+        Ok(Some(&**self.decoded.get_or_init(|| k)))
     }
 }
 
@@ -306,14 +326,39 @@ fn decrypt<'py>(
     verify_with: Option<&[u8]>,
     passphrase: Option<&str>,
 ) -> PyResult<Bound<'py, PyBytes>> {
-    let key = key.bytes(passphrase)?;
-    let out = py
-        .allow_threads(|| {
-            let mut out = Zeroizing::new(Vec::with_capacity(ct.len()));
-            facade::decrypt(&key, ct, &mut *out, verify_with).map(|_| out)
-        })
-        .map_err(py_err)?;
+    let out = match &key {
+        // A SecretKey's user key is decoded once for all its decryptions
+        // (transformed files go to the retrieval key: the general path).
+        KeyArg::Secret(k) if !is_transformed(ct) => {
+            let k: &SecretKey = k;
+            py.allow_threads(|| match k.user_key()? {
+                Some(uk) => {
+                    let mut out = Zeroizing::new(Vec::with_capacity(ct.len()));
+                    facade::decrypt_with(uk, ct, &mut *out, verify_with).map(|_| out)
+                }
+                None => decrypt_bytes(&k.bytes, ct, verify_with),
+            })
+        }
+        _ => {
+            let key = key.bytes(passphrase)?;
+            py.allow_threads(|| decrypt_bytes(&key, ct, verify_with))
+        }
+    }
+    .map_err(py_err)?;
     Ok(PyBytes::new(py, &out))
+}
+
+fn is_transformed(ct: &[u8]) -> bool {
+    Preamble::parse(ct).is_ok_and(|p| p.kind == ObjectKind::TransformedFile)
+}
+
+fn decrypt_bytes(
+    key: &[u8],
+    ct: &[u8],
+    verify_with: Option<&[u8]>,
+) -> Result<Zeroizing<Vec<u8>>, FacadeError> {
+    let mut out = Zeroizing::new(Vec::with_capacity(ct.len()));
+    facade::decrypt(key, ct, &mut *out, verify_with).map(|_| out)
 }
 
 /// A Python file-like object read through `read(n)`, with the GIL taken for
@@ -599,23 +644,27 @@ impl PyProxyClient {
     }
 }
 
-/// For `bench.py`: the seconds of each of `reps` calls of the Rust
-/// function `abbe.decrypt` wraps (`facade::decrypt`), timed in Rust, so
-/// the script can set Python's overhead against it.
+/// For `bench.py`: the seconds of each of `reps` calls of what
+/// `abbe.decrypt(key, ct)` runs for a `SecretKey` (`facade::decrypt_with` on
+/// the key decoded once), timed in Rust, so the script can set Python's
+/// overhead against it.
 #[pyfunction]
 fn _time_rust_decrypt(
     py: Python<'_>,
-    key: KeyArg<'_>,
+    key: PyRef<'_, SecretKey>,
     ct: &[u8],
     reps: usize,
 ) -> PyResult<Vec<f64>> {
-    let key = key.bytes(None)?;
+    let key: &SecretKey = &key;
     py.allow_threads(|| {
+        let uk = key
+            .user_key()?
+            .ok_or_else(|| FacadeError::Invalid("not a user key bundle".into()))?;
         (0..reps)
             .map(|_| {
                 let t = std::time::Instant::now();
                 let mut out = Zeroizing::new(Vec::with_capacity(ct.len()));
-                facade::decrypt(&key, ct, &mut *out, None)?;
+                facade::decrypt_with(uk, ct, &mut *out, None)?;
                 Ok(t.elapsed().as_secs_f64())
             })
             .collect::<Result<Vec<f64>, FacadeError>>()
