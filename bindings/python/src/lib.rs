@@ -629,6 +629,20 @@ impl PyProxyClient {
         Ok(PyBytes::new(py, &out))
     }
 
+    /// The proxy fetches the ciphertext at `url` itself and returns the
+    /// transformed file (GHW11's proxy+web).
+    fn transform_url<'py>(
+        &self,
+        py: Python<'py>,
+        id: &str,
+        url: &str,
+    ) -> PyResult<Bound<'py, PyBytes>> {
+        let out = py
+            .allow_threads(|| self.client().transform_url(id, url))
+            .map_err(proxy_err)?;
+        Ok(PyBytes::new(py, &out))
+    }
+
     /// Deletes a registered transformation key.
     fn delete(&self, py: Python<'_>, id: &str) -> PyResult<()> {
         py.allow_threads(|| self.client().delete(id))

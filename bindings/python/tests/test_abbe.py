@@ -44,14 +44,38 @@ def test_abe_round_trip_on_every_level(scheme: str, level: int) -> None:
 
 
 @pytest.mark.parametrize("scheme", BROADCAST)
-def test_broadcast_round_trip_and_an_outsider(scheme: str) -> None:
-    pk, mk, kg, enc = keys_and_targets(scheme, 100)
+@pytest.mark.parametrize("level", [100, 128])
+def test_broadcast_round_trip_and_an_outsider(scheme: str, level: int) -> None:
+    pk, mk, kg, enc = keys_and_targets(scheme, level)
     key = abbe.keygen(mk, **kg)  # type: ignore[arg-type]
     ct = abbe.encrypt(pk, b"frame", **enc)  # type: ignore[arg-type]
     assert abbe.decrypt(key, ct) == b"frame"
     outsider = abbe.keygen(mk, user=12, public=pk)
     with pytest.raises(abbe.NotSatisfied):
         abbe.decrypt(outsider, ct)
+
+
+def test_small_universe_gpsw06() -> None:
+    pk, mk = abbe.setup("gpsw06-small", level=100, universe=["a", "b", "c"])
+    key = abbe.keygen(mk, policy="a and (b or c)")
+    assert abbe.decrypt(key, abbe.encrypt(pk, b"m", attrs=["a", "c"])) == b"m"
+    with pytest.raises(abbe.InvalidInput):
+        abbe.encrypt(pk, b"m", attrs=["a", "z"])  # outside the universe
+
+
+def test_every_object_only_in_its_role() -> None:
+    pk, mk = abbe.setup(level=100)
+    key = abbe.keygen(mk, attrs=["doctor"])
+    ct = abbe.encrypt(pk, b"m", policy="doctor")
+    with pytest.raises(abbe.InvalidInput):
+        abbe.decrypt(mk, ct)  # a master key is not a user key
+    with pytest.raises(abbe.Error):
+        abbe.keygen(key, attrs=["doctor"])  # nor is a user key a master key
+    with pytest.raises(abbe.InvalidInput):
+        abbe.encrypt(bytes(key), b"m", policy="doctor")  # a secret is not a public key
+    other_pk, _ = abbe.setup(level=128)
+    with pytest.raises(abbe.InvalidInput):
+        abbe.decrypt(key, abbe.encrypt(other_pk, b"m", policy="doctor"))
 
 
 def test_elgamal_baseline() -> None:
