@@ -22,12 +22,16 @@ LEVELS = [100, 128, 192, 256]
 
 def keys_and_targets(scheme: str, level: int) -> tuple[bytes, abbe.SecretKey, dict[str, object], dict[str, object]]:
     """A setup, a key, and (keygen, encrypt) keyword arguments that match."""
+    # A numeric comparison expands to many leaves: at the slow high levels
+    # the round trip uses plain attributes.
+    attrs = ["doctor", "age = 42"] if level <= 128 else ["doctor", "cardiology"]
+    policy = "doctor and age >= 18" if level <= 128 else "doctor and cardiology"
     if scheme in ABE_CP:
         pk, mk = abbe.setup(scheme, level=level)
-        return pk, mk, {"attrs": ["doctor", "age = 42"]}, {"policy": "doctor and age >= 18"}
+        return pk, mk, {"attrs": attrs}, {"policy": policy}
     if scheme in ABE_KP:
         pk, mk = abbe.setup(scheme, level=level)
-        return pk, mk, {"policy": "doctor and age >= 18"}, {"attrs": ["doctor", "age = 42"]}
+        return pk, mk, {"policy": policy}, {"attrs": attrs}
     pk, mk = abbe.setup(scheme, level=level, users=16)
     return pk, mk, {"user": 3, "public": pk}, {"to": "1-5, 9"}
 
@@ -35,8 +39,6 @@ def keys_and_targets(scheme: str, level: int) -> tuple[bytes, abbe.SecretKey, di
 @pytest.mark.parametrize("scheme", ABE_CP + ABE_KP)
 @pytest.mark.parametrize("level", LEVELS)
 def test_abe_round_trip_on_every_level(scheme: str, level: int) -> None:
-    if level == 256 and scheme != "waters11":
-        pytest.skip("one scheme at the slow level is enough")
     pk, mk, kg, enc = keys_and_targets(scheme, level)
     key = abbe.keygen(mk, **kg)  # type: ignore[arg-type]
     ct = abbe.encrypt(pk, b"patient record", **enc)  # type: ignore[arg-type]
