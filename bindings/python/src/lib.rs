@@ -430,8 +430,19 @@ fn encrypt_stream(
             aead: None,
             signer: signer.as_ref(),
         };
-        let out = std::io::BufWriter::with_capacity(1 << 16, PyWriter(dst));
-        facade::encrypt(pk, &target, mode, PyReader(src), out, &opts, &mut OsRng)
+        let mut out = std::io::BufWriter::with_capacity(1 << 16, PyWriter(dst));
+        let n = facade::encrypt(
+            pk,
+            &target,
+            mode,
+            PyReader(src),
+            &mut out,
+            &opts,
+            &mut OsRng,
+        )?;
+        // Dropping a BufWriter would flush and swallow a failed last write.
+        out.flush().map_err(envelope::EnvelopeError::Io)?;
+        Ok(n)
     })
     .map_err(py_err)
 }

@@ -350,3 +350,31 @@ def test_a_200_mib_stream_runs_in_constant_memory(tmp_path: Path) -> None:
     grew = peak_rss_mib() - before
     print(f"200 MiB encrypted and decrypted through file objects: peak RSS grew by {grew:.1f} MiB")
     assert grew < 64, f"peak RSS grew by {grew:.1f} MiB for a 200 MiB stream"
+
+
+class FailingSink(io.RawIOBase):
+    """Accepts `room` bytes, then fails every write."""
+
+    def __init__(self, room: int) -> None:
+        self.room = room
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, b: "bytes | bytearray | memoryview") -> int:  # type: ignore[override]
+        if len(b) > self.room:
+            raise OSError("disk full")
+        self.room -= len(b)
+        return len(b)
+
+
+def test_a_failing_destination_is_an_error_not_a_silent_loss() -> None:
+    pk, mk = abbe.setup(level=100)
+    key = abbe.keygen(mk, attrs=["doctor"])
+    data = os.urandom(100_000)
+    # The last bytes of the ciphertext cannot be written.
+    with pytest.raises(abbe.Error, match="disk full"):
+        abbe.encrypt_stream(pk, io.BytesIO(data), FailingSink(50_000), policy="doctor")
+    ct = abbe.encrypt(pk, data, policy="doctor")
+    with pytest.raises(abbe.Error, match="disk full"):
+        abbe.decrypt_stream(key, io.BytesIO(ct), FailingSink(1_000))
