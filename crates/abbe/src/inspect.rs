@@ -205,7 +205,7 @@ mod tests {
         assert!(get(&f, "payload").starts_with("21 bytes"));
         assert!(get(&f, "header id").len() > 64);
         let f = inspect(&key).unwrap();
-        assert!(get(&f, "kind").contains("user key"));
+        assert_eq!(get(&f, "kind"), "user decryption key");
         let f = inspect(&mk).unwrap();
         assert!(get(&f, "note").contains("secret"));
         // No field carries the key's bytes.
