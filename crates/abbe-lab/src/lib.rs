@@ -306,7 +306,13 @@ fn decided_by(
     let from_full = |r: &Row| r.profile.as_deref() == Some(Profile::Full.name());
     let quick = if rows.iter().any(from_full) {
         let q: Vec<Row> = rows.iter().filter(|r| !from_full(r)).cloned().collect();
-        Some(report(&q, rctx).claims)
+        // With no quick points, the quick profile decided nothing (a claim
+        // judged the same on no rows is still the full profile's).
+        Some(if q.is_empty() {
+            Vec::new()
+        } else {
+            report(&q, rctx).claims
+        })
     } else {
         None
     };
@@ -644,6 +650,16 @@ mod tests {
             decide(&[row(10.0, Some(Profile::Full))]),
             [Some(Profile::Full)]
         );
+        // A claim judged the same on no rows at all, after a fresh full
+        // run: the quick profile measured nothing, so full decided it.
+        fn always(_: &[Row], rctx: &ReportCtx) -> Section {
+            let mut s = large_n_report(&[], rctx);
+            s.claims[0].verdict = Verdict::Holds;
+            s
+        }
+        let s = always(&[], &rctx);
+        let full = [row(1.0, Some(Profile::Full))];
+        assert_eq!(decided_by(&s, &full, always, &rctx), [Some(Profile::Full)]);
         // Results of an older lab do not say.
         assert_eq!(decide(&[row(1.0, None)]), [None]);
     }
