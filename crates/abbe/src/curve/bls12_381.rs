@@ -167,6 +167,25 @@ macro_rules! impl_group {
                 }
                 Ok(p.into())
             }
+            const UNCOMPRESSED_BYTES: usize = 2 * $len;
+            fn to_uncompressed(&self) -> Vec<u8> {
+                self.to_affine().to_uncompressed().to_vec()
+            }
+            fn from_uncompressed(bytes: &[u8]) -> Result<Self, PointError> {
+                let arr: &[u8; 2 * $len] = bytes
+                    .try_into()
+                    .map_err(|_| PointError::Length($name, 2 * $len, bytes.len()))?;
+                let unchecked: Option<$aff> =
+                    Option::from(<$aff>::from_uncompressed_unchecked(arr));
+                let p = unchecked.ok_or(PointError::NotOnCurve($name))?;
+                if !bool::from(p.is_torsion_free()) {
+                    return Err(PointError::NotInSubgroup($name));
+                }
+                if p.to_uncompressed() != *arr {
+                    return Err(PointError::NotOnCurve($name));
+                }
+                Ok(p.into())
+            }
         }
     };
 }

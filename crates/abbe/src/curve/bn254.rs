@@ -503,6 +503,34 @@ macro_rules! impl_group {
                 }
                 Ok(p)
             }
+            const UNCOMPRESSED_BYTES: usize = 2 * $len;
+            fn to_uncompressed(&self) -> Vec<u8> {
+                let mut out = Vec::with_capacity(2 * $len);
+                // Serialising a valid point into a Vec cannot fail.
+                let _ = self.into_affine().serialize_uncompressed(&mut out);
+                out
+            }
+            fn from_uncompressed(bytes: &[u8]) -> Result<Self, PointError> {
+                if bytes.len() != 2 * $len {
+                    return Err(PointError::Length($name, 2 * $len, bytes.len()));
+                }
+                let unchecked = <$aff>::deserialize_uncompressed_unchecked(bytes)
+                    .map_err(|_| PointError::NotOnCurve($name))?;
+                if !unchecked.is_on_curve() {
+                    return Err(PointError::NotOnCurve($name));
+                }
+                if !unchecked.is_in_correct_subgroup_assuming_on_curve() {
+                    return Err(PointError::NotInSubgroup($name));
+                }
+                // Canonical: re-encoding the affine point (no inversion)
+                // must give the same bytes.
+                let mut again = Vec::with_capacity(2 * $len);
+                let _ = unchecked.serialize_uncompressed(&mut again);
+                if again != bytes {
+                    return Err(PointError::NotOnCurve($name));
+                }
+                Ok(unchecked.into())
+            }
             fn to_affine_batch(points: &[Self]) -> Vec<$aff> {
                 <$proj>::normalize_batch(points)
             }

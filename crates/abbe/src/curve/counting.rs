@@ -253,6 +253,13 @@ impl<G: Group> Group for CountedPoint<G> {
     fn from_compressed(bytes: &[u8]) -> Result<Self, PointError> {
         G::from_compressed(bytes).map(CountedPoint)
     }
+    const UNCOMPRESSED_BYTES: usize = G::UNCOMPRESSED_BYTES;
+    fn to_uncompressed(&self) -> Vec<u8> {
+        self.0.to_uncompressed()
+    }
+    fn from_uncompressed(bytes: &[u8]) -> Result<Self, PointError> {
+        G::from_uncompressed(bytes).map(CountedPoint)
+    }
     fn precompute(&self) -> FixedBaseTable<Self> {
         FixedBaseTable::new(self.0).rewrap(*self)
     }

@@ -710,6 +710,48 @@ macro_rules! miracl_backend {
                 }
                 Ok(p)
             }
+            const UNCOMPRESSED_BYTES: usize = 1 + 2 * MB;
+            /// `0x04` ‖ x ‖ y (big-endian Fp); the identity is all zeros.
+            fn to_uncompressed(&self) -> Vec<u8> {
+                let mut out = vec![0u8; 1 + 2 * MB];
+                if Point::is_identity(self) {
+                    return out;
+                }
+                let a = self.normalize();
+                out[0] = 0x04;
+                a.x.tobytes(&mut out[1..1 + MB]);
+                a.y.tobytes(&mut out[1 + MB..]);
+                out
+            }
+            fn from_uncompressed(bytes: &[u8]) -> Result<Self, PointError> {
+                if bytes.len() != 1 + 2 * MB {
+                    return Err(PointError::Length("G1", 1 + 2 * MB, bytes.len()));
+                }
+                if bytes.iter().all(|&b| b == 0) {
+                    return Ok(Point::identity());
+                }
+                if bytes[0] != 0x04 {
+                    return Err(PointError::NotOnCurve("G1"));
+                }
+                let (x, y) = (
+                    BIG::frombytes(&bytes[1..1 + MB]),
+                    BIG::frombytes(&bytes[1 + MB..]),
+                );
+                // ECP::new_bigs checks y² = x³ + b (infinity otherwise).
+                let e = ECP::new_bigs(&x, &y);
+                if e.is_infinity() {
+                    return Err(PointError::NotOnCurve("G1"));
+                }
+                let p = g1_from_miracl(&e);
+                // Canonical (coordinates below p): re-encoding must match.
+                if p.to_uncompressed() != bytes {
+                    return Err(PointError::NotOnCurve("G1"));
+                }
+                if !in_subgroup(&p) {
+                    return Err(PointError::NotInSubgroup("G1"));
+                }
+                Ok(p)
+            }
         }
 
         impl Group for G2 {
@@ -760,6 +802,50 @@ macro_rules! miracl_backend {
                 }
                 let p = g2_from_miracl(&e);
                 if p.to_compressed() != bytes {
+                    return Err(PointError::NotOnCurve("G2"));
+                }
+                if !in_subgroup(&p) {
+                    return Err(PointError::NotInSubgroup("G2"));
+                }
+                Ok(p)
+            }
+            const UNCOMPRESSED_BYTES: usize = 1 + 2 * $deg * MB;
+            /// `0x04` ‖ x ‖ y (miracl's `tobytes` of each coordinate); the
+            /// identity is all zeros.
+            fn to_uncompressed(&self) -> Vec<u8> {
+                let w = $deg * MB;
+                let mut out = vec![0u8; 1 + 2 * w];
+                if Point::is_identity(self) {
+                    return out;
+                }
+                let a = self.normalize();
+                out[0] = 0x04;
+                a.x.tobytes(&mut out[1..1 + w]);
+                a.y.tobytes(&mut out[1 + w..]);
+                out
+            }
+            fn from_uncompressed(bytes: &[u8]) -> Result<Self, PointError> {
+                let w = $deg * MB;
+                if bytes.len() != 1 + 2 * w {
+                    return Err(PointError::Length("G2", 1 + 2 * w, bytes.len()));
+                }
+                if bytes.iter().all(|&b| b == 0) {
+                    return Ok(Point::identity());
+                }
+                if bytes[0] != 0x04 {
+                    return Err(PointError::NotOnCurve("G2"));
+                }
+                let x = G2Field::frombytes(&bytes[1..1 + w]);
+                let y = G2Field::frombytes(&bytes[1 + w..]);
+                // The constructor checks the curve equation (infinity
+                // otherwise); the re-encoding check rejects non-canonical
+                // coefficients.
+                let e = G2Point::$g2_from_xy(&x, &y);
+                if e.is_infinity() {
+                    return Err(PointError::NotOnCurve("G2"));
+                }
+                let p = g2_from_miracl(&e);
+                if p.to_uncompressed() != bytes {
                     return Err(PointError::NotOnCurve("G2"));
                 }
                 if !in_subgroup(&p) {

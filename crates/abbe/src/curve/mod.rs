@@ -371,6 +371,15 @@ pub trait Group:
     fn to_compressed(&self) -> Vec<u8>;
     /// Strict decoding: canonical, on the curve, in the prime-order subgroup.
     fn from_compressed(bytes: &[u8]) -> Result<Self, PointError>;
+    /// Length of the canonical uncompressed encoding (x ‖ y).
+    const UNCOMPRESSED_BYTES: usize;
+    /// Canonical uncompressed encoding: decoding it takes no square root,
+    /// so tables read one element at a time (a broadcast public key on
+    /// disk) use it.
+    fn to_uncompressed(&self) -> Vec<u8>;
+    /// Strict decoding of [`Group::to_uncompressed`]: canonical, on the
+    /// curve, in the prime-order subgroup.
+    fn from_uncompressed(bytes: &[u8]) -> Result<Self, PointError>;
     /// Fixed-base table for `self` (precomputation pays off after a few
     /// multiplications by the same base).
     fn precompute(&self) -> FixedBaseTable<Self> {
@@ -557,10 +566,40 @@ mod tests {
         );
     }
 
+    /// Both encodings round-trip, have their stated lengths, and refuse
+    /// wrong lengths, flipped bits and points off the curve.
+    fn encodings<G: Group>(rng: &mut rand_chacha::ChaCha20Rng) {
+        for p in [
+            G::identity(),
+            G::generator(),
+            G::generator() * G::Scalar::random(rng),
+        ] {
+            let c = p.to_compressed();
+            let u = p.to_uncompressed();
+            assert_eq!(
+                (c.len(), u.len()),
+                (G::COMPRESSED_BYTES, G::UNCOMPRESSED_BYTES)
+            );
+            assert_eq!(G::from_compressed(&c).unwrap(), p);
+            assert_eq!(G::from_uncompressed(&u).unwrap(), p);
+            assert!(G::from_uncompressed(&u[1..]).is_err());
+            assert!(G::from_uncompressed(&c).is_err() || c.len() == u.len());
+            if !p.is_identity() {
+                // y changed in its last bit: off the curve (or not canonical).
+                let mut bad = u.clone();
+                *bad.last_mut().unwrap() ^= 1;
+                assert!(G::from_uncompressed(&bad).is_err());
+            }
+        }
+        assert!(G::from_uncompressed(&vec![0xff; G::UNCOMPRESSED_BYTES]).is_err());
+    }
+
     fn curve<C: Curve>(seed: u64) {
         let mut rng = rand_chacha::ChaCha20Rng::seed_from_u64(seed);
         secret_multiplication::<C::G1>(&mut rng);
         secret_multiplication::<C::G2>(&mut rng);
+        encodings::<C::G1>(&mut rng);
+        encodings::<C::G2>(&mut rng);
     }
 
     #[test]
