@@ -77,15 +77,21 @@ impl SecretKey {
         })
     }
 
-    /// The decoded user key, for a user key bundle.
-    fn user_key(&self) -> Result<Option<&dyn facade::UserKey>, FacadeError> {
+    /// The decoded user key, for a user key bundle; a broadcast key is
+    /// given its setup's public key `public` (the first one given stays:
+    /// another setup's would be refused).
+    fn user_key(&self, public: Option<&[u8]>) -> Result<Option<&dyn facade::UserKey>, FacadeError> {
         if self.preamble.kind != ObjectKind::UserKey {
             return Ok(None);
         }
         if let Some(k) = self.decoded.get() {
             return Ok(Some(&**k));
         }
-        let k = facade::of_object(&self.bytes)?.user_key(&self.bytes)?;
+        if self.preamble.scheme.is_broadcast() && public.is_none() {
+            // Not cached: the general path says what is missing.
+            return Ok(None);
+        }
+        let k = facade::of_object(&self.bytes)?.user_key_with(&self.bytes, source(public))?;
         // Two threads may decode at once; either result is the same key.
         Ok(Some(&**self.decoded.get_or_init(|| k)))
     }
@@ -318,11 +324,12 @@ fn encrypt<'py>(
 /// a transformed ciphertext). With `verify_with` (a verifying key), only a
 /// ciphertext signed by that key is accepted.
 #[pyfunction]
-#[pyo3(signature = (key, ct, *, verify_with=None, passphrase=None))]
+#[pyo3(signature = (key, ct, *, public=None, verify_with=None, passphrase=None))]
 fn decrypt<'py>(
     py: Python<'py>,
     key: KeyArg<'_>,
     ct: &[u8],
+    public: Option<&[u8]>,
     verify_with: Option<&[u8]>,
     passphrase: Option<&str>,
 ) -> PyResult<Bound<'py, PyBytes>> {
@@ -331,17 +338,17 @@ fn decrypt<'py>(
         // (transformed files go to the retrieval key: the general path).
         KeyArg::Secret(k) if !is_transformed(ct) => {
             let k: &SecretKey = k;
-            py.allow_threads(|| match k.user_key()? {
+            py.allow_threads(|| match k.user_key(public)? {
                 Some(uk) => {
                     let mut out = Zeroizing::new(Vec::with_capacity(ct.len()));
                     facade::decrypt_with(uk, ct, &mut *out, verify_with).map(|_| out)
                 }
-                None => decrypt_bytes(&k.bytes, ct, verify_with),
+                None => decrypt_bytes(&k.bytes, public, ct, verify_with),
             })
         }
         _ => {
             let key = key.bytes(passphrase)?;
-            py.allow_threads(|| decrypt_bytes(&key, ct, verify_with))
+            py.allow_threads(|| decrypt_bytes(&key, public, ct, verify_with))
         }
     }
     .map_err(py_err)?;
@@ -354,11 +361,34 @@ fn is_transformed(ct: &[u8]) -> bool {
 
 fn decrypt_bytes(
     key: &[u8],
+    public: Option<&[u8]>,
     ct: &[u8],
     verify_with: Option<&[u8]>,
 ) -> Result<Zeroizing<Vec<u8>>, FacadeError> {
     let mut out = Zeroizing::new(Vec::with_capacity(ct.len()));
-    facade::decrypt(key, ct, &mut *out, verify_with).map(|_| out)
+    decrypt_to(key, public, ct, &mut *out, verify_with).map(|_| out)
+}
+
+/// The public key bytes as a source (a broadcast key decrypts with it).
+fn source(public: Option<&[u8]>) -> Option<abbe::bcast::Source> {
+    public.map(|p| std::sync::Arc::new(p.to_vec()) as abbe::bcast::Source)
+}
+
+/// [`facade::decrypt`], with the setup's public key for a broadcast key.
+fn decrypt_to(
+    key: &[u8],
+    public: Option<&[u8]>,
+    input: impl Read,
+    output: impl Write,
+    verify_with: Option<&[u8]>,
+) -> Result<envelope::Opened, FacadeError> {
+    match (public, Preamble::parse(key).map(|p| p.kind)) {
+        (Some(_), Ok(ObjectKind::UserKey | ObjectKind::SchemeUserKey)) => {
+            let uk = facade::of_object(key)?.user_key_with(key, source(public))?;
+            facade::decrypt_with(&*uk, input, output, verify_with)
+        }
+        _ => facade::decrypt(key, input, output, verify_with),
+    }
 }
 
 /// A Python file-like object read through `read(n)`, with the GIL taken for
@@ -451,12 +481,13 @@ fn encrypt_stream(
 /// authenticated chunk at a time; returns the plaintext length. On an
 /// exception, discard what `dst` received.
 #[pyfunction]
-#[pyo3(signature = (key, src, dst, *, verify_with=None, passphrase=None))]
+#[pyo3(signature = (key, src, dst, *, public=None, verify_with=None, passphrase=None))]
 fn decrypt_stream(
     py: Python<'_>,
     key: KeyArg<'_>,
     src: Py<PyAny>,
     dst: Py<PyAny>,
+    public: Option<&[u8]>,
     verify_with: Option<&[u8]>,
     passphrase: Option<&str>,
 ) -> PyResult<u64> {
@@ -464,7 +495,7 @@ fn decrypt_stream(
     py.allow_threads(|| {
         let input = std::io::BufReader::with_capacity(1 << 16, PyReader(src));
         let mut out = std::io::BufWriter::with_capacity(1 << 16, PyWriter(dst));
-        let opened = facade::decrypt(&key, input, &mut out, verify_with)?;
+        let opened = decrypt_to(&key, public, input, &mut out, verify_with)?;
         out.flush().map_err(envelope::EnvelopeError::Io)?;
         Ok(opened.len)
     })
@@ -683,7 +714,7 @@ fn _time_rust_decrypt(
     let key: &SecretKey = &key;
     py.allow_threads(|| {
         let uk = key
-            .user_key()?
+            .user_key(None)?
             .ok_or_else(|| FacadeError::Invalid("not a user key bundle".into()))?;
         (0..reps)
             .map(|_| {

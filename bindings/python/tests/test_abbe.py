@@ -51,10 +51,18 @@ def test_broadcast_round_trip_and_an_outsider(scheme: str, level: int) -> None:
     pk, mk, kg, enc = keys_and_targets(scheme, level)
     key = abbe.keygen(mk, **kg)  # type: ignore[arg-type]
     ct = abbe.encrypt(pk, b"frame", **enc)  # type: ignore[arg-type]
-    assert abbe.decrypt(key, ct) == b"frame"
+    # Broadcast keys do not carry their O(N) public key: decryption takes it.
+    with pytest.raises(abbe.InvalidInput, match="public key"):
+        abbe.decrypt(key, ct)
+    assert abbe.decrypt(key, ct, public=pk) == b"frame"
+    assert abbe.decrypt(bytes(key), ct, public=pk) == b"frame"
+    assert len(bytes(key)) < len(pk)
     outsider = abbe.keygen(mk, user=12, public=pk)
     with pytest.raises(abbe.NotSatisfied):
-        abbe.decrypt(outsider, ct)
+        abbe.decrypt(outsider, ct, public=pk)
+    other_pk, _ = abbe.setup(scheme, level=level, users=16)
+    with pytest.raises(abbe.InvalidInput):
+        abbe.decrypt(bytes(key), ct, public=other_pk)
 
 
 def test_small_universe_gpsw06() -> None:
@@ -83,7 +91,7 @@ def test_every_object_only_in_its_role() -> None:
 def test_elgamal_baseline() -> None:
     pk, mk = abbe.setup("elgamal-p256", users=8)
     key = abbe.keygen(mk, user=2, public=pk)
-    assert abbe.decrypt(key, abbe.encrypt(pk, b"x", to="1-3")) == b"x"
+    assert abbe.decrypt(key, abbe.encrypt(pk, b"x", to="1-3"), public=pk) == b"x"
 
 
 def test_unsatisfied_and_corrupt_inputs_raise_typed_errors() -> None:

@@ -19,10 +19,11 @@ pub fn bgw05_streamed_setup(
     keys: &crate::keyfile::KeyOut,
 ) -> Result<()> {
     let mut mk_bytes = None;
-    // The public key's bulk: g_1..g_n, g_{n+2}..g_{2n} in G1, ĝ_1..ĝ_n in G2.
+    // The public key's bulk: g_1..g_n, g_{n+2}..g_{2n} in G1 (uncompressed),
+    // ĝ_1..ĝ_n in G2 (compressed).
     let bulk = |g1: usize, g2: usize| (2 * n as u64 - 1) * g1 as u64 + n as u64 * g2 as u64;
     fn sizes<C: Curve>() -> (usize, usize) {
-        (C::G1::COMPRESSED_BYTES, C::G2::COMPRESSED_BYTES)
+        (C::G1::UNCOMPRESSED_BYTES, C::G2::COMPRESSED_BYTES)
     }
     let (g1, g2) = match curve {
         CurveId::Bls12_381 => sizes::<Bls12>(),

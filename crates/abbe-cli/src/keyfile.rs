@@ -119,6 +119,32 @@ pub(crate) fn read_object(
     Ok((pre, bytes))
 }
 
+/// The public key in `path` as a source to read from: the file itself when
+/// it is binary (BGW05's is then read element by element, never whole),
+/// its de-armored bytes when armored.
+pub(crate) fn open_public(path: &std::path::Path) -> Result<(Preamble, abbe::bcast::Source)> {
+    use std::io::Read;
+    let cannot =
+        |e: std::io::Error| CliError::Other(format!("cannot read {}: {e}", path.display()));
+    let mut f = std::fs::File::open(path).map_err(cannot)?;
+    let mut head = [0u8; abbe::wire::PREAMBLE_LEN];
+    let binary = f.read_exact(&mut head).is_ok() && &head[..4] == b"ABBE";
+    if !binary {
+        let (pre, bytes) = read_object(path, &[ObjectKind::PublicKey])?;
+        return Ok((pre, std::sync::Arc::new(bytes.to_vec())));
+    }
+    let pre = Preamble::parse(&head)
+        .map_err(|e| CliError::Invalid(format!("{}: {e}", path.display())))?;
+    if pre.kind != ObjectKind::PublicKey {
+        return Err(CliError::Invalid(format!(
+            "{}: this is a {}, expected a public key",
+            path.display(),
+            pre.kind.describe()
+        )));
+    }
+    Ok((pre, std::sync::Arc::new(f)))
+}
+
 /// Refuses to overwrite existing key files unless `force`.
 pub(crate) fn refuse_overwrite(paths: &[&PathBuf], force: bool) -> Result<()> {
     match paths.iter().find(|p| !force && p.exists()) {

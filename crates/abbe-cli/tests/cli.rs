@@ -1751,6 +1751,8 @@ fn broadcast_schemes_end_to_end() {
             "decrypt",
             "--key",
             p(&d("u7.key")),
+            "--public",
+            p(&d("k/public.key")),
             "-o",
             p(&d("m.out")),
             p(&d("m.abbe")),
@@ -1761,6 +1763,8 @@ fn broadcast_schemes_end_to_end() {
                 "decrypt",
                 "--key",
                 p(&d("u40.key")),
+                "--public",
+                p(&d("k/public.key")),
                 "-o",
                 p(&d("x")),
                 p(&d("m.abbe")),
@@ -1784,6 +1788,8 @@ fn broadcast_schemes_end_to_end() {
             "decrypt",
             "--key",
             p(&d("u40.key")),
+            "--public",
+            p(&d("k/public.key")),
             "-o",
             p(&d("f.out")),
             p(&d("f.abbe")),
@@ -1793,6 +1799,8 @@ fn broadcast_schemes_end_to_end() {
                 "decrypt",
                 "--key",
                 p(&d("u7.key")),
+                "--public",
+                p(&d("k/public.key")),
                 "-o",
                 p(&d("y")),
                 p(&d("f.abbe")),
@@ -1876,6 +1884,8 @@ fn broadcast_keygen_from_a_stored_public_key() {
                 "decrypt",
                 "--key",
                 p(&d(key)),
+                "--public",
+                p(&pk),
                 "-o",
                 p(&out),
                 p(&d("m.abbe")),
@@ -1885,6 +1895,24 @@ fn broadcast_keygen_from_a_stored_public_key() {
                 b"ten thousand users",
                 "{scheme} {key}"
             );
+            // Without the public key, or with another setup's: refused.
+            let (k, x, m, other) = (d(key), d("x"), d("m.abbe"), d("other/public.key"));
+            for public in [None, Some(&other)] {
+                let mut args = vec!["decrypt", "--key", p(&k), "-o", p(&x)];
+                if let Some(o) = public {
+                    args.extend(["--public", p(o)]);
+                }
+                args.push(p(&m));
+                let r = run(&args);
+                assert_eq!(r.code, Some(3), "{}", r.stderr);
+                assert!(r.stderr.contains("public key"), "{}", r.stderr);
+                assert!(!d("x").exists());
+            }
+        }
+        // The key files are small: no public key inside (BGW05: one G1
+        // element and a header).
+        if scheme == "bgw05" {
+            assert!(fs::metadata(d("fast.key")).unwrap().len() < 200);
         }
         let r = run(&[
             "keygen",

@@ -569,9 +569,20 @@ fn broadcast_keys_of_any_size_work() {
             ],
         );
         let plain = format!("{scheme}.plain");
-        t.ok(None, &["decrypt", "--key", &inside, "-o", &plain, &ct]);
+        t.ok(
+            None,
+            &[
+                "decrypt", "--key", &inside, "--public", &pk, "-o", &plain, &ct,
+            ],
+        );
         assert_eq!(t.read(&plain), b"to many", "{scheme}");
-        t.fails(None, &["decrypt", "--key", &outside, "-o", "no", &ct], 2);
+        t.fails(
+            None,
+            &[
+                "decrypt", "--key", &outside, "--public", &pk, "-o", "no", &ct,
+            ],
+            2,
+        );
         assert_no_output(&t, "no");
         eprintln!(
             "{scheme} at N = 100000: user key {} bytes",

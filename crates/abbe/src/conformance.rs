@@ -5,7 +5,7 @@
 //! and bit-flipped encodings without panicking. What is particular to a
 //! scheme (sizes, operation counts, collusion) stays in its own tests.
 
-use crate::abe::cca::{CcaHeader, CcaKey};
+use crate::abe::cca::{CcaHeader, CcaKey, UnattachedKey};
 use crate::abe::Cca;
 use crate::kem::{
     self, Authority, IssuedKeyOf, Kem, KemError, MasterKeyOf, Outsourcing, ParamsOf, Side,
@@ -171,7 +171,7 @@ pub(crate) fn cca_round_trip<K: Kem>(case: &Case<K>) {
         let (key_side, target) = case.sides(pair);
         let (key, header) = Cca::<K>::encapsulate(&pk, &target, &mut r).unwrap();
         let uk = kem::keygen::<Cca<K>>(&pk, &mk, &key_side, &mut r).unwrap();
-        match Cca::<K>::decapsulate(&reencoded(&uk), &reencoded(&header)) {
+        match Cca::<K>::decapsulate(&reencoded_bundle(&uk, &pk), &reencoded(&header)) {
             Ok(k) => assert!(pair.2 && k == key, "{pair:?}"),
             Err(KemError::NotSatisfied) => assert!(!pair.2, "{pair:?}"),
             Err(e) => panic!("{pair:?}: unexpected error {e}"),
@@ -179,8 +179,26 @@ pub(crate) fn cca_round_trip<K: Kem>(case: &Case<K>) {
     }
 }
 
+/// A key bundle through its encoding: a broadcast one is stored without its
+/// public key (which must then be given, and only its own setup's), the
+/// others with it.
+fn reencoded_bundle<K: Kem>(uk: &CcaKey<K>, pk: &K::PublicKey) -> CcaKey<K> {
+    let bytes = uk.to_bytes();
+    if !K::SCHEME.is_broadcast() {
+        return CcaKey::from_bytes(&bytes).expect("a fresh encoding decodes");
+    }
+    assert!(
+        bytes.len() < 8 + 16 + uk.key.to_bytes().len(),
+        "no public key inside"
+    );
+    assert!(CcaKey::<K>::from_bytes(&bytes).is_err());
+    let stored = UnattachedKey::<K>::from_bytes(&bytes).expect("a fresh encoding decodes");
+    stored.attach(pk).expect("a key takes its own public key")
+}
+
 /// A key of one setup refuses a header of another; a master key refuses
-/// another setup's public key.
+/// another setup's public key; a broadcast key refuses another setup's
+/// public key.
 pub(crate) fn wrong_setup<K: Kem>(case: &Case<K>) {
     let mut r = rng(3);
     let (pk1, _) = kem::setup::<K>(&case.params, &mut r).unwrap();
@@ -196,6 +214,11 @@ pub(crate) fn wrong_setup<K: Kem>(case: &Case<K>) {
         kem::keygen::<K>(&pk1, &mk2, &key_side, &mut r),
         Err(KemError::WrongSetup)
     ));
+    if K::SCHEME.is_broadcast() {
+        let bundle = kem::keygen::<Cca<K>>(&pk2, &mk2, &key_side, &mut r).unwrap();
+        let stored = UnattachedKey::<K>::from_bytes(&bundle.to_bytes()).unwrap();
+        assert!(matches!(stored.attach(&pk1), Err(KemError::WrongSetup)));
+    }
 }
 
 /// Decodes `bytes` as every object of `K`; only the absence of a panic is
@@ -206,7 +229,10 @@ pub(crate) fn decode_all<K: Kem>(bytes: &[u8]) -> [bool; 6] {
         MasterKeyOf::<K>::from_bytes(bytes).is_ok(),
         IssuedKeyOf::<K>::from_bytes(bytes).is_ok(),
         K::Header::from_bytes(bytes).is_ok(),
-        CcaKey::<K>::from_bytes(bytes).is_ok(),
+        match K::SCHEME.is_broadcast() {
+            true => UnattachedKey::<K>::from_bytes(bytes).is_ok(),
+            false => CcaKey::<K>::from_bytes(bytes).is_ok(),
+        },
         CcaHeader::<K>::from_bytes(bytes).is_ok(),
     ]
 }

@@ -9,10 +9,10 @@
 //! (kind 12, outsourceable and checked) or CPA (kind 6, GHW11's outsourceable
 //! CPA scheme, opened only when the caller allows it).
 
-use crate::abe::cca::{CcaHeader, CcaKey};
+use crate::abe::cca::{CcaHeader, CcaKey, UnattachedKey};
 use crate::abe::rcca::{RccaHeader, RccaRetrievalKey, RccaTransformed};
 use crate::abe::{Bsw07, Cca, FameCp, FameKp, Gpsw06, Gpsw06Small, Rcca, Waters11};
-use crate::bcast::{Bgw05, Bgw05Sqrt, ElGamalP256, Gw09, Waters09};
+use crate::bcast::{Bgw05, Bgw05Sqrt, ElGamalP256, Gw09, Source, Waters09};
 use crate::curve::{Bls12, Bls24, Bls48, Bn254, CurveId};
 use crate::envelope::{self, EnvelopeError, SealOptions};
 use crate::kem::{
@@ -25,6 +25,7 @@ use crate::wire::{self, Encoded, ObjectKind, Preamble, SchemeId, WireError};
 use rand_core::CryptoRngCore;
 use std::io::{Read, Write};
 use std::marker::PhantomData;
+use std::sync::Arc;
 use zeroize::Zeroizing;
 
 /// Why a facade operation failed, in the three classes front ends report
@@ -126,10 +127,22 @@ pub trait Scheme: Send + Sync {
         rng: &mut dyn CryptoRngCore,
     ) -> Result<Zeroizing<Vec<u8>>, Error>;
     /// A public key decoded once, for many encapsulations.
-    fn public_key(&self, pk: &[u8]) -> Result<Box<dyn PublicKey>, Error>;
+    fn public_key(&self, pk: &[u8]) -> Result<Box<dyn PublicKey>, Error> {
+        self.public_key_at(Arc::new(pk.to_vec()))
+    }
+    /// The public key in `src` (a file): BGW05's is read element by
+    /// element as encryptions use them, the others' whole.
+    fn public_key_at(&self, src: Source) -> Result<Box<dyn PublicKey>, Error>;
     /// A user key (bundle or bare scheme key) decoded once, for many
-    /// decapsulations.
-    fn user_key(&self, key: &[u8]) -> Result<Box<dyn UserKey>, Error>;
+    /// decapsulations. Broadcast keys are stored without their public key
+    /// and need [`Scheme::user_key_with`].
+    fn user_key(&self, key: &[u8]) -> Result<Box<dyn UserKey>, Error> {
+        self.user_key_with(key, None)
+    }
+    /// [`Scheme::user_key`] given the setup's public key (`public`), which
+    /// broadcast keys decrypt with (BGW05 reads from it only the elements
+    /// a decryption uses). Other keys carry theirs and ignore it.
+    fn user_key_with(&self, key: &[u8], public: Option<Source>) -> Result<Box<dyn UserKey>, Error>;
     /// (session key, header) for `target` (a policy, attributes or users).
     fn encapsulate(
         &self,
@@ -368,7 +381,13 @@ pub fn decrypt(
     verify_with: Option<&[u8]>,
 ) -> Result<envelope::Opened, Error> {
     let head = envelope::read_head(&mut input)?;
-    let session = session_of(of_object(key)?, key, &head, &outsource::Expect::default())?;
+    let session = session_of(
+        of_object(key)?,
+        key,
+        None,
+        &head,
+        &outsource::Expect::default(),
+    )?;
     Ok(envelope::open_with(
         &head,
         &session,
@@ -427,6 +446,7 @@ fn same_setup(key: (SchemeId, CurveId), header: &Preamble) -> Result<(), Error> 
 pub fn session_of(
     scheme: &dyn Scheme,
     key: &[u8],
+    public: Option<Source>,
     head: &envelope::Head,
     expect: &outsource::Expect,
 ) -> Result<SessionKey, Error> {
@@ -440,9 +460,9 @@ pub fn session_of(
         }
     }
     match (head.preamble.kind, kp.kind) {
-        (ObjectKind::EncryptedFile, ObjectKind::UserKey | ObjectKind::SchemeUserKey) => {
-            scheme.decapsulate(key, &head.header, expect.allow_cpa)
-        }
+        (ObjectKind::EncryptedFile, ObjectKind::UserKey | ObjectKind::SchemeUserKey) => scheme
+            .user_key_with(key, public)?
+            .decapsulate(&head.header, expect.allow_cpa),
         (ObjectKind::TransformedFile, ObjectKind::RetrievalKey | ObjectKind::CpaRetrievalKey) => {
             Ok(outsource::decrypt_transformed_bytes(key, &head.header, expect)?)
         }
@@ -621,6 +641,8 @@ enum EntryKey<K: Kem> {
     Bundle(CcaKey<K>),
     /// A bare scheme key: opens only CPA headers.
     Bare(K::UserKey),
+    /// A broadcast key whose public key was not given: opens nothing.
+    Unattached,
 }
 
 struct EntryUserKey<K: Kem, O> {
@@ -650,6 +672,10 @@ impl<K: Kem + 'static, O: Outsourcer<K> + 'static> UserKey for EntryUserKey<K, O
             (EntryKey::Bare(k), ObjectKind::KemHeader) => {
                 Ok(K::decapsulate(k, &K::Header::from_bytes(header)?)?)
             }
+            (EntryKey::Unattached, _) => Err(Error::Invalid(format!(
+                "a {} key decrypts with its setup's public key, which was not given (abbe decrypt --public)",
+                K::SCHEME.name()
+            ))),
             (EntryKey::Bare(_), ObjectKind::CcaKemHeader | ObjectKind::RccaKemHeader) => {
                 Err(Error::Invalid(
                     "this bare key cannot check CCA ciphertexts; use the key file written by `abbe keygen`"
@@ -659,12 +685,21 @@ impl<K: Kem + 'static, O: Outsourcer<K> + 'static> UserKey for EntryUserKey<K, O
             (k, h) => Err(Error::Invalid(format!(
                 "a {} cannot decrypt a {}",
                 match k {
-                    EntryKey::Bundle(_) => ObjectKind::UserKey.describe(),
                     EntryKey::Bare(_) => ObjectKind::SchemeUserKey.describe(),
+                    _ => ObjectKind::UserKey.describe(),
                 },
                 h.describe()
             ))),
         }
+    }
+}
+
+fn not_its_public_key(e: KemError) -> Error {
+    match e {
+        KemError::WrongSetup => {
+            Error::Invalid("the public key given is not the public key of this key's setup".into())
+        }
+        other => other.into(),
     }
 }
 
@@ -729,6 +764,14 @@ impl<K: Kem + 'static, O: Outsourcer<K> + 'static> Scheme for Entry<K, O> {
     ) -> Result<Zeroizing<Vec<u8>>, Error> {
         let side = K::KeySide::parse(key_side)?;
         let mk = MasterKeyOf::<K>::from_bytes(mk)?;
+        if pk.is_none() {
+            if let Some(key) = K::Authority::keygen_without_public_key(&mk, &side) {
+                let key = K::unattached(key?).ok_or_else(|| {
+                    Error::Invalid("this scheme's keys carry their public key".into())
+                })?;
+                return Ok(Zeroizing::new(UnattachedKey::<K> { key }.to_bytes()));
+            }
+        }
         let pk = match pk {
             Some(bytes) => {
                 let pk = K::PublicKey::from_bytes(bytes)?;
@@ -746,18 +789,38 @@ impl<K: Kem + 'static, O: Outsourcer<K> + 'static> Scheme for Entry<K, O> {
         Ok(Zeroizing::new(key.to_bytes()))
     }
 
-    fn public_key(&self, pk: &[u8]) -> Result<Box<dyn PublicKey>, Error> {
+    fn public_key_at(&self, src: Source) -> Result<Box<dyn PublicKey>, Error> {
         Ok(Box::new(EntryPublicKey::<K, O> {
-            pk: K::PublicKey::from_bytes(pk)?,
+            pk: K::Authority::open_public_key(src)?,
             _o: PhantomData,
         }))
     }
 
-    fn user_key(&self, key: &[u8]) -> Result<Box<dyn UserKey>, Error> {
-        let key = match kind_of(key)? {
-            ObjectKind::UserKey => EntryKey::Bundle(CcaKey::<K>::from_bytes(key)?),
-            ObjectKind::SchemeUserKey => EntryKey::Bare(K::UserKey::from_bytes(key)?),
-            k => {
+    fn user_key_with(&self, key: &[u8], public: Option<Source>) -> Result<Box<dyn UserKey>, Error> {
+        let detached = K::SCHEME.is_broadcast();
+        let pk = match public {
+            Some(src) if detached => Some(K::Authority::open_public_key(src)?),
+            _ => None,
+        };
+        let key = match (kind_of(key)?, pk) {
+            (ObjectKind::UserKey, Some(pk)) => EntryKey::Bundle(
+                UnattachedKey::<K>::from_bytes(key)?
+                    .attach(&pk)
+                    .map_err(not_its_public_key)?,
+            ),
+            (ObjectKind::UserKey, None) if detached => {
+                UnattachedKey::<K>::from_bytes(key)?;
+                EntryKey::Unattached
+            }
+            (ObjectKind::UserKey, None) => EntryKey::Bundle(CcaKey::<K>::from_bytes(key)?),
+            (ObjectKind::SchemeUserKey, pk) => {
+                let k = K::UserKey::from_bytes(key)?;
+                EntryKey::Bare(match pk {
+                    Some(pk) => K::attach_public_key(k, &pk).map_err(not_its_public_key)?,
+                    None => k,
+                })
+            }
+            (k, _) => {
                 return Err(Error::Invalid(format!(
                     "a {} is not a user key",
                     k.describe()
@@ -788,16 +851,21 @@ impl<K: Kem + 'static, O: Outsourcer<K> + 'static> Scheme for Entry<K, O> {
         match kind_of(bytes)? {
             ObjectKind::PublicKey => {
                 let pk = K::PublicKey::from_bytes(bytes)?;
-                out.push((
-                    "setup id".into(),
-                    wire::hex(&wire::setup_id(&pk.to_bytes())),
-                ));
+                out.push(("setup id".into(), wire::hex(&K::Authority::setup_id(&pk))));
             }
             ObjectKind::MasterKey => {
                 MasterKeyOf::<K>::from_bytes(bytes)?;
                 out.push((
                     "note".into(),
                     "secret: whoever holds this file can issue keys".into(),
+                ));
+            }
+            ObjectKind::UserKey if K::SCHEME.is_broadcast() => {
+                let k = UnattachedKey::<K>::from_bytes(bytes)?;
+                out.push((key_label, K::key_side(&k.key).describe()));
+                out.push((
+                    "public key".into(),
+                    "not included: decryption reads it (--public)".into(),
                 ));
             }
             ObjectKind::UserKey => {
@@ -839,6 +907,7 @@ impl<K: Kem + 'static, O: Outsourcer<K> + 'static> Scheme for Entry<K, O> {
         match kind {
             ObjectKind::PublicKey => decodes::<K::PublicKey>(bytes)?,
             ObjectKind::MasterKey => decodes::<MasterKeyOf<K>>(bytes)?,
+            ObjectKind::UserKey if K::SCHEME.is_broadcast() => decodes::<UnattachedKey<K>>(bytes)?,
             ObjectKind::UserKey => decodes::<CcaKey<K>>(bytes)?,
             ObjectKind::SchemeUserKey => decodes::<K::UserKey>(bytes)?,
             ObjectKind::KemHeader => decodes::<K::Header>(bytes)?,
@@ -964,11 +1033,15 @@ mod tests {
             let mut objects = vec![(pk.clone(), ObjectKind::PublicKey)];
             objects.push((mk.to_vec(), ObjectKind::MasterKey));
             objects.push((key.to_vec(), ObjectKind::UserKey));
+            // Broadcast keys decrypt with their public key, given apart.
+            let public: Source = Arc::new(pk.clone());
+            let user = s.user_key_with(&key, Some(public)).unwrap();
             for mode in modes {
                 let (k, h) = s.encapsulate(&pk, target, mode, &mut rng).unwrap();
+                assert_eq!(user.decapsulate(&h, true).unwrap(), k, "{info:?} {mode:?}");
                 assert_eq!(
-                    s.decapsulate(&key, &h, true).unwrap(),
-                    k,
+                    s.decapsulate(&key, &h, true).is_ok(),
+                    !info.scheme.is_broadcast(),
                     "{info:?} {mode:?}"
                 );
                 assert!(!s.describe(&h).unwrap().is_empty());

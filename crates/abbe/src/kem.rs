@@ -278,6 +278,34 @@ pub trait Authority {
         key_side: &Self::KeySide,
         rng: &mut R,
     ) -> Result<Self::UserKey, KemError>;
+    /// Key generation from the master key alone, for schemes whose keys
+    /// use nothing of an O(N) public key (BGW05: d_i = g^{γα^i}); `None`
+    /// where key generation needs the public key.
+    fn keygen_without_public_key(
+        mk: &Self::MasterKey,
+        key_side: &Self::KeySide,
+    ) -> Option<Result<Self::UserKey, KemError>> {
+        let _ = (mk, key_side);
+        None
+    }
+    /// The setup id of `pk` (docs/FORMAT.md: SHA-256 over its encoding,
+    /// unless its layout says otherwise, as BGW05's does).
+    fn setup_id(pk: &Self::PublicKey) -> [u8; 16] {
+        crate::wire::setup_id(&pk.to_bytes())
+    }
+    /// The public key in `src`. The default reads it whole; a scheme whose
+    /// public key is read element by element (BGW05) overrides this.
+    fn open_public_key(src: crate::bcast::Source) -> Result<Self::PublicKey, WireError> {
+        let len = usize::try_from(src.size()).map_err(|_| WireError::TooLong {
+            what: "public key",
+            len: usize::MAX,
+            max: usize::MAX,
+        })?;
+        let mut bytes = vec![0u8; len];
+        src.read_exact_at(&mut bytes, 0)
+            .map_err(|_| WireError::Truncated("public key"))?;
+        Self::PublicKey::from_bytes(&bytes)
+    }
 }
 
 /// The master key type of a KEM's authority.
@@ -316,6 +344,24 @@ pub trait Kem {
     /// versions keep the public key for their re-encryption check, BGW05
     /// for the public elements its decryption sums.
     fn user_key(key: IssuedKeyOf<Self>, pk: &Self::PublicKey) -> Self::UserKey;
+    /// The decryptor's key from the issued key alone, for the schemes whose
+    /// keys are stored without their public key (broadcast: O(N) public
+    /// keys; [`crate::wire::SchemeId::is_broadcast`]); `None` for the others.
+    /// Such a key is given its public key with [`Kem::attach_public_key`]
+    /// before it decrypts.
+    fn unattached(key: IssuedKeyOf<Self>) -> Option<Self::UserKey> {
+        let _ = key;
+        None
+    }
+    /// Gives a key its public key, refusing one of another setup
+    /// ([`KemError::WrongSetup`]).
+    fn attach_public_key(
+        key: Self::UserKey,
+        pk: &Self::PublicKey,
+    ) -> Result<Self::UserKey, KemError> {
+        let _ = pk;
+        Ok(key)
+    }
     fn encapsulate<R: RngCore + CryptoRng>(
         pk: &Self::PublicKey,
         target: &Self::CiphertextSide,

@@ -79,6 +79,7 @@ def decrypt(
     key: KeyLike,
     ct: bytes,
     *,
+    public: Optional[bytes] = None,
     verify_with: Optional[bytes] = None,
     passphrase: Optional[str] = None,
 ) -> bytes: ...
@@ -99,6 +100,7 @@ def decrypt_stream(
     src: Readable,
     dst: Writable,
     *,
+    public: Optional[bytes] = None,
     verify_with: Optional[bytes] = None,
     passphrase: Optional[str] = None,
 ) -> int: ...

@@ -1,8 +1,8 @@
 //! `abbe decrypt`: a ciphertext with a user key, a transformed ciphertext
 //! with a retrieval key, or a ciphertext through a proxy.
 
-use crate::dispatch::scheme_for;
-use crate::keyfile::{read_object, read_verifying_key};
+use crate::dispatch::{check_same_scheme, scheme_for};
+use crate::keyfile::{open_public, read_object, read_verifying_key};
 use crate::{io, proxy, CliError, Result};
 use abbe::envelope;
 use abbe::wire::ObjectKind;
@@ -13,6 +13,11 @@ pub struct Args {
     /// A user key, or a retrieval key for a transformed ciphertext or --proxy.
     #[arg(long)]
     key: PathBuf,
+    /// The setup's public key, which broadcast keys decrypt with (their
+    /// key files do not carry it); BGW05's is read only where a decryption
+    /// needs it.
+    #[arg(long, value_name = "PUBLIC KEY")]
+    public: Option<PathBuf>,
     /// An outsourcing proxy (`abbe proxy serve`), e.g. http://127.0.0.1:8700 or https://...
     #[arg(long, requires = "tk_id")]
     proxy: Option<String>,
@@ -48,6 +53,7 @@ pub struct Args {
 pub fn run(args: Args) -> Result<()> {
     let Args {
         key,
+        public,
         proxy: proxy_url,
         tk_id,
         proxy_ca,
@@ -83,7 +89,15 @@ pub fn run(args: Args) -> Result<()> {
     )?;
     let mut reader = io::open_ciphertext(input.as_ref(), "decrypting")?;
     let head = envelope::read_head(&mut reader)?;
-    let session = abbe::facade::session_of(scheme_for(&kpre)?, &kbytes, &head, &expect)?;
+    let public = match &public {
+        Some(p) => {
+            let (ppre, src) = open_public(p)?;
+            check_same_scheme(&ppre, &kpre, "public key", "key")?;
+            Some(src)
+        }
+        None => None,
+    };
+    let session = abbe::facade::session_of(scheme_for(&kpre)?, &kbytes, public, &head, &expect)?;
     open_payload(
         &head,
         &session,

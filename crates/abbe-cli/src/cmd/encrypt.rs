@@ -1,7 +1,7 @@
 //! `abbe encrypt`: a file or stdin to a policy, attributes or recipients.
 
 use crate::dispatch::scheme_for;
-use crate::keyfile::{read_object, read_signing_key};
+use crate::keyfile::{open_public, read_signing_key};
 use crate::{broadcast, io, ops, progress, CliError, Result};
 use abbe::envelope;
 use abbe::kem::SideKind;
@@ -67,11 +67,14 @@ pub fn run(args: Args) -> Result<()> {
         (None, None, Some(f)) => Some(broadcast::read_index_file(&f)?),
         (None, None, None) => None,
     };
-    let (pre, bytes) = read_object(&public, &[ObjectKind::PublicKey])?;
+    let (pre, src) = open_public(&public)?;
     let scheme = scheme_for(&pre)?;
     let is_policy = scheme.info().ciphertext_side == SideKind::Policy;
     let side = ops::side_text(is_policy, pre.scheme.name(), "encrypt", policy, attrs)?;
-    let (session, header) = scheme.encapsulate(&bytes, &side, mode.into(), &mut OsRng)?;
+    let (session, header) =
+        scheme
+            .public_key_at(src)?
+            .encapsulate(&side, mode.into(), &mut OsRng)?;
     let signer = sign_with.as_deref().map(read_signing_key).transpose()?;
     if let Some(s) = &signer {
         if s.curve() != pre.curve {

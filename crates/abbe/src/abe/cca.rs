@@ -33,7 +33,7 @@
 //! Requirement on `K`: `encapsulate` draws all its randomness from the rng it
 //! is given, in a fixed order (every scheme here does, see [`crate::kem::Kem`]).
 
-use crate::kem::{IssuedKeyOf, Kem, KemError, SessionKey, Side};
+use crate::kem::{Authority, IssuedKeyOf, Kem, KemError, SessionKey, Side};
 use crate::wire::{Encoded, ObjectKind, Preamble, Reader, WireError, Writer};
 use hkdf::Hkdf;
 use rand_chacha::rand_core::SeedableRng;
@@ -48,18 +48,49 @@ use zeroize::Zeroize;
 pub struct Cca<K>(PhantomData<K>);
 
 /// A user key together with its public key (needed to re-encapsulate).
+/// Broadcast keys are stored without it (format version 2: their public
+/// keys are O(N)): they decode as an [`UnattachedKey`], which
+/// [`UnattachedKey::attach`] makes a `CcaKey`.
 pub struct CcaKey<K: Kem> {
     pub key: K::UserKey,
     pub(crate) pk: K::PublicKey,
-    /// SHA-256 of the public key's encoding, bound into the FO coins: hashed
-    /// once here rather than per decapsulation (a BGW05 public key is O(N)).
+    /// The public key's binding in the FO coins ([`pk_binding`]): computed
+    /// once here rather than per decapsulation.
     pk_digest: [u8; 32],
+}
+
+/// A broadcast user key as stored (object kind 11, version 2): the issued
+/// key without its public key.
+pub struct UnattachedKey<K: Kem> {
+    pub key: K::UserKey,
+}
+
+impl<K: Kem> UnattachedKey<K> {
+    /// The key bundled with `pk`, which must be of its setup.
+    pub fn attach(self, pk: &K::PublicKey) -> Result<CcaKey<K>, KemError> {
+        Ok(CcaKey::new(K::attach_public_key(self.key, pk)?, pk.clone()))
+    }
+}
+
+/// What binds the FO coins to the public key: SHA-256 of its encoding, or,
+/// for broadcast schemes, of its setup id (which covers the whole key, and
+/// is known without reading its O(N) elements).
+fn pk_binding<K: Kem>(pk: &K::PublicKey) -> [u8; 32] {
+    if K::SCHEME.is_broadcast() {
+        Sha256::new()
+            .chain_update(b"abbe/v1/fo-setup-id")
+            .chain_update(<K::Authority as Authority>::setup_id(pk))
+            .finalize()
+            .into()
+    } else {
+        Sha256::digest(pk.to_bytes()).into()
+    }
 }
 
 impl<K: Kem> CcaKey<K> {
     /// Bundles a user key with the public key it was issued under.
     pub fn new(key: K::UserKey, pk: K::PublicKey) -> Self {
-        let pk_digest = Sha256::digest(pk.to_bytes()).into();
+        let pk_digest = pk_binding::<K>(&pk);
         CcaKey { key, pk, pk_digest }
     }
 
@@ -136,7 +167,7 @@ impl<K: Kem> Kem for Cca<K> {
     ) -> Result<(SessionKey, CcaHeader<K>), KemError> {
         let mut m = [0u8; 32];
         rng.fill_bytes(&mut m);
-        let pk_digest: [u8; 32] = Sha256::digest(pk.to_bytes()).into();
+        let pk_digest = pk_binding::<K>(pk);
         let (k, inner) = K::encapsulate(pk, target, &mut coins::<K>(&m, &pk_digest, target))?;
         let mut masked = mask(&k);
         for (a, b) in masked.iter_mut().zip(&m) {
@@ -189,17 +220,53 @@ impl<K: Kem> Kem for Cca<K> {
 }
 
 impl<K: Kem> Encoded for CcaKey<K> {
+    /// A broadcast key is written without its public key (as an
+    /// [`UnattachedKey`]).
     fn to_bytes(&self) -> Vec<u8> {
+        if K::SCHEME.is_broadcast() {
+            return unattached_bytes::<K>(&self.key);
+        }
         let mut w = Writer::new(Preamble::new(ObjectKind::UserKey, K::SCHEME, K::CURVE));
         w.bytes(&self.key.to_bytes()).bytes(&self.pk.to_bytes());
         w.finish()
     }
     fn from_bytes(bytes: &[u8]) -> Result<Self, WireError> {
+        if K::SCHEME.is_broadcast() {
+            return Err(WireError::Invalid {
+                what: "user key",
+                detail: format!(
+                    "a {} key is stored without its public key: decode it as an UnattachedKey and attach the public key",
+                    K::SCHEME.name()
+                ),
+            });
+        }
         let mut r = Reader::open_for(bytes, ObjectKind::UserKey, K::SCHEME, K::CURVE)?;
         let key = IssuedKeyOf::<K>::from_bytes(r.nested("user key")?)?;
         let pk = K::PublicKey::from_bytes(r.nested("public key")?)?;
         r.finish()?;
         Ok(CcaKey::new(K::user_key(key, &pk), pk))
+    }
+}
+
+fn unattached_bytes<K: Kem>(key: &K::UserKey) -> Vec<u8> {
+    let mut w = Writer::new(Preamble::new(ObjectKind::UserKey, K::SCHEME, K::CURVE));
+    w.bytes(&key.to_bytes());
+    w.finish()
+}
+
+impl<K: Kem> Encoded for UnattachedKey<K> {
+    fn to_bytes(&self) -> Vec<u8> {
+        unattached_bytes::<K>(&self.key)
+    }
+    fn from_bytes(bytes: &[u8]) -> Result<Self, WireError> {
+        let mut r = Reader::open_for(bytes, ObjectKind::UserKey, K::SCHEME, K::CURVE)?;
+        let key = IssuedKeyOf::<K>::from_bytes(r.nested("user key")?)?;
+        r.finish()?;
+        let key = K::unattached(key).ok_or(WireError::Invalid {
+            what: "user key",
+            detail: format!("a {} key carries its public key", K::SCHEME.name()),
+        })?;
+        Ok(UnattachedKey { key })
     }
 }
 

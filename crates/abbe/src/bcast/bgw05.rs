@@ -50,15 +50,24 @@
 //! elsewhere) — never one variable-base exponentiation after another. [`Bgw05::public_key_stream`]
 //! writes the encoded public key chunk by chunk in bounded memory (the
 //! caller streams it to a file) and returns the setup id.
+//!
+//! The public key is never decoded whole: [`PublicKey::open`] reads its
+//! head and digest list; encryption reads the |S| points it uses, and
+//! decryption with the CCA check 2|S| − 1 and ĝ_i, each run of 1024 checked
+//! against its digest ([`super::table`]). A user key is d_i alone (76 bytes
+//! on BN254); key generation needs only the master key.
 
+use super::table::{digest_count, read_at, Encoding, Source, Table, TableWriter};
 use super::{
-    encode_affine, fixed_base_affine, scalar_pow, sum_points, user_in_range, write_affine, Points,
-    Recipients, SetupIdHasher, UserCount, UserIndex, CHUNK,
+    fixed_base_affine, scalar_pow, user_in_range, Recipients, SetupIdHasher, UserCount, UserIndex,
+    CHUNK,
 };
 use crate::curve::{wipe, Curve, CurveId, FixedBaseTable, Group, Scalar, Target};
 use crate::kem::{Authority, Kem, KemError, SessionKey, Users};
-use crate::wire::codec::{object, CodecIn};
-use crate::wire::{Lazy, ObjectKind, Preamble, Reader, SchemeId, Secret, WireError, Writer};
+use crate::wire::codec::{object, Codec};
+use crate::wire::{
+    Encoded, Lazy, ObjectKind, Preamble, Reader, SchemeId, Secret, WireError, Writer, PREAMBLE_LEN,
+};
 use rand_core::{CryptoRng, RngCore};
 use std::marker::PhantomData;
 use std::sync::{Arc, OnceLock};
@@ -84,89 +93,206 @@ fn tables<C: Curve>() -> Tables<C> {
     }
 }
 
-/// ĝ^{α^k}, k ∈ [1, n]: decoded when setup computed them; kept encoded when
-/// the public key was read, and decoded (with the subgroup check) only for
-/// the user who decrypts. Decoding and checking all n G2 points was most of
-/// the time of reading a public key (~9 s of `abbe encrypt` at 10^5 users).
-enum G2Powers<C: Curve> {
-    Decoded(Vec<G2A<C>>),
-    /// n compressed points, unchecked until used.
-    Encoded(Vec<u8>),
+/// The three arrays of a public key, in file order: (label, count).
+fn arrays(n: u32) -> [(&'static str, u32); 3] {
+    [("g_1..g_n", n), ("g_{n+2}..g_{2n}", n - 1), ("ĝ_1..ĝ_n", n)]
 }
 
-impl<C: Curve> G2Powers<C> {
-    /// ĝ^{α^k}, decoded and checked if it was read from bytes.
-    fn get(&self, k: u32) -> Result<C::G2, WireError> {
-        let k = k as usize - 1;
-        match self {
-            G2Powers::Decoded(v) => Ok(C::G2::from_affine(&v[k])),
-            G2Powers::Encoded(b) => {
-                let w = C::G2::COMPRESSED_BYTES;
-                let enc = b
-                    .get(k * w..(k + 1) * w)
-                    .ok_or(WireError::Truncated("ĝ_i"))?;
-                Ok(C::G2::from_compressed(enc)?)
-            }
-        }
+/// The g_k are summed over S (uncompressed: no square root per point); one
+/// ĝ_i is read per decryption (compressed: half the bytes).
+const G1_ENC: Encoding = Encoding::Uncompressed;
+const G2_ENC: Encoding = Encoding::Compressed;
+
+/// The public key: v, Z and three tables read element by element — g_k =
+/// g^{α^k} (k ∈ [1, 2n], k ≠ n+1, in G1) and ĝ_k = ĝ^{α^k} (k ∈ [1, n], in
+/// G2). Cheap to clone (the source is shared).
+///
+/// Layout after the preamble (format version 2): u32 n ‖ v (G1) ‖ Z (GT) ‖
+/// g_1..g_n (n × G1 uncompressed) ‖ g_{n+2}..g_{2n} ((n−1) × G1
+/// uncompressed) ‖ ĝ_1..ĝ_n (n × G2 compressed) ‖ the SHA-256 digest of
+/// every run of 1024 encoded points of each array, in order. The setup id
+/// covers the preamble, n, v, Z and the digests (not the points, which the
+/// digests cover), so a reader checks whatever it reads against the id of
+/// the key that decrypts with it.
+#[derive(Clone)]
+pub struct PublicKey<C: Curve> {
+    n: UserCount,
+    v: C::G1,
+    z: C::Gt,
+    g_low: Table<C::G1>,
+    g_high: Table<C::G1>,
+    gh: Table<C::G2>,
+    src: Source,
+    id: [u8; 16],
+    tables: Lazy<Tables<C>>,
+}
+
+impl<C: Curve> core::fmt::Debug for PublicKey<C> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(
+            f,
+            "bgw05 PublicKey on {} (setup {})",
+            C::NAME,
+            crate::wire::hex(&self.id)
+        )
     }
 }
 
-impl<C: Curve> CodecIn for G2Powers<C> {
-    fn layout(n: &str) -> String {
-        format!("{n} × G2 (each checked when used)")
-    }
-    fn encode(&self, w: &mut Writer) {
-        match self {
-            G2Powers::Decoded(v) => write_affine::<C, C::G2>(v, w),
-            G2Powers::Encoded(b) => {
-                w.raw(b);
-            }
-        }
-    }
-    fn decode_in(r: &mut Reader<'_>, what: &'static str, n: u32) -> Result<Self, WireError> {
-        let len = (n as usize).saturating_mul(C::G2::COMPRESSED_BYTES);
-        Ok(G2Powers::Encoded(r.take(len, what)?.to_vec()))
-    }
+/// Length of the preamble, n, v and Z.
+fn head_len<C: Curve>() -> usize {
+    PREAMBLE_LEN + 4 + C::G1::COMPRESSED_BYTES + <C::Gt as Target>::BYTES
 }
 
-object! {
-    /// The public key (cheap to clone: shared): v, Z, g_k = g^{α^k}
-    /// (k ∈ [1, 2n], k ≠ n+1) and ĝ_k = ĝ^{α^k} (k ∈ [1, n]).
-    #[derive(Clone)]
-    pub struct PublicKey<C> = (PublicKey, SCHEME), identified {
-        n: UserCount => "N",
-        v: C::G1 => "v = g^γ",
-        z: C::Gt => "Z = e(g,ĝ)^{α^{n+1}}",
-        g_low: Arc<Points<C, C::G1>> => "g_1..g_n" in n,
-        g_high: Arc<Points<C, C::G1>> => "g_{n+2}..g_{2n}" in n - 1,
-        gh: Arc<G2Powers<C>> => "ĝ_1..ĝ_n" in n,
+/// The encoding of the preamble, n, v and Z.
+fn pk_head<C: Curve>(n: u32, v: &C::G1, z: &C::Gt) -> Vec<u8> {
+    let mut w = Writer::new(Preamble::new(ObjectKind::PublicKey, SCHEME, C::ID));
+    w.u32(n).point(v).gt(z);
+    w.finish()
+}
+
+fn pk_setup_id(head: &[u8], digests: &[[u8; 32]]) -> [u8; 16] {
+    let mut h = SetupIdHasher::new();
+    h.update(head);
+    for d in digests {
+        h.update(d);
     }
-    cached { tables: Lazy<Tables<C>> }
+    h.finish()
 }
 
 impl<C: Curve> PublicKey<C> {
     pub fn users(&self) -> u32 {
         self.n.get()
     }
+    /// The setup id (see the type's documentation).
+    pub fn setup_id(&self) -> [u8; 16] {
+        self.id
+    }
     fn tables(&self) -> &Tables<C> {
         self.tables.get_or_init(tables::<C>)
     }
-    /// g_k, k ∈ [1, 2n] \ {n+1}.
-    fn g(&self, k: u32) -> G1A<C> {
-        let n = self.n.get();
-        if k <= n {
-            self.g_low[k as usize - 1]
-        } else {
-            self.g_high[(k - n - 2) as usize]
+
+    /// The key in `src` (a file or bytes): reads and checks n, v, Z and the
+    /// digests (≈ N/1024 · 96 bytes), and that the length is exact; points
+    /// are read, checked against their digests and decoded when used.
+    pub fn open(src: Source) -> Result<Self, WireError> {
+        let hl = head_len::<C>();
+        if src.size() < hl as u64 {
+            return Err(WireError::Truncated("public key"));
         }
+        let head = read_at(&*src, 0, hl, "public key")?;
+        let mut r = Reader::open_for(&head, ObjectKind::PublicKey, SCHEME, C::ID)?;
+        let n = UserCount::decode(&mut r, "N")?;
+        let v = r.point::<C::G1>("v = g^γ")?;
+        let z = r.gt::<C::Gt>("Z = e(g,ĝ)^{α^{n+1}}")?;
+        r.finish()?;
+        let (points, ndig) = Self::sizes(n.get());
+        let total = hl as u64 + points + 32 * ndig as u64;
+        if src.size() < total {
+            return Err(WireError::Truncated("public key"));
+        }
+        if src.size() > total {
+            return Err(WireError::TrailingBytes((src.size() - total) as usize));
+        }
+        let raw = read_at(&*src, hl as u64 + points, 32 * ndig, "digests")?;
+        let digests: Vec<[u8; 32]> = raw
+            .chunks_exact(32)
+            .map(|c| c.try_into().unwrap_or([0; 32]))
+            .collect();
+        let id = pk_setup_id(&head, &digests);
+        Ok(Self::assemble(src, n, v, z, &digests, id))
+    }
+
+    /// (bytes of the points, number of digests) for n users.
+    fn sizes(n: u32) -> (u64, usize) {
+        let w = [
+            G1_ENC.width::<C::G1>(),
+            G1_ENC.width::<C::G1>(),
+            G2_ENC.width::<C::G2>(),
+        ];
+        let mut bytes = 0u64;
+        let mut digests = 0;
+        for ((_, count), w) in arrays(n).iter().zip(w) {
+            bytes += *count as u64 * w as u64;
+            digests += digest_count(*count);
+        }
+        (bytes, digests)
+    }
+
+    fn assemble(
+        src: Source,
+        n: UserCount,
+        v: C::G1,
+        z: C::Gt,
+        digests: &[[u8; 32]],
+        id: [u8; 16],
+    ) -> Self {
+        let [(_, c0), (_, c1), (_, c2)] = arrays(n.get());
+        let d0 = digest_count(c0);
+        let d1 = d0 + digest_count(c1);
+        let o0 = head_len::<C>() as u64;
+        let o1 = o0 + Table::<C::G1>::byte_len(c0, G1_ENC);
+        let o2 = o1 + Table::<C::G1>::byte_len(c1, G1_ENC);
+        PublicKey {
+            n,
+            v,
+            z,
+            g_low: Table::new(src.clone(), o0, c0, G1_ENC, digests[..d0].into()),
+            g_high: Table::new(src.clone(), o1, c1, G1_ENC, digests[d0..d1].into()),
+            gh: Table::new(src.clone(), o2, c2, G2_ENC, digests[d1..].into()),
+            src,
+            id,
+            tables: Lazy::default(),
+        }
+    }
+
+    /// Σ_k g_k over `ks` ⊂ [1, 2n] \ {n+1} (any order).
+    fn sum_g(&self, ks: impl Iterator<Item = u32>) -> Result<Option<C::G1>, WireError> {
+        let n = self.n.get();
+        let (low, high): (Vec<u32>, Vec<u32>) = ks.partition(|&k| k <= n);
+        if high.iter().any(|&k| k == n + 1) {
+            return Err(WireError::Truncated("public key table"));
+        }
+        let a = self.g_low.sum::<C>(low.into_iter())?;
+        let b = self.g_high.sum::<C>(high.into_iter().map(|k| k - n - 1))?;
+        Ok(match (a, b) {
+            (Some(a), Some(b)) => Some(a + b),
+            (a, b) => a.or(b),
+        })
+    }
+
+    /// Reads every point and checks it (against its digest, and as a point
+    /// of its group): a full check of a key file, O(N).
+    pub fn verify(&self) -> Result<(), WireError> {
+        self.g_low.verify_all::<C>()?;
+        self.g_high.verify_all::<C>()?;
+        self.gh.verify_all::<C>()
     }
 }
 
-/// The encoding of a public key up to the g_k (for the streamed setup).
-fn pk_head<C: Curve>(n: u32, v: &C::G1, z: &C::Gt) -> Vec<u8> {
-    let mut w = Writer::new(Preamble::new(ObjectKind::PublicKey, SCHEME, C::ID));
-    w.u32(n).point(v).gt(z);
-    w.finish()
+impl<C: Curve> Encoded for PublicKey<C> {
+    /// The whole encoding (O(N): for small keys and tests; front ends keep
+    /// the file).
+    fn to_bytes(&self) -> Vec<u8> {
+        let mut b = vec![0u8; self.src.size() as usize];
+        // The source was checked to be this long when the key was opened.
+        let _ = self.src.read_exact_at(&mut b, 0);
+        b
+    }
+    fn from_bytes(bytes: &[u8]) -> Result<Self, WireError> {
+        Self::open(Arc::new(bytes.to_vec()))
+    }
+    fn format_row() -> Option<(ObjectKind, String)> {
+        let [(l0, _), (l1, _), (l2, _)] = arrays(1);
+        Some((
+            ObjectKind::PublicKey,
+            format!(
+                "version 2 · N (u32 n, 1 ≤ n ≤ 2^24) ‖ v = g^γ (G1) ‖ Z = e(g,ĝ)^{{α^{{n+1}}}} (GT) ‖ {l0} (n × G1 {}) ‖ {l1} (n − 1 × G1 {}) ‖ {l2} (n × G2 {}) ‖ digests (32 bytes per 1024 points of each array: SHA-256 of `abbe/v1/table-chunk` ‖ their encodings); setup id over everything but the points; each point checked when used",
+                G1_ENC.name(),
+                G1_ENC.name(),
+                G2_ENC.name()
+            ),
+        ))
+    }
 }
 
 object! {
@@ -206,31 +332,92 @@ impl<C: Curve> MasterKey<C> {
     }
 
     /// Recomputes the public key in memory (O(N) elements).
+    /// It keeps the points it computed, so its encryptions and decryptions
+    /// neither read nor decode them.
     pub fn public_key(&self) -> PublicKey<C> {
-        let t = tables::<C>();
-        let n = self.n.get() as usize;
-        let (v, z) = self.v_and_z(&t);
-        let powers = |lo: usize, hi: usize| -> Vec<G1A<C>> {
-            (lo..=hi)
-                .step_by(CHUNK)
-                .flat_map(|k0| self.powers_g1(&t, k0 as u64, CHUNK.min(hi + 1 - k0)))
-                .collect()
-        };
-        let (g_low, g_high) = (powers(1, n), powers(n + 2, 2 * n));
-        let mut gh = Vec::with_capacity(n);
-        for k0 in (1..=n).step_by(CHUNK) {
-            gh.extend(self.powers_g2(&t, k0 as u64, CHUNK.min(n + 1 - k0)));
+        let mut bytes = Vec::new();
+        let mut kept = Some(Kept::default());
+        let st = stream(self, |b| bytes.extend_from_slice(b), &mut kept);
+        let mut pk = PublicKey::assemble(Arc::new(bytes), self.n, st.v, st.z, &st.digests, st.id);
+        if let Some(k) = kept {
+            pk.g_low = pk.g_low.with_decoded(k.g_low);
+            pk.g_high = pk.g_high.with_decoded(k.g_high);
+            pk.gh = pk.gh.with_decoded(k.gh);
         }
-        PublicKey {
-            n: self.n,
-            v,
-            z,
-            g_low: Arc::new(Points::new(g_low)),
-            g_high: Arc::new(Points::new(g_high)),
-            gh: Arc::new(G2Powers::Decoded(gh)),
-            tables: Lazy::from(t),
-            id: OnceLock::new(),
+        pk.tables = Lazy::from(st.tables);
+        pk
+    }
+}
+
+/// What [`stream`] computed besides the bytes.
+struct Streamed<C: Curve> {
+    id: [u8; 16],
+    v: C::G1,
+    z: C::Gt,
+    digests: Vec<[u8; 32]>,
+    tables: Tables<C>,
+}
+
+/// The points of a public key computed in memory.
+struct Kept<C: Curve> {
+    g_low: Vec<G1A<C>>,
+    g_high: Vec<G1A<C>>,
+    gh: Vec<G2A<C>>,
+}
+
+impl<C: Curve> Default for Kept<C> {
+    fn default() -> Self {
+        Kept {
+            g_low: Vec::new(),
+            g_high: Vec::new(),
+            gh: Vec::new(),
         }
+    }
+}
+
+/// Hands the encoding of `mk`'s public key to `sink` in order, one chunk of
+/// at most `CHUNK` points at a time (bounded memory unless `kept` asks for
+/// the points too).
+fn stream<C: Curve>(
+    mk: &MasterKey<C>,
+    mut sink: impl FnMut(&[u8]),
+    kept: &mut Option<Kept<C>>,
+) -> Streamed<C> {
+    let t = tables::<C>();
+    let n = mk.users() as usize;
+    let (v, z) = mk.v_and_z(&t);
+    let head = pk_head::<C>(mk.users(), &v, &z);
+    sink(&head);
+    let mut digests = Vec::new();
+    for (a, (lo, hi)) in [(1, n), (n + 2, 2 * n)].into_iter().enumerate() {
+        let mut w = TableWriter::new(G1_ENC);
+        for k0 in (lo..=hi).step_by(CHUNK) {
+            let pts = mk.powers_g1(&t, k0 as u64, CHUNK.min(hi + 1 - k0));
+            sink(&w.push::<C, C::G1>(&pts));
+            if let Some(k) = kept {
+                [&mut k.g_low, &mut k.g_high][a].extend(pts);
+            }
+        }
+        digests.extend(w.finish());
+    }
+    let mut w = TableWriter::new(G2_ENC);
+    for k0 in (1..=n).step_by(CHUNK) {
+        let pts = mk.powers_g2(&t, k0 as u64, CHUNK.min(n + 1 - k0));
+        sink(&w.push::<C, C::G2>(&pts));
+        if let Some(k) = kept {
+            k.gh.extend(pts);
+        }
+    }
+    digests.extend(w.finish());
+    for d in &digests {
+        sink(d);
+    }
+    Streamed {
+        id: pk_setup_id(&head, &digests),
+        v,
+        z,
+        digests,
+        tables: t,
     }
 }
 
@@ -323,32 +510,8 @@ impl<C: Curve> Bgw05<C> {
 
     /// Streams the encoding of the public key of `mk` to `sink` (chunks of
     /// at most `CHUNK` points) and returns its setup id. Memory: one chunk.
-    pub fn public_key_stream(mk: &MasterKey<C>, mut sink: impl FnMut(&[u8])) -> [u8; 16] {
-        let t = tables::<C>();
-        let n = mk.users() as usize;
-        let mut h = SetupIdHasher::new();
-        let mut emit = |b: &[u8]| {
-            h.update(b);
-            sink(b);
-        };
-        let (v, z) = mk.v_and_z(&t);
-        emit(&pk_head::<C>(mk.users(), &v, &z));
-        let mut buf = Vec::new();
-        for (lo, hi) in [(1, n), (n + 2, 2 * n)] {
-            for k0 in (lo..=hi).step_by(CHUNK) {
-                let pts = mk.powers_g1(&t, k0 as u64, CHUNK.min(hi + 1 - k0));
-                buf.clear();
-                encode_affine::<C, C::G1>(&pts, &mut buf);
-                emit(&buf);
-            }
-        }
-        for k0 in (1..=n).step_by(CHUNK) {
-            let pts = mk.powers_g2(&t, k0 as u64, CHUNK.min(n + 1 - k0));
-            buf.clear();
-            encode_affine::<C, C::G2>(&pts, &mut buf);
-            emit(&buf);
-        }
-        h.finish()
+    pub fn public_key_stream(mk: &MasterKey<C>, sink: impl FnMut(&[u8])) -> [u8; 16] {
+        stream(mk, sink, &mut None).id
     }
 
     /// The group element e(g_{n+1}, ĝ)^t recovered by user `key` (the
@@ -368,7 +531,7 @@ impl<C: Curve> Bgw05<C> {
         })?;
         let (n, i) = (key.n.get(), key.i);
         let others = header.set.iter().filter(|&j| j != i);
-        let sum = match sum_points::<C::G1>(others.map(|j| pk.g(n + 1 - j + i))) {
+        let sum = match pk.sum_g(others.map(|j| n + 1 - j + i))? {
             Some(s) => s + *key.d,
             None => *key.d,
         };
@@ -412,6 +575,14 @@ impl<C: Curve> Authority for Bgw05<C> {
         pk.setup_id() == mk.setup_id
     }
 
+    fn setup_id(pk: &PublicKey<C>) -> [u8; 16] {
+        pk.setup_id()
+    }
+
+    fn open_public_key(src: Source) -> Result<PublicKey<C>, WireError> {
+        PublicKey::open(src)
+    }
+
     fn keygen<R: RngCore + CryptoRng>(
         pk: &PublicKey<C>,
         mk: &MasterKey<C>,
@@ -421,19 +592,36 @@ impl<C: Curve> Authority for Bgw05<C> {
         if pk.setup_id() != mk.setup_id || pk.n != mk.n {
             return Err(KemError::WrongSetup);
         }
-        user.check(mk.users())?;
-        let mut e = *mk.gamma * scalar_pow(*mk.alpha, user.0 as u64);
-        let d = C::G1::mul_fixed(&pk.tables().g1, &e);
-        wipe(&mut e, C::Scalar::zero());
-        Ok(UserKey {
-            setup_id: mk.setup_id,
-            n: mk.n,
-            i: user.0,
-            d: Secret(d),
-            pk: Some(pk.clone()),
-            lines: OnceLock::new(),
-        })
+        let key = user_key_of(mk, user, &pk.tables().g1)?;
+        key.with_public_key(pk)
     }
+
+    fn keygen_without_public_key(
+        mk: &MasterKey<C>,
+        user: &UserIndex,
+    ) -> Option<Result<UserKey<C>, KemError>> {
+        Some(user_key_of(mk, user, &tables::<C>().g1))
+    }
+}
+
+/// d_i = g^{γ·α^i}, through the fixed-base table of g.
+fn user_key_of<C: Curve>(
+    mk: &MasterKey<C>,
+    user: &UserIndex,
+    g: &FixedBaseTable<C::G1>,
+) -> Result<UserKey<C>, KemError> {
+    user.check(mk.users())?;
+    let mut e = *mk.gamma * scalar_pow(*mk.alpha, user.0 as u64);
+    let d = C::G1::mul_fixed(g, &e);
+    wipe(&mut e, C::Scalar::zero());
+    Ok(UserKey {
+        setup_id: mk.setup_id,
+        n: mk.n,
+        i: user.0,
+        d: Secret(d),
+        pk: None,
+        lines: OnceLock::new(),
+    })
 }
 
 impl<C: Curve> Kem for Bgw05<C> {
@@ -454,6 +642,8 @@ impl<C: Curve> Kem for Bgw05<C> {
         key
     }
 
+    super::unattached_keys!(UserKey<C>, PublicKey<C>);
+
     fn encapsulate<R: RngCore + CryptoRng>(
         pk: &PublicKey<C>,
         set: &Recipients,
@@ -463,7 +653,8 @@ impl<C: Curve> Kem for Bgw05<C> {
         let n = pk.users();
         let t = C::Scalar::random(rng);
         let c0 = C::G2::mul_fixed(&pk.tables().g2, &t);
-        let c1 = (sum_points::<C::G1>(set.iter().map(|j| pk.g(n + 1 - j)))
+        let c1 = (pk
+            .sum_g(set.iter().map(|j| n + 1 - j))?
             .unwrap_or_else(C::G1::identity)
             + pk.v)
             .mul_secret(&t);
@@ -517,12 +708,15 @@ mod tests {
     fn sizes_match_table_2_and_8() {
         // Table 2: ciphertext O(λ), private key O(λ), public key O(λ·N).
         // Table 8 (BN254): ct 96 B, sk 32 B, pk ≈ 2N·32 + N·64 B (bodies:
-        // after the preamble, setup id, N, i and S).
+        // after the preamble, setup id, N, i and S). Our g_k are stored
+        // uncompressed (64 B: read element by element without a square
+        // root), plus 32 B of digest per 1024 points.
         let mut r = rng(8);
-        for n in [1u32, 100, 1000] {
+        for n in [1u32, 100, 1000, 2049] {
             let (pk, mk) = Bgw05::<Bn254>::setup(&Users(n), &mut r).unwrap();
-            let pk_len = 12 + 32 * 2 * n as usize + 384 + 64 * n as usize;
-            assert_eq!(pk.to_bytes().len(), pk_len);
+            let digests = 2 * digest_count(n) + digest_count(n - 1);
+            let pk_len = 12 + 32 + 384 + 64 * (2 * n as usize - 1) + 64 * n as usize;
+            assert_eq!(pk.to_bytes().len(), pk_len + 32 * digests);
             let set = Recipients::range(1, n.min(10)).unwrap();
             let (_, h) = Bgw05::<Bn254>::encapsulate(&pk, &set, &mut r).unwrap();
             assert_eq!(h.to_bytes().len() - 8 - 16 - 4 - set.encoded_len(), 96);
@@ -616,12 +810,12 @@ mod tests {
         }
     }
 
-    /// A public key read from bytes checks ĝ_i only when it is used: the
-    /// bytes round-trip unchanged, every user decrypts with it, a damaged
-    /// ĝ_3 is an error of `gh(3)` (never a panic) while the other ĝ_i
-    /// decode, and such a key is refused as another setup before use.
+    /// A public key read from bytes checks what it reads: the bytes
+    /// round-trip and every user decrypts with it; a damaged point fails
+    /// its chunk's digest when a decryption reads it (an error, never a
+    /// panic or a wrong key); a damaged digest makes it another setup's key.
     #[test]
-    fn g2_powers_are_checked_when_used() {
+    fn damaged_public_keys_are_caught_when_read() {
         let mut r = rng(12);
         let n = 5u32;
         let (pk, mk) = B::setup(&Users(n), &mut r).unwrap();
@@ -629,25 +823,47 @@ mod tests {
         let (k, header) = B::encapsulate(&pk, &set, &mut r).unwrap();
         let bytes = pk.to_bytes();
         let read = PublicKey::<Bls12>::from_bytes(&bytes).unwrap();
-        assert_eq!(read.to_bytes(), bytes);
+        assert_eq!(
+            (read.to_bytes(), read.setup_id()),
+            (bytes.clone(), pk.setup_id())
+        );
+        read.verify().unwrap();
         for i in 1..=n {
             assert_eq!(read.gh.get(i).unwrap(), pk.gh.get(i).unwrap(), "ĝ_{i}");
             let key = B::keygen(&read, &mk, &UserIndex(i), &mut r).unwrap();
             assert_eq!(B::decapsulate(&key, &header).unwrap(), k, "user {i}");
         }
+        let stored = UserKey::<Bls12>::from_bytes(
+            &B::keygen(&read, &mk, &UserIndex(3), &mut r)
+                .unwrap()
+                .to_bytes(),
+        )
+        .unwrap();
         let w = <Bls12 as Curve>::G2::COMPRESSED_BYTES;
-        let at = bytes.len() - (n as usize - 2) * w; // ĝ_3
-        let mut bad = bytes.clone();
-        bad[at + 5] ^= 0x10;
-        let bad = PublicKey::<Bls12>::from_bytes(&bad).unwrap();
-        assert!(bad.gh.get(3).is_err());
-        for i in [1, 2, 4, 5] {
-            assert!(bad.gh.get(i).is_ok(), "ĝ_{i}");
+        let digests = 3 * 32;
+        let hl = head_len::<Bls12>();
+        let w1 = <Bls12 as Curve>::G1::UNCOMPRESSED_BYTES;
+        for at in [
+            bytes.len() - digests - (n as usize - 2) * w + 5, // ĝ_3
+            hl + 4 * w1 + 7,                                  // g_5 = g_{n+1-j+i}
+        ] {
+            let mut bad = bytes.clone();
+            bad[at] ^= 0x10;
+            let bad = PublicKey::<Bls12>::from_bytes(&bad).unwrap();
+            assert_eq!(bad.setup_id(), pk.setup_id(), "points are not in the id");
+            assert!(bad.verify().is_err());
+            let key = UserKey::<Bls12>::from_bytes(&stored.to_bytes())
+                .unwrap()
+                .with_public_key(&bad)
+                .unwrap();
+            let e = B::decapsulate(&key, &header).unwrap_err();
+            assert!(e.to_string().contains("digest"), "{e}");
         }
-        let key = B::keygen(&read, &mk, &UserIndex(3), &mut r).unwrap();
-        let key = UserKey::<Bls12>::from_bytes(&key.to_bytes()).unwrap();
+        let mut bad = bytes.clone();
+        *bad.last_mut().unwrap() ^= 1;
+        let bad = PublicKey::<Bls12>::from_bytes(&bad).unwrap();
         assert!(matches!(
-            key.with_public_key(&bad),
+            stored.with_public_key(&bad),
             Err(KemError::WrongSetup)
         ));
     }

@@ -261,6 +261,10 @@ impl<C: Curve> Authority for Bgw05Sqrt<C> {
         pk.setup_id() == mk.setup_id
     }
 
+    fn setup_id(pk: &PublicKey<C>) -> [u8; 16] {
+        pk.setup_id()
+    }
+
     fn keygen<R: RngCore + CryptoRng>(
         pk: &PublicKey<C>,
         mk: &MasterKey<C>,
@@ -304,6 +308,8 @@ impl<C: Curve> Kem for Bgw05Sqrt<C> {
         let _ = key.attach(pk);
         key
     }
+
+    super::unattached_keys!(UserKey<C>, PublicKey<C>);
 
     fn encapsulate<R: RngCore + CryptoRng>(
         pk: &PublicKey<C>,

@@ -354,6 +354,10 @@ impl UserKey {
     pub fn user(&self) -> UserIndex {
         UserIndex(self.i)
     }
+    /// The setup id of the public key it was issued under.
+    pub fn setup_id(&self) -> [u8; 16] {
+        self.setup_id
+    }
     /// Encoded size: preamble, setup id, N, i, x_i.
     pub const ENCODED_LEN: usize = 8 + 16 + 4 + 4 + 32;
 }
@@ -517,6 +521,10 @@ impl Authority for ElGamalP256 {
         pk.setup_id() == mk.setup_id
     }
 
+    fn setup_id(pk: &PublicKey) -> [u8; 16] {
+        pk.setup_id()
+    }
+
     fn keygen<R: RngCore + CryptoRng>(
         pk: &PublicKey,
         mk: &MasterKey,
@@ -549,6 +557,8 @@ impl Kem for ElGamalP256 {
     fn user_key(key: UserKey, _: &PublicKey) -> UserKey {
         key
     }
+
+    super::unattached_keys!(UserKey, PublicKey);
 
     fn encapsulate<R: RngCore + CryptoRng>(
         pk: &PublicKey,

@@ -199,6 +199,10 @@ impl<C: Curve> Authority for Gw09<C> {
         pk.setup_id() == mk.setup_id
     }
 
+    fn setup_id(pk: &PublicKey<C>) -> [u8; 16] {
+        pk.setup_id()
+    }
+
     fn keygen<R: RngCore + CryptoRng>(
         pk: &PublicKey<C>,
         mk: &MasterKey<C>,
@@ -255,6 +259,8 @@ impl<C: Curve> Kem for Gw09<C> {
     fn user_key(key: UserKey<C>, _: &PublicKey<C>) -> UserKey<C> {
         key
     }
+
+    super::unattached_keys!(UserKey<C>, PublicKey<C>);
 
     fn encapsulate<R: RngCore + CryptoRng>(
         pk: &PublicKey<C>,

@@ -19,20 +19,24 @@
 //! The number of users N is fixed at setup, the scheme's parameter
 //! ([`crate::kem::Users`], [`DEFAULT_USERS`] by default).
 //!
-//! Decryption in BGW05 needs the public key (the g_i and ĝ_i are public), so
-//! a BGW05 user key decoded from bytes is attached to its public key before
-//! decapsulation (`UserKey::with_public_key`); keys from `keygen` carry it.
+//! User keys are stored without their public key (format version 2): a
+//! broadcast public key is O(N) and Table 2's private keys are O(λ) (BGW05)
+//! or O(λN). Decryption is given the public key ([`crate::kem::Kem::attach_public_key`]);
+//! BGW05's is read element by element from its file ([`table`]), so a
+//! decryption reads the 2|S| elements it uses (with the CCA check), not all 3N.
 
 pub mod bgw05;
 pub mod bgw05_sqrt;
 pub mod elgamal;
 pub mod gw09;
+pub mod table;
 pub mod waters09;
 
 pub use bgw05::Bgw05;
 pub use bgw05_sqrt::Bgw05Sqrt;
 pub use elgamal::ElGamalP256;
 pub use gw09::Gw09;
+pub use table::{RandomAccess, Source};
 pub use waters09::Waters09;
 
 use crate::curve::{par_map, wipe, Curve, FixedBaseTable, Group, Scalar};
@@ -414,6 +418,24 @@ impl Side for Recipients {
     }
     const KIND: SideKind = SideKind::Users;
 }
+
+/// The [`crate::kem::Kem`] methods of a broadcast scheme's keys, which are
+/// stored without their public key: an issued key decodes as it is, and is
+/// given its public key (of its own setup) before it decrypts.
+macro_rules! unattached_keys {
+    ($key:ty, $pk:ty) => {
+        fn unattached(key: $key) -> Option<$key> {
+            Some(key)
+        }
+        fn attach_public_key(key: $key, pk: &$pk) -> Result<$key, KemError> {
+            if key.setup_id() != pk.setup_id() {
+                return Err(KemError::WrongSetup);
+            }
+            Ok(<Self as Kem>::user_key(key, pk))
+        }
+    };
+}
+pub(crate) use unattached_keys;
 
 /// x^e in Z_r (square and multiply; the exponent is a public index).
 pub(crate) fn scalar_pow<S: Scalar>(x: S, mut e: u64) -> S {

@@ -266,6 +266,10 @@ impl<C: Curve> Authority for Waters09<C> {
         pk.setup_id() == mk.setup_id
     }
 
+    fn setup_id(pk: &PublicKey<C>) -> [u8; 16] {
+        pk.setup_id()
+    }
+
     fn keygen<R: RngCore + CryptoRng>(
         pk: &PublicKey<C>,
         mk: &MasterKey<C>,
@@ -341,6 +345,8 @@ impl<C: Curve> Kem for Waters09<C> {
     fn user_key(key: UserKey<C>, _: &PublicKey<C>) -> UserKey<C> {
         key
     }
+
+    super::unattached_keys!(UserKey<C>, PublicKey<C>);
 
     fn encapsulate<R: RngCore + CryptoRng>(
         pk: &PublicKey<C>,

@@ -212,6 +212,18 @@ impl SchemeId {
             SchemeId::BlsSig => "bls-sig",
         }
     }
+    /// A broadcast scheme (keys for user indices, ciphertexts for sets).
+    pub fn is_broadcast(self) -> bool {
+        matches!(
+            self,
+            SchemeId::Bgw05
+                | SchemeId::Bgw05Sqrt
+                | SchemeId::Gw09
+                | SchemeId::Waters09
+                | SchemeId::ElGamalP256
+        )
+    }
+
     pub fn from_name(s: &str) -> Option<Self> {
         let s = s.to_ascii_lowercase();
         Self::ALL.into_iter().find(|id| id.name() == s)
@@ -252,10 +264,23 @@ impl Preamble {
         Ok(())
     }
 
+    /// The format version this object is written as: 1, except for the
+    /// objects whose layout version 2 changed — broadcast user keys (kind
+    /// 11), which no longer carry their public key, and BGW05 public keys,
+    /// which are read element by element (docs/FORMAT.md). Files write
+    /// their own preamble (version 2).
+    pub fn version(&self) -> u8 {
+        match (self.kind, self.scheme) {
+            (ObjectKind::UserKey, s) if s.is_broadcast() => 2,
+            (ObjectKind::PublicKey, SchemeId::Bgw05) => 2,
+            _ => FORMAT_VERSION,
+        }
+    }
+
     pub fn to_bytes(&self) -> [u8; PREAMBLE_LEN] {
         let mut b = [0u8; PREAMBLE_LEN];
         b[..4].copy_from_slice(MAGIC);
-        b[4] = FORMAT_VERSION;
+        b[4] = self.version();
         b[5] = self.kind as u8;
         b[6] = self.scheme as u8;
         b[7] = self.curve as u8;
@@ -269,17 +294,34 @@ impl Preamble {
         if &bytes[..4] != MAGIC {
             return Err(WireError::NotAbbe);
         }
-        // Version 2 changed only the layout of files (kinds 8 and 9: AEAD
-        // id and flags after the salt); every other object is version 1.
+        // Files (kinds 8 and 9) are read in versions 1 and 2 (version 2
+        // added the AEAD id and flags after the salt); every other object
+        // only in the version it is written as.
         let file = matches!(bytes[5], 8 | 9);
-        if bytes[4] != FORMAT_VERSION && !(file && bytes[4] == FILE_FORMAT_VERSION) {
+        if bytes[4] != FORMAT_VERSION && bytes[4] != FILE_FORMAT_VERSION {
             return Err(WireError::Version(bytes[4]));
         }
-        Ok(Preamble {
+        let p = Preamble {
             kind: ObjectKind::from_u8(bytes[5]).ok_or(WireError::UnknownKind(bytes[5]))?,
             scheme: SchemeId::from_u8(bytes[6]).ok_or(WireError::UnknownScheme(bytes[6]))?,
             curve: CurveId::from_u8(bytes[7]).ok_or(WireError::UnknownCurve(bytes[7]))?,
-        })
+        };
+        if !file && bytes[4] != p.version() {
+            return Err(match p.version() {
+                1 => WireError::Version(bytes[4]),
+                _ => WireError::Invalid {
+                    what: "object",
+                    detail: format!(
+                        "a {} {} of format version {} (an earlier abbe): version {} keeps broadcast public keys out of user keys and reads them element by element; run setup and keygen again",
+                        p.scheme.name(),
+                        p.kind.describe(),
+                        bytes[4],
+                        p.version()
+                    ),
+                },
+            });
+        }
+        Ok(p)
     }
 }
 
@@ -288,7 +330,7 @@ impl Preamble {
 pub enum WireError {
     #[error("not an abbe file (bad magic bytes)")]
     NotAbbe,
-    #[error("unsupported format version {0} (this build reads version 1, and 2 for files)")]
+    #[error("unsupported format version {0} (this build reads versions 1 and 2)")]
     Version(u8),
     #[error("unknown object kind {0}")]
     UnknownKind(u8),
