@@ -10,8 +10,10 @@ if [ ! -x "$venv/bin/python" ]; then
 fi
 "$venv/bin/python" -m pip install --quiet --disable-pip-version-check \
     'maturin>=1.5,<2' 'pytest>=7' 'hypothesis>=6' 'mypy>=1.5'
-# The interop tests run the abbe binary.
-cargo build --release --quiet -p abbe-cli
+# The interop tests run the abbe binary. Built as `cargo test --workspace`
+# builds it (same features), so after scripts/test.sh's test run this is a
+# no-op rather than a rebuild of the workspace with `-p abbe-cli`'s features.
+cargo test --workspace --release --no-run --quiet
 # maturin builds with cargo into target/ like the rest of the workspace.
 VIRTUAL_ENV="$PWD/$venv" "$venv/bin/maturin" develop --release --quiet \
     --manifest-path bindings/python/Cargo.toml
