@@ -44,6 +44,7 @@ as_pg "$PG_BIN/createdb" -h 127.0.0.1 -p "$PG_PORT" -U abbe abbe_test
 
 export ABBE_TEST_POSTGRES_URL="postgres://abbe@127.0.0.1:$PG_PORT/abbe_test"
 echo "PostgreSQL on $ABBE_TEST_POSTGRES_URL"
-# Built together with abbe-cli so the library's features are those of the
-# workspace build (scripts/test.sh ran it just before): nothing recompiles.
-cargo test --release -p abbe-proxy -p abbe-cli --test proxy "$@" -- --nocapture
+# Built as the workspace's test run builds (scripts/test.sh ran it just
+# before), so the features are the same and nothing recompiles: `-p`
+# selections resolve features differently and rebuilt abbe and sqlx.
+cargo test --release --workspace --test proxy "$@" -- --nocapture
