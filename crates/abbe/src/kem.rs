@@ -293,20 +293,29 @@ pub trait Authority {
     fn setup_id(pk: &Self::PublicKey) -> [u8; 16] {
         crate::wire::setup_id(&pk.to_bytes())
     }
-    /// The public key in `src`. The default reads it whole; a scheme whose
-    /// public key is read element by element (BGW05) overrides this.
+    /// The public key in `src`. The default reads it whole, refusing a
+    /// source over [`MAX_WHOLE_PUBLIC_KEY`] before allocating for it; a
+    /// scheme whose public key is read element by element (BGW05)
+    /// overrides this.
     fn open_public_key(src: crate::bcast::Source) -> Result<Self::PublicKey, WireError> {
-        let len = usize::try_from(src.size()).map_err(|_| WireError::TooLong {
-            what: "public key",
-            len: usize::MAX,
-            max: usize::MAX,
-        })?;
-        let mut bytes = vec![0u8; len];
+        let size = src.size();
+        if size > MAX_WHOLE_PUBLIC_KEY {
+            return Err(WireError::TooLong {
+                what: "public key",
+                len: usize::try_from(size).unwrap_or(usize::MAX),
+                max: MAX_WHOLE_PUBLIC_KEY as usize,
+            });
+        }
+        let mut bytes = vec![0u8; size as usize];
         src.read_exact_at(&mut bytes, 0)
             .map_err(|_| WireError::Truncated("public key"))?;
         Self::PublicKey::from_bytes(&bytes)
     }
 }
+
+/// Largest public key read whole: 4 GiB, the bound the CLI put on every
+/// key file before public keys were opened as files (`abbe-cli` io.rs).
+pub const MAX_WHOLE_PUBLIC_KEY: u64 = 4 << 30;
 
 /// The master key type of a KEM's authority.
 pub type MasterKeyOf<K> = <<K as Kem>::Authority as Authority>::MasterKey;

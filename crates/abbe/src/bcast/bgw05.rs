@@ -204,18 +204,14 @@ impl<C: Curve> PublicKey<C> {
 
     /// (bytes of the points, number of digests) for n users.
     fn sizes(n: u32) -> (u64, usize) {
-        let w = [
-            G1_ENC.width::<C::G1>(),
-            G1_ENC.width::<C::G1>(),
-            G2_ENC.width::<C::G2>(),
-        ];
-        let mut bytes = 0u64;
-        let mut digests = 0;
-        for ((_, count), w) in arrays(n).iter().zip(w) {
-            bytes += *count as u64 * w as u64;
-            digests += digest_count(*count);
-        }
-        (bytes, digests)
+        let [(_, c0), (_, c1), (_, c2)] = arrays(n);
+        let bytes = Table::<C::G1>::byte_len(c0, G1_ENC)
+            + Table::<C::G1>::byte_len(c1, G1_ENC)
+            + Table::<C::G2>::byte_len(c2, G2_ENC);
+        (
+            bytes,
+            digest_count(c0) + digest_count(c1) + digest_count(c2),
+        )
     }
 
     fn assemble(

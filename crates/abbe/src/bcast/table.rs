@@ -201,13 +201,6 @@ impl<G: Group> Table<G> {
         count as u64 * encoding.width::<G>() as u64
     }
 
-    pub fn len(&self) -> u32 {
-        self.count
-    }
-    pub fn is_empty(&self) -> bool {
-        self.count == 0
-    }
-
     /// The bytes of chunk `c`, checked against its digest.
     fn chunk(&self, c: usize) -> Result<Vec<u8>, WireError> {
         let w = self.encoding.width::<G>();
@@ -290,7 +283,8 @@ impl<G: Group> Table<G> {
         Ok(acc)
     }
 
-    /// Reads, checks and decodes every point (for a full check of a key).
+    /// Reads, checks and decodes every point (for a full check of a key
+    /// file; the points a setup kept in memory need none).
     pub fn verify_all<C: Curve>(&self) -> Result<(), WireError> {
         self.sum::<C>(1..=self.count).map(|_| ())
     }
@@ -390,6 +384,24 @@ mod tests {
     fn tables_read_back_what_was_written() {
         sums::<Bn254>(Encoding::Uncompressed);
         sums::<Bls12>(Encoding::Compressed);
+    }
+
+    /// A public key read whole is refused above its bound before anything is
+    /// allocated for it (a source that claims 5 GiB and holds nothing).
+    #[test]
+    fn oversized_public_keys_are_refused_unread() {
+        struct Huge;
+        impl RandomAccess for Huge {
+            fn size(&self) -> u64 {
+                5 << 30
+            }
+            fn read_exact_at(&self, _: &mut [u8], _: u64) -> std::io::Result<()> {
+                panic!("an oversized key must not be read")
+            }
+        }
+        let r =
+            <crate::bcast::Gw09<Bn254> as crate::kem::Authority>::open_public_key(Arc::new(Huge));
+        assert!(matches!(r, Err(WireError::TooLong { .. })));
     }
 
     /// A flipped byte anywhere in the points fails its chunk's digest; a
