@@ -192,11 +192,15 @@ fn open_object(data: &[u8], passphrase: Option<&str>) -> PyResult<Zeroizing<Vec<
 ///
 /// `scheme`: waters11 (default), bsw07, fame-cp (ciphertext-policy);
 /// gpsw06, gpsw06-small, fame-kp (key-policy); bgw05, bgw05-sqrt, gw09,
-/// waters09, elgamal-p256 (broadcast, with `users`). `level`: 100, 128
-/// (default), 192 or 256; or `curve` by name. `universe`: the attributes of
-/// a small-universe scheme (gpsw06-small).
+/// waters09, elgamal-p256, gksw10-plbe, gksw10-augbe, zha20-risky (broadcast,
+/// with `users`); zha20 (with `users` and `expansion`, a ∈ [0, 1]);
+/// gw09-ibbe, gw09-ibbe-ss, gw19-ibbe (identity-based, with
+/// `max_recipients`). `level`: 100, 128 (default), 192 or 256; or `curve` by
+/// name. `universe`: the attributes of a small-universe scheme
+/// (gpsw06-small).
 #[pyfunction]
-#[pyo3(signature = (scheme="waters11", *, level=None, curve=None, users=None, universe=None))]
+#[pyo3(signature = (scheme="waters11", *, level=None, curve=None, users=None, universe=None, max_recipients=None, expansion=None))]
+#[allow(clippy::too_many_arguments)]
 fn setup<'py>(
     py: Python<'py>,
     scheme: &str,
@@ -204,6 +208,8 @@ fn setup<'py>(
     curve: Option<&str>,
     users: Option<u32>,
     universe: Option<Vec<String>>,
+    max_recipients: Option<u32>,
+    expansion: Option<f64>,
 ) -> PyResult<(Bound<'py, PyBytes>, SecretKey)> {
     if level.is_some() && curve.is_some() {
         return Err(invalid("give level or curve, not both"));
@@ -212,7 +218,12 @@ fn setup<'py>(
         SchemeId::from_name(scheme).ok_or_else(|| invalid(format!("unknown scheme '{scheme}'")))?;
     let curve = facade::setup_curve(id, level, curve).map_err(py_err)?;
     let s = facade::scheme(id, curve).map_err(py_err)?;
-    let params = SetupParams { users, universe };
+    let params = SetupParams {
+        users,
+        universe,
+        max_recipients,
+        expansion,
+    };
     let (pk, mk) = py
         .allow_threads(|| s.setup(&params, &mut OsRng))
         .map_err(py_err)?;
@@ -221,30 +232,35 @@ fn setup<'py>(
 
 /// A user key bundle from the master key `mk`, for what the scheme's keys
 /// are made for: `attrs` (ciphertext-policy schemes: ["doctor", "age = 42"]),
-/// `policy` (key-policy schemes) or `user` (broadcast: an index from 1).
+/// `policy` (key-policy schemes), `user` (broadcast: an index from 1) or
+/// `identity` (identity-based broadcast: "alice@example.com").
 /// `public`: the setup's public key (BGW05 recomputes it otherwise).
 #[pyfunction]
-#[pyo3(signature = (mk, *, attrs=None, policy=None, user=None, public=None, passphrase=None))]
+#[pyo3(signature = (mk, *, attrs=None, policy=None, user=None, identity=None, public=None, passphrase=None))]
+#[allow(clippy::too_many_arguments)]
 fn keygen(
     py: Python<'_>,
     mk: KeyArg<'_>,
     attrs: Option<Vec<String>>,
     policy: Option<&str>,
     user: Option<u32>,
+    identity: Option<&str>,
     public: Option<&[u8]>,
     passphrase: Option<&str>,
 ) -> PyResult<SecretKey> {
     let mk = mk.bytes(passphrase)?;
     let s = facade::of_object(&mk).map_err(py_err)?;
-    let side = match (s.info().key_side, attrs, policy, user) {
-        (SideKind::Attributes, Some(a), None, None) => a.join(", "),
-        (SideKind::Policy, None, Some(p), None) => p.to_string(),
-        (SideKind::User, None, None, Some(u)) => u.to_string(),
+    let side = match (s.info().key_side, attrs, policy, user, identity) {
+        (SideKind::Attributes, Some(a), None, None, None) => a.join(", "),
+        (SideKind::Policy, None, Some(p), None, None) => p.to_string(),
+        (SideKind::User, None, None, Some(u), None) => u.to_string(),
+        (SideKind::Identity, None, None, None, Some(i)) => i.to_string(),
         (kind, ..) => {
             let want = match kind {
                 SideKind::Attributes => "attrs=[...]",
                 SideKind::Policy => "policy=\"...\"",
-                SideKind::User | SideKind::Users => "user=N",
+                SideKind::User | SideKind::Users | SideKind::Everyone => "user=N",
+                SideKind::Identity | SideKind::Identities => "identity=\"...\"",
             };
             return Err(invalid(format!(
                 "{} keys are made with {want} (and nothing else)",
@@ -260,24 +276,42 @@ fn keygen(
 
 // ---------------------------------------------------------------- encrypt, decrypt
 
-/// The ciphertext side from exactly one of policy / attrs / to.
-fn target(policy: Option<&str>, attrs: Option<Vec<String>>, to: Option<&str>) -> PyResult<String> {
-    match (policy, attrs, to) {
-        (Some(p), None, None) => Ok(p.to_string()),
-        (None, Some(a), None) => Ok(a.join(", ")),
-        (None, None, Some(t)) => Ok(t.to_string()),
+/// The ciphertext side from exactly one of policy / attrs / to /
+/// to_identities; none only for a scheme without recipient sets (every
+/// user).
+fn target(
+    pk: &[u8],
+    policy: Option<&str>,
+    attrs: Option<Vec<String>>,
+    to: Option<&str>,
+    to_identities: Option<Vec<String>>,
+) -> PyResult<String> {
+    match (policy, attrs, to, to_identities) {
+        (Some(p), None, None, None) => Ok(p.to_string()),
+        (None, Some(a), None, None) => Ok(a.join(", ")),
+        (None, None, Some(t), None) => Ok(t.to_string()),
+        (None, None, None, Some(ids)) => Ok(ids.join(", ")),
+        (None, None, None, None)
+            if facade::of_object(pk).map_err(py_err)?.info().ciphertext_side
+                == SideKind::Everyone =>
+        {
+            Ok("all".into())
+        }
         _ => Err(invalid(
-            "give exactly one of policy= (ciphertext-policy schemes), attrs= (key-policy) or to= (broadcast)",
+            "give exactly one of policy= (ciphertext-policy schemes), attrs= (key-policy), to= (broadcast) or to_identities= (identity-based broadcast)",
         )),
     }
 }
 
-fn mode(name: &str) -> PyResult<Mode> {
+/// The mode asked for, or the scheme's default (CCA; CPA for a traceable
+/// scheme).
+fn mode(pk: &[u8], name: Option<&str>) -> PyResult<Mode> {
     match name {
-        "cca" => Ok(Mode::Cca),
-        "rcca" => Ok(Mode::Rcca),
-        "cpa" => Ok(Mode::Cpa),
-        _ => Err(invalid(format!("unknown mode '{name}' (cca, rcca or cpa)"))),
+        None => Ok(facade::of_object(pk).map_err(py_err)?.info().default_mode()),
+        Some("cca") => Ok(Mode::Cca),
+        Some("rcca") => Ok(Mode::Rcca),
+        Some("cpa") => Ok(Mode::Cpa),
+        Some(name) => Err(invalid(format!("unknown mode '{name}' (cca, rcca or cpa)"))),
     }
 }
 
@@ -292,7 +326,7 @@ fn signer(
 
 /// Encrypts `data` (bytes) to a ciphertext (bytes, the CLI's format).
 #[pyfunction]
-#[pyo3(signature = (pk, data, *, policy=None, attrs=None, to=None, mode="cca", sign_with=None, passphrase=None))]
+#[pyo3(signature = (pk, data, *, policy=None, attrs=None, to=None, to_identities=None, mode=None, sign_with=None, passphrase=None))]
 #[allow(clippy::too_many_arguments)]
 fn encrypt<'py>(
     py: Python<'py>,
@@ -301,11 +335,15 @@ fn encrypt<'py>(
     policy: Option<&str>,
     attrs: Option<Vec<String>>,
     to: Option<&str>,
-    mode: &str,
+    to_identities: Option<Vec<String>>,
+    mode: Option<&str>,
     sign_with: Option<KeyArg<'_>>,
     passphrase: Option<&str>,
 ) -> PyResult<Bound<'py, PyBytes>> {
-    let (target, mode) = (target(policy, attrs, to)?, self::mode(mode)?);
+    let (target, mode) = (
+        target(pk, policy, attrs, to, to_identities)?,
+        self::mode(pk, mode)?,
+    );
     let signer = signer(sign_with, passphrase)?;
     let out = py
         .allow_threads(|| {
@@ -439,7 +477,7 @@ impl Write for PyWriter {
 /// Encrypts the binary file-like `src` into `dst` in constant memory;
 /// returns the plaintext length.
 #[pyfunction]
-#[pyo3(signature = (pk, src, dst, *, policy=None, attrs=None, to=None, mode="cca", sign_with=None, passphrase=None))]
+#[pyo3(signature = (pk, src, dst, *, policy=None, attrs=None, to=None, to_identities=None, mode=None, sign_with=None, passphrase=None))]
 #[allow(clippy::too_many_arguments)]
 fn encrypt_stream(
     py: Python<'_>,
@@ -449,11 +487,15 @@ fn encrypt_stream(
     policy: Option<&str>,
     attrs: Option<Vec<String>>,
     to: Option<&str>,
-    mode: &str,
+    to_identities: Option<Vec<String>>,
+    mode: Option<&str>,
     sign_with: Option<KeyArg<'_>>,
     passphrase: Option<&str>,
 ) -> PyResult<u64> {
-    let (target, mode) = (target(policy, attrs, to)?, self::mode(mode)?);
+    let (target, mode) = (
+        target(pk, policy, attrs, to, to_identities)?,
+        self::mode(pk, mode)?,
+    );
     let signer = signer(sign_with, passphrase)?;
     py.allow_threads(|| {
         let opts = SealOptions {

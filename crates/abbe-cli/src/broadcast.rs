@@ -83,8 +83,8 @@ pub fn bgw05_streamed_setup(
     Ok(())
 }
 
-/// Reads a file of recipient indices and ranges into the `--to` syntax.
-pub fn read_index_file(path: &Path) -> Result<String> {
+/// Reads a recipient file (at most [`MAX_INDEX_FILE`] bytes of UTF-8).
+fn read_recipient_file(path: &Path) -> Result<String> {
     use std::io::Read;
     let f = std::fs::File::open(path)
         .map_err(|e| CliError::Other(format!("cannot read {}: {e}", path.display())))?;
@@ -98,6 +98,30 @@ pub fn read_index_file(path: &Path) -> Result<String> {
             path.display()
         )));
     }
+    Ok(text)
+}
+
+/// Reads a file of identities, one per line (blank lines skipped), into the
+/// `--to-identities` syntax; an identity cannot hold a comma.
+pub fn read_identity_file(path: &Path) -> Result<String> {
+    let text = read_recipient_file(path)?;
+    let ids: Vec<&str> = text
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect();
+    if let Some(bad) = ids.iter().find(|i| i.contains(',')) {
+        return Err(CliError::Invalid(format!(
+            "{}: the identity {bad:?} holds a comma, which identities cannot",
+            path.display()
+        )));
+    }
+    Ok(ids.join(","))
+}
+
+/// Reads a file of recipient indices and ranges into the `--to` syntax.
+pub fn read_index_file(path: &Path) -> Result<String> {
+    let text = read_recipient_file(path)?;
     Ok(text
         .split(|c: char| c.is_whitespace() || c == ',')
         .filter(|t| !t.is_empty())

@@ -59,6 +59,9 @@ enum Command {
     /// With --proxy and --tk-id, a ciphertext is transformed by an outsourcing proxy
     /// (only its KEM header is sent) and finished here with the retrieval key.
     Decrypt(cmd::decrypt::Args),
+    /// Trace a pirate decoder (a command reading a ciphertext on stdin) to a
+    /// user whose key is in it (traitor-tracing schemes: gksw10-plbe).
+    Trace(cmd::trace::Args),
     /// Split a user key into a transformation key (for a proxy) and a retrieval key (kept secret).
     TransformKey(cmd::transform_key::Args),
     /// Partially decrypt a ciphertext with a transformation key (what a proxy runs).
@@ -115,6 +118,7 @@ fn run(cmd: Command) -> Result<()> {
         Command::Setup(a) => cmd::setup::run(a),
         Command::Keygen(a) => cmd::keygen::run(a),
         Command::SignerKeygen(a) => cmd::signer_keygen::run(a),
+        Command::Trace(a) => cmd::trace::run(a),
         Command::Encrypt(a) => cmd::encrypt::run(a),
         Command::Decrypt(a) => cmd::decrypt::run(a),
         Command::TransformKey(a) => cmd::transform_key::run(a),

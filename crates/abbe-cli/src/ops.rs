@@ -25,6 +25,21 @@ impl From<Mode> for abbe::facade::Mode {
     }
 }
 
+/// The flag a broadcast side is given with, when it is missing.
+pub fn missing_side(kind: abbe::kem::SideKind, command: &str) -> Option<CliError> {
+    use abbe::kem::SideKind;
+    let flag = match kind {
+        SideKind::User => "--user N",
+        SideKind::Users => "--to \"1-100, 200\" (or --to-file)",
+        SideKind::Identity => "--identity alice@example.com",
+        SideKind::Identities => {
+            "--to-identities \"alice@example.com, bob@example.com\" (or --to-file)"
+        }
+        SideKind::Attributes | SideKind::Policy | SideKind::Everyone => return None,
+    };
+    Some(CliError::Other(format!("`abbe {command}` needs {flag}")))
+}
+
 /// The text of the side this scheme's `command` ("keygen" or "encrypt")
 /// takes: the policy (`is_policy`) or the attributes/users. Checks that the
 /// user put the policy on the side this scheme takes it.

@@ -1703,6 +1703,7 @@ fn broadcast_schemes_end_to_end() {
         ("gw09", "bn254"),
         ("waters09", "bls12-381"),
         ("elgamal-p256", "bls12-381"),
+        ("gksw10-augbe", "bn254"),
     ] {
         let dir = tempfile::tempdir().unwrap();
         let d = |n: &str| dir.path().join(n);
@@ -1820,6 +1821,138 @@ fn broadcast_schemes_end_to_end() {
             p(&d("m")),
         ]);
         assert_eq!(r.code, Some(3), "{scheme}: {}", r.stderr);
+    }
+}
+
+/// Identity-based broadcast through the CLI: setup for ℓ recipients, keys
+/// for identities, encryption to identities given inline and in a file,
+/// refusal of non-members, of sets over ℓ and of keys without a public key.
+#[test]
+fn identity_based_broadcast_end_to_end() {
+    for (scheme, curve) in [
+        ("gw09-ibbe", "bn254"),
+        ("gw09-ibbe-ss", "bls12-381"),
+        ("gw19-ibbe", "bn254"),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let d = |n: &str| dir.path().join(n);
+        let pk = d("k/public.key");
+        let (ek, ak, x, mabbe, fout, fabbe) = (
+            d("e.key"),
+            d("a.key"),
+            d("x"),
+            d("m.abbe"),
+            d("f.out"),
+            d("f.abbe"),
+        );
+        assert_ok(&run(&[
+            "setup",
+            "--scheme",
+            scheme,
+            "--curve",
+            curve,
+            "--max-recipients",
+            "4",
+            "--out",
+            p(&d("k")),
+        ]));
+        for (who, file) in [
+            ("alice@example.com", "a.key"),
+            ("Bob Ünïcode", "b.key"),
+            ("eve", "e.key"),
+        ] {
+            assert_ok(&run(&[
+                "keygen",
+                "--master",
+                p(&d("k/master.key")),
+                "--identity",
+                who,
+                "-o",
+                p(&d(file)),
+            ]));
+        }
+        fs::write(d("m"), b"to some identities").unwrap();
+        assert_ok(&run(&[
+            "encrypt",
+            "--public",
+            p(&pk),
+            "--to-identities",
+            "Bob Ünïcode, alice@example.com",
+            "-o",
+            p(&mabbe),
+            p(&d("m")),
+        ]));
+        let info = inspect(&d("m.abbe"));
+        assert!(info.contains("Bob Ünïcode, alice@example.com"), "{info}");
+        for key in ["a.key", "b.key"] {
+            assert_ok(&run(&[
+                "decrypt",
+                "--key",
+                p(&d(key)),
+                "--public",
+                p(&pk),
+                "-o",
+                p(&d("m.out")),
+                p(&mabbe),
+            ]));
+            assert_eq!(
+                fs::read(d("m.out")).unwrap(),
+                b"to some identities",
+                "{scheme}"
+            );
+        }
+        let no = [
+            "decrypt",
+            "--key",
+            p(&ek),
+            "--public",
+            p(&pk),
+            "-o",
+            p(&x),
+            p(&mabbe),
+        ];
+        expect_failure(&no, &x, 2);
+        // Without the public key a key cannot decrypt.
+        let r = run(&["decrypt", "--key", p(&ak), "-o", p(&x), p(&mabbe)]);
+        assert_ne!(r.code, Some(0), "{scheme}");
+        // One identity per line in a file.
+        fs::write(d("to.txt"), "eve\n\nalice@example.com\n").unwrap();
+        assert_ok(&run(&[
+            "encrypt",
+            "--public",
+            p(&pk),
+            "--to-file",
+            p(&d("to.txt")),
+            "-o",
+            p(&fabbe),
+            p(&d("m")),
+        ]));
+        let yes = [
+            "decrypt",
+            "--key",
+            p(&ek),
+            "--public",
+            p(&pk),
+            "-o",
+            p(&fout),
+            p(&fabbe),
+        ];
+        assert_ok(&run(&yes));
+        // More than ℓ recipients is invalid input; user indices are not
+        // identities' flag.
+        let r = run(&[
+            "encrypt",
+            "--public",
+            p(&pk),
+            "--to-identities",
+            "a, b, c, d, e",
+            "-o",
+            p(&d("z")),
+            p(&d("m")),
+        ]);
+        assert_eq!(r.code, Some(3), "{scheme}: {}", r.stderr);
+        let r = run(&["encrypt", "--public", p(&pk), "-o", p(&d("z")), p(&d("m"))]);
+        assert!(r.stderr.contains("--to-identities"), "{}", r.stderr);
     }
 }
 

@@ -12,7 +12,11 @@
 use crate::abe::cca::{CcaHeader, CcaKey, UnattachedKey};
 use crate::abe::rcca::{RccaHeader, RccaRetrievalKey, RccaTransformed};
 use crate::abe::{Bsw07, Cca, FameCp, FameKp, Gpsw06, Gpsw06Small, Rcca, Waters11};
-use crate::bcast::{Bgw05, Bgw05Sqrt, ElGamalP256, Gw09, Source, Waters09};
+use crate::bcast::trace::{TraceOptions, TraceProgress, TraceReport, Traceable};
+use crate::bcast::{
+    Bgw05, Bgw05Sqrt, ElGamalP256, Gksw10AugBe, Gksw10Plbe, Gw09, Gw09Ibbe, Gw09IbbeSs, Gw19Ibbe,
+    Source, Waters09,
+};
 use crate::curve::{Bls12, Bls24, Bls48, Bn254, CurveId};
 use crate::envelope::{self, EnvelopeError, SealOptions};
 use crate::kem::{
@@ -104,6 +108,20 @@ pub struct Info {
     pub outsourcing: bool,
     /// Known to be broken: usable only through [`scheme_allowing_insecure`].
     pub insecure: bool,
+    /// Black-box traitor tracing ([`trace`]); CPA mode only.
+    pub traceable: bool,
+}
+
+impl Info {
+    /// The mode `encrypt` uses when none is asked for: CCA, or CPA for a
+    /// traceable scheme (whose tracing ciphertexts FO would reject).
+    pub fn default_mode(&self) -> Mode {
+        if self.traceable {
+            Mode::Cpa
+        } else {
+            Mode::Cca
+        }
+    }
 }
 
 /// A scheme on a curve, on encoded objects. Secrets come back in
@@ -175,6 +193,14 @@ pub trait Scheme: Send + Sync {
     /// The scheme's objects as docs/FORMAT.md tabulates them (kind, body),
     /// for those declared with `wire::codec::object!`.
     fn format_rows(&self) -> Vec<(ObjectKind, String)>;
+    /// Traitor tracing ([`trace`]), for the schemes that have it.
+    fn trace(
+        &self,
+        pk: Source,
+        mk: Option<&[u8]>,
+        target: Option<&str>,
+        tracing: &mut Tracing<'_>,
+    ) -> TraceResult;
 }
 
 /// A decoded public key: its encapsulations share the decoding and the
@@ -307,6 +333,11 @@ fn find(id: SchemeId, curve: CurveId) -> Option<&'static dyn Scheme> {
             on!($S, Plain, [Bls12_381 => Bls12, Bn254 => Bn254])
         };
     }
+    macro_rules! traced {
+        ($S:ident) => {
+            on!($S, Traced, [Bls12_381 => Bls12, Bn254 => Bn254])
+        };
+    }
     match id {
         SchemeId::Waters11 => pairing!(Waters11, Ghw11),
         SchemeId::Bsw07 => pairing!(Bsw07, Plain),
@@ -328,9 +359,75 @@ fn find(id: SchemeId, curve: CurveId) -> Option<&'static dyn Scheme> {
         SchemeId::ElGamalP256 => {
             (curve == CurveId::P256).then_some(&Entry::<ElGamalP256, Plain>(PhantomData) as _)
         }
+        SchemeId::Gksw10Plbe => traced!(Gksw10Plbe),
+        SchemeId::Gksw10AugBe => traced!(Gksw10AugBe),
+        SchemeId::Gw09Ibbe => classic!(Gw09Ibbe),
+        SchemeId::Gw09IbbeSs => classic!(Gw09IbbeSs),
+        SchemeId::Gw19Ibbe => classic!(Gw19Ibbe),
         // Signatures are not a KEM.
         SchemeId::BlsSig => None,
     }
+}
+
+/// What a trace runs with, besides the keys: its bounds, the pirate decoder
+/// (given complete ciphertext files, returning what it decrypted), a
+/// progress callback and the randomness of the tracing encryptions.
+pub struct Tracing<'a> {
+    pub options: &'a TraceOptions,
+    pub decoder: &'a mut dyn FnMut(&[u8]) -> std::io::Result<Vec<u8>>,
+    pub progress: &'a mut dyn FnMut(&TraceProgress),
+    pub rng: &'a mut dyn CryptoRngCore,
+}
+
+type TraceResult = Result<TraceReport, Error>;
+
+/// The names of the registered schemes with `property`, for messages.
+pub fn names_where(property: impl Fn(&Info) -> bool) -> String {
+    let mut names: Vec<&str> = all()
+        .map(|s| s.info())
+        .filter(|i| !i.insecure && property(i))
+        .map(|i| i.scheme.name())
+        .collect();
+    names.dedup();
+    names.join(", ")
+}
+
+/// The schemes with traitor tracing, for messages.
+fn traceable_names() -> String {
+    names_where(|i| i.traceable)
+}
+
+/// Traces a pirate decoder of a traceable scheme ([`crate::bcast::trace`])
+/// with the setup's public key `pk` and, for private tracing, its master key
+/// `mk`; `target` is the recipient set the decoder is traced for (every
+/// user when `None`).
+pub fn trace(
+    pk: Source,
+    mk: Option<&[u8]>,
+    target: Option<&str>,
+    tracing: &mut Tracing<'_>,
+) -> TraceResult {
+    let mut head = [0u8; wire::PREAMBLE_LEN];
+    pk.read_exact_at(&mut head, 0)
+        .map_err(|_| Error::Invalid("the public key is truncated".into()))?;
+    let pre = Preamble::parse(&head)?;
+    if pre.kind != ObjectKind::PublicKey {
+        return Err(Error::Invalid(format!(
+            "tracing needs the public key, not a {}",
+            pre.kind.describe()
+        )));
+    }
+    if let Some(mk) = mk {
+        let mpre = Preamble::parse(mk)?;
+        if mpre.kind != ObjectKind::MasterKey {
+            return Err(Error::Invalid(format!(
+                "tracing needs the master key, not a {}",
+                mpre.kind.describe()
+            )));
+        }
+        same_setup((pre.scheme, pre.curve), &mpre)?;
+    }
+    scheme(pre.scheme, pre.curve)?.trace(pk, mk, target, tracing)
 }
 
 /// Encrypts `input` to `output` for `target` under the public key `pk`:
@@ -477,43 +574,17 @@ pub fn session_of(
 }
 
 /// The generic implementation of [`Scheme`] for the KEM `K`, with GHW11
-/// outsourcing when `O` is [`Ghw11`].
+/// outsourcing when `O` is [`Ghw11`], traitor tracing when [`Traced`].
 struct Entry<K, O>(PhantomData<fn() -> (K, O)>);
 
-/// Outsourcing operations of a KEM: [`Ghw11`] for [`BlindedKem`]s, [`Plain`]
-/// (refusing them) for the others.
-trait Outsourcer<K: Kem> {
-    const SUPPORTED: bool;
-    fn outsourced() -> Option<&'static dyn outsource::Outsourced>;
-    fn encapsulate_rcca(
-        pk: &K::PublicKey,
-        target: &K::CiphertextSide,
-        rng: &mut dyn CryptoRngCore,
-    ) -> Result<(SessionKey, Vec<u8>), Error>;
-    fn decapsulate_rcca(key: &CcaKey<K>, header: &[u8]) -> Result<SessionKey, Error>;
-    fn transform_key(
-        key: &CcaKey<K>,
-        rng: &mut dyn CryptoRngCore,
-    ) -> Result<(Vec<u8>, Zeroizing<Vec<u8>>), Error>;
-    fn describe_rcca(header: &[u8]) -> Result<Vec<(String, String)>, Error>;
-    fn format_rows() -> Vec<Option<(ObjectKind, String)>> {
-        Vec::new()
-    }
-    /// Decodes an outsourcing object of `kind`; `false` for other kinds.
-    fn check_object(_kind: ObjectKind, _bytes: &[u8]) -> Result<bool, Error> {
-        Ok(false)
-    }
-}
-
-struct Plain;
-struct Ghw11;
-
-fn no_outsourcing<K: Kem>() -> Error {
-    OutsourceError::Unsupported(K::SCHEME.name()).into()
-}
-
-impl<K: Kem> Outsourcer<K> for Plain {
+/// What a KEM offers beyond encapsulation: GHW11 outsourcing ([`Ghw11`],
+/// for [`BlindedKem`]s), traitor tracing ([`Traced`], for [`Traceable`]s), or
+/// neither ([`Plain`]); what a scheme lacks is refused.
+trait Extension<K: Kem> {
+    /// GHW11 outsourced decryption (RCCA and CPA modes, transform keys).
     const SUPPORTED: bool = false;
+    /// Traitor tracing; ciphertexts are CPA-mode only.
+    const TRACEABLE: bool = false;
     fn outsourced() -> Option<&'static dyn outsource::Outsourced> {
         None
     }
@@ -536,9 +607,64 @@ impl<K: Kem> Outsourcer<K> for Plain {
     fn describe_rcca(_: &[u8]) -> Result<Vec<(String, String)>, Error> {
         Err(no_outsourcing::<K>())
     }
+    fn format_rows() -> Vec<Option<(ObjectKind, String)>> {
+        Vec::new()
+    }
+    /// Decodes an outsourcing object of `kind`; `false` for other kinds.
+    fn check_object(_kind: ObjectKind, _bytes: &[u8]) -> Result<bool, Error> {
+        Ok(false)
+    }
+    /// [`Scheme::trace`].
+    fn trace(_: Source, _: Option<&[u8]>, _: Option<&str>, _: &mut Tracing<'_>) -> TraceResult {
+        Err(Error::Unsupported(format!(
+            "{} has no traitor tracing (traceable: {})",
+            K::SCHEME.name(),
+            traceable_names()
+        )))
+    }
 }
 
-impl<K: BlindedKem + 'static> Outsourcer<K> for Ghw11
+struct Plain;
+struct Ghw11;
+struct Traced;
+
+fn no_outsourcing<K: Kem>() -> Error {
+    OutsourceError::Unsupported(K::SCHEME.name()).into()
+}
+
+impl<K: Kem> Extension<K> for Plain {}
+
+impl<K: Traceable + 'static> Extension<K> for Traced {
+    const TRACEABLE: bool = true;
+    fn trace(
+        pk: Source,
+        mk: Option<&[u8]>,
+        target: Option<&str>,
+        t: &mut Tracing<'_>,
+    ) -> TraceResult {
+        let pk = K::Authority::open_public_key(pk)?;
+        let mk = mk.map(MasterKeyOf::<K>::from_bytes).transpose()?;
+        if let Some(mk) = &mk {
+            if !K::Authority::is_public_key_of(&pk, mk) {
+                return Err(Error::Invalid(
+                    "the public key given is not the public key of this master key's setup".into(),
+                ));
+            }
+        }
+        let target = target.map(K::CiphertextSide::parse).transpose()?;
+        crate::bcast::trace::trace::<K>(
+            &pk,
+            mk.as_ref(),
+            target.as_ref(),
+            t.options,
+            t.decoder,
+            t.progress,
+            &mut &mut *t.rng,
+        )
+    }
+}
+
+impl<K: BlindedKem + 'static> Extension<K> for Ghw11
 where
     K::TransformKey: Send + Sync,
 {
@@ -606,7 +732,7 @@ struct EntryPublicKey<K: Kem, O> {
     _o: PhantomData<fn() -> O>,
 }
 
-impl<K: Kem + 'static, O: Outsourcer<K> + 'static> PublicKey for EntryPublicKey<K, O> {
+impl<K: Kem + 'static, O: Extension<K> + 'static> PublicKey for EntryPublicKey<K, O> {
     fn info(&self) -> Info {
         Entry::<K, O>(PhantomData).info()
     }
@@ -617,7 +743,14 @@ impl<K: Kem + 'static, O: Outsourcer<K> + 'static> PublicKey for EntryPublicKey<
         mode: Mode,
         mut rng: &mut dyn CryptoRngCore,
     ) -> Result<(SessionKey, Vec<u8>), Error> {
-        if mode != Mode::Cca && !O::SUPPORTED {
+        if O::TRACEABLE && mode != Mode::Cpa {
+            return Err(Error::Unsupported(format!(
+                "{} is a traitor-tracing scheme: its ciphertexts are CPA-mode only (--mode cpa), \
+                 because a CCA check would let a pirate decoder refuse the tracer's ciphertexts",
+                K::SCHEME.name()
+            )));
+        }
+        if mode != Mode::Cca && !O::SUPPORTED && !O::TRACEABLE {
             return Err(no_outsourcing::<K>());
         }
         let target = K::CiphertextSide::parse(target)?;
@@ -650,14 +783,14 @@ struct EntryUserKey<K: Kem, O> {
     _o: PhantomData<fn() -> O>,
 }
 
-impl<K: Kem + 'static, O: Outsourcer<K> + 'static> UserKey for EntryUserKey<K, O> {
+impl<K: Kem + 'static, O: Extension<K> + 'static> UserKey for EntryUserKey<K, O> {
     fn info(&self) -> Info {
         Entry::<K, O>(PhantomData).info()
     }
 
     fn decapsulate(&self, header: &[u8], allow_cpa: bool) -> Result<SessionKey, Error> {
         match (&self.key, kind_of(header)?) {
-            (EntryKey::Bundle(_), ObjectKind::KemHeader) if !allow_cpa => Err(Error::Invalid(
+            (EntryKey::Bundle(_), ObjectKind::KemHeader) if !allow_cpa && !O::TRACEABLE => Err(Error::Invalid(
                 outsource::cpa_refused("CPA ciphertext (encrypted with --mode cpa)"),
             )),
             (EntryKey::Bundle(k), ObjectKind::CcaKemHeader) => Ok(Cca::<K>::decapsulate(
@@ -711,7 +844,9 @@ fn decodes<T: Encoded>(b: &[u8]) -> Result<(), Error> {
 fn side_label(kind: SideKind) -> String {
     match kind {
         SideKind::Policy => "policy",
-        _ => "attributes",
+        SideKind::Attributes => "attributes",
+        SideKind::User | SideKind::Identity => "key for",
+        SideKind::Users | SideKind::Everyone | SideKind::Identities => "recipients",
     }
     .into()
 }
@@ -720,7 +855,7 @@ fn kind_of(bytes: &[u8]) -> Result<ObjectKind, Error> {
     Ok(Preamble::parse(bytes)?.kind)
 }
 
-impl<K: Kem + 'static, O: Outsourcer<K> + 'static> Scheme for Entry<K, O> {
+impl<K: Kem + 'static, O: Extension<K> + 'static> Scheme for Entry<K, O> {
     fn info(&self) -> Info {
         Info {
             scheme: K::SCHEME,
@@ -730,6 +865,7 @@ impl<K: Kem + 'static, O: Outsourcer<K> + 'static> Scheme for Entry<K, O> {
             params: <ParamsOf<K> as Params>::KIND,
             outsourcing: O::SUPPORTED,
             insecure: K::INSECURE,
+            traceable: O::TRACEABLE,
         }
     }
 
@@ -740,15 +876,19 @@ impl<K: Kem + 'static, O: Outsourcer<K> + 'static> Scheme for Entry<K, O> {
     ) -> Result<(Vec<u8>, Zeroizing<Vec<u8>>), Error> {
         let name = K::SCHEME.name();
         let kind = <ParamsOf<K> as Params>::KIND;
-        if params.users.is_some() && kind != ParamsKind::Users {
-            return Err(Error::Unsupported(format!(
-                "--users applies only to broadcast schemes (bgw05, bgw05-sqrt, gw09, waters09, elgamal-p256), not {name}"
-            )));
-        }
-        if params.universe.is_some() && kind != ParamsKind::Universe {
-            return Err(Error::Unsupported(format!(
-                "--universe applies only to small-universe schemes (gpsw06-small, yct14), not {name}"
-            )));
+        let given = [
+            ("users", params.users.is_some()),
+            ("universe", params.universe.is_some()),
+            ("max-recipients", params.max_recipients.is_some()),
+            ("expansion", params.expansion.is_some()),
+        ];
+        for (flag, set) in given {
+            if set && !kind.takes().contains(&flag) {
+                return Err(Error::Unsupported(format!(
+                    "--{flag} applies only to {}, not {name}",
+                    names_where(|i| i.params.takes().contains(&flag))
+                )));
+            }
         }
         let params = ParamsOf::<K>::from_setup(params)?;
         let (pk, mk) = kem::setup::<K>(&params, &mut rng)?;
@@ -882,7 +1022,15 @@ impl<K: Kem + 'static, O: Outsourcer<K> + 'static> Scheme for Entry<K, O> {
                     out.push(("setup id".into(), wire::hex(&id)));
                 }
                 out.push((ct_label, K::ciphertext_side(&h).describe()));
-                out.push(("security".into(), "CPA only (outsourceable)".into()));
+                out.push((
+                    "security".into(),
+                    if O::TRACEABLE {
+                        "CPA (traceable: a CCA check would reject tracing ciphertexts)"
+                    } else {
+                        "CPA only (outsourceable)"
+                    }
+                    .into(),
+                ));
             }
             ObjectKind::CcaKemHeader => {
                 let h = CcaHeader::<K>::from_bytes(bytes)?;
@@ -922,6 +1070,16 @@ impl<K: Kem + 'static, O: Outsourcer<K> + 'static> Scheme for Entry<K, O> {
             }
         }
         Ok(kind)
+    }
+
+    fn trace(
+        &self,
+        pk: Source,
+        mk: Option<&[u8]>,
+        target: Option<&str>,
+        tracing: &mut Tracing<'_>,
+    ) -> TraceResult {
+        O::trace(pk, mk, target, tracing)
     }
 
     fn format_rows(&self) -> Vec<(ObjectKind, String)> {
@@ -979,13 +1137,21 @@ mod tests {
     fn format_md_object_tables_match_the_code() {
         let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/FORMAT.md");
         let doc = std::fs::read_to_string(path).unwrap();
-        let want = format_tables();
+        let mut want = format_tables();
         let mut doc = doc;
         if !cfg!(feature = "insecure-benchmark-only") {
-            // YCT14 is only in benchmarking builds; its table stays.
+            // YCT14 is only in benchmarking builds; its table stays (and
+            // is kept where a blessing rewrites the others).
             if let Some(y) = doc.find("### yct14 (scheme") {
-                let to = y + doc[y..].find(END).unwrap();
+                let to = y + doc[y..]
+                    .find("\n### ")
+                    .map_or(doc[y..].find(END).unwrap(), |k| k + 1);
+                let yct14 = doc[y..to].to_string();
                 doc.replace_range(y..to, "");
+                if std::env::var_os("ABBE_BLESS").is_some() {
+                    let at = want.find("### bgw05 (scheme").unwrap_or(want.len());
+                    want.insert_str(at, &yct14);
+                }
             }
         }
         let start = doc
@@ -1018,17 +1184,23 @@ mod tests {
             let (key_side, target) = match (info.key_side, info.ciphertext_side) {
                 (SideKind::Attributes, _) => ("A1, A2", "A1 and A2"),
                 (SideKind::Policy, _) => ("A1 and A2", "A1, A2"),
+                (_, SideKind::Everyone) => ("3", "all"),
+                (SideKind::Identity, _) => ("alice@example.com", "bob, alice@example.com"),
                 _ => ("3", "1-5"),
             };
             let params = SetupParams {
-                users: (info.params == ParamsKind::Users).then_some(8),
-                universe: None,
+                users: info.params.takes().contains(&"users").then_some(8),
+                max_recipients: info.params.takes().contains(&"max-recipients").then_some(8),
+                ..SetupParams::default()
             };
             let (pk, mk) = s.setup(&params, &mut rng).unwrap();
             let key = s.keygen(&mk, key_side, Some(&pk), &mut rng).unwrap();
-            let mut modes = vec![Mode::Cca];
+            let mut modes = vec![info.default_mode()];
             if info.outsourcing {
                 modes.extend([Mode::Rcca, Mode::Cpa]);
+            }
+            if info.traceable {
+                assert!(s.encapsulate(&pk, target, Mode::Cca, &mut rng).is_err());
             }
             let mut objects = vec![(pk.clone(), ObjectKind::PublicKey)];
             objects.push((mk.to_vec(), ObjectKind::MasterKey));
@@ -1066,10 +1238,10 @@ mod tests {
             assert!(s.check_object(&file).is_err());
             seen += 1;
         }
-        // 6 ABE (and yct14) + 4 broadcast on BN254, ElGamal on P-256.
+        // 6 ABE (and yct14) + 9 broadcast on BN254, ElGamal on P-256.
         assert_eq!(
             seen,
-            11 + usize::from(cfg!(feature = "insecure-benchmark-only"))
+            16 + usize::from(cfg!(feature = "insecure-benchmark-only"))
         );
     }
 
@@ -1089,7 +1261,7 @@ mod tests {
         let w = scheme(SchemeId::Waters11, CurveId::Bn254).unwrap();
         let users = SetupParams {
             users: Some(4),
-            universe: None,
+            ..SetupParams::default()
         };
         assert!(matches!(
             w.setup(&users, &mut rng),

@@ -120,6 +120,12 @@ pub enum SideKind {
     User,
     /// A set of users of a broadcast setup (`1-100, 500`).
     Users,
+    /// Every user of a broadcast setup (`all`).
+    Everyone,
+    /// An identity (`alice@example.com`), identity-based broadcast.
+    Identity,
+    /// A set of identities (`alice@example.com, bob@example.com`).
+    Identities,
 }
 
 impl Side for crate::policy::AttributeSet {
@@ -147,12 +153,16 @@ impl Side for crate::policy::Policy {
 }
 
 /// What a setup is sized for, as a front end gives it: the number of users
-/// (broadcast encryption) and the attribute universe (small-universe ABE).
-/// A scheme takes what it needs and refuses the rest ([`Params::from_setup`]).
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+/// (broadcast encryption), the attribute universe (small-universe ABE), the
+/// largest recipient set (identity-based broadcast) and the user-expansion
+/// parameter a (Zhandry's non-risky broadcast-and-trace). A scheme takes
+/// what it needs and refuses the rest ([`Params::from_setup`]).
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct SetupParams {
     pub users: Option<u32>,
     pub universe: Option<Vec<String>>,
+    pub max_recipients: Option<u32>,
+    pub expansion: Option<f64>,
 }
 
 /// A scheme's typed setup parameters.
@@ -164,7 +174,6 @@ pub trait Params: Clone + Default + core::fmt::Debug {
     fn from_setup(p: &SetupParams) -> Result<Self, KemError>;
 }
 
-/// Large-universe schemes take no parameters.
 /// What a scheme's setup is parameterised by.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ParamsKind {
@@ -174,13 +183,51 @@ pub enum ParamsKind {
     Users,
     /// The attribute universe ([`Universe`]).
     Universe,
+    /// The largest recipient set ([`MaxRecipients`]).
+    MaxRecipients,
+    /// The number of users and the expansion parameter ([`Expansion`]).
+    UsersAndExpansion,
+}
+
+impl ParamsKind {
+    /// The setup parameters (front ends' flags) this kind takes.
+    pub fn takes(self) -> &'static [&'static str] {
+        match self {
+            ParamsKind::None => &[],
+            ParamsKind::Users => &["users"],
+            ParamsKind::Universe => &["universe"],
+            ParamsKind::MaxRecipients => &["max-recipients"],
+            ParamsKind::UsersAndExpansion => &["users", "expansion"],
+        }
+    }
+}
+
+/// Refuses every parameter of `p` that `kind` does not take.
+fn refuse_others(p: &SetupParams, kind: ParamsKind) -> Result<(), KemError> {
+    let given = [
+        ("users", p.users.is_some(), "broadcast schemes"),
+        ("universe", p.universe.is_some(), "small-universe schemes"),
+        (
+            "max-recipients",
+            p.max_recipients.is_some(),
+            "identity-based broadcast schemes",
+        ),
+        ("expansion", p.expansion.is_some(), "zha20"),
+    ];
+    for (name, set, for_whom) in given {
+        if set && !kind.takes().contains(&name) {
+            return Err(KemError::Invalid(format!(
+                "this scheme has no {name} parameter (--{name} is for {for_whom})"
+            )));
+        }
+    }
+    Ok(())
 }
 
 impl Params for () {
     const KIND: ParamsKind = ParamsKind::None;
     fn from_setup(p: &SetupParams) -> Result<Self, KemError> {
-        refuse_users(p)?;
-        refuse_universe(p)
+        refuse_others(p, Self::KIND)
     }
 }
 
@@ -197,8 +244,63 @@ impl Default for Users {
 impl Params for Users {
     const KIND: ParamsKind = ParamsKind::Users;
     fn from_setup(p: &SetupParams) -> Result<Self, KemError> {
-        refuse_universe(p)?;
+        refuse_others(p, Self::KIND)?;
         Ok(p.users.map_or_else(Users::default, Users))
+    }
+}
+
+/// ℓ, the largest recipient set of an identity-based broadcast setup
+/// (its public key is O(ℓ)).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MaxRecipients(pub u32);
+
+impl Default for MaxRecipients {
+    fn default() -> Self {
+        MaxRecipients(crate::bcast::ibbe::DEFAULT_MAX_RECIPIENTS)
+    }
+}
+
+impl Params for MaxRecipients {
+    const KIND: ParamsKind = ParamsKind::MaxRecipients;
+    fn from_setup(p: &SetupParams) -> Result<Self, KemError> {
+        refuse_others(p, Self::KIND)?;
+        Ok(p.max_recipients
+            .map_or_else(MaxRecipients::default, MaxRecipients))
+    }
+}
+
+/// N users and Zhandry's user-expansion parameter a ∈ [0, 1]: ⌈N^a⌉ blocks
+/// of ⌈N/⌈N^a⌉⌉ users.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Expansion {
+    pub users: u32,
+    pub a: f64,
+}
+
+impl Default for Expansion {
+    fn default() -> Self {
+        Expansion {
+            users: crate::bcast::DEFAULT_USERS,
+            a: 0.5,
+        }
+    }
+}
+
+impl Params for Expansion {
+    const KIND: ParamsKind = ParamsKind::UsersAndExpansion;
+    fn from_setup(p: &SetupParams) -> Result<Self, KemError> {
+        refuse_others(p, Self::KIND)?;
+        let d = Expansion::default();
+        let a = p.expansion.unwrap_or(d.a);
+        if !(0.0..=1.0).contains(&a) {
+            return Err(KemError::Invalid(format!(
+                "the expansion parameter a must be in [0, 1], got {a}"
+            )));
+        }
+        Ok(Expansion {
+            users: p.users.unwrap_or(d.users),
+            a,
+        })
     }
 }
 
@@ -226,27 +328,8 @@ impl<S: AsRef<str>> FromIterator<S> for Universe {
 impl Params for Universe {
     const KIND: ParamsKind = ParamsKind::Universe;
     fn from_setup(p: &SetupParams) -> Result<Self, KemError> {
-        refuse_users(p)?;
+        refuse_others(p, Self::KIND)?;
         Ok(p.universe.clone().map_or_else(Universe::default, Universe))
-    }
-}
-
-fn refuse_users(p: &SetupParams) -> Result<(), KemError> {
-    match p.users {
-        Some(_) => Err(KemError::Invalid(
-            "this scheme has no number of users (--users is for broadcast schemes)".into(),
-        )),
-        None => Ok(()),
-    }
-}
-
-fn refuse_universe(p: &SetupParams) -> Result<(), KemError> {
-    match p.universe {
-        Some(_) => Err(KemError::Invalid(
-            "this scheme has no attribute universe (--universe is for small-universe schemes)"
-                .into(),
-        )),
-        None => Ok(()),
     }
 }
 

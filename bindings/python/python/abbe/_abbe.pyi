@@ -54,6 +54,8 @@ def setup(
     curve: Optional[str] = None,
     users: Optional[int] = None,
     universe: Optional[Sequence[str]] = None,
+    max_recipients: Optional[int] = None,
+    expansion: Optional[float] = None,
 ) -> Tuple[bytes, SecretKey]: ...
 def keygen(
     mk: KeyLike,
@@ -61,6 +63,7 @@ def keygen(
     attrs: Optional[Sequence[str]] = None,
     policy: Optional[str] = None,
     user: Optional[int] = None,
+    identity: Optional[str] = None,
     public: Optional[bytes] = None,
     passphrase: Optional[str] = None,
 ) -> SecretKey: ...
@@ -71,7 +74,8 @@ def encrypt(
     policy: Optional[str] = None,
     attrs: Optional[Sequence[str]] = None,
     to: Optional[str] = None,
-    mode: str = "cca",
+    to_identities: Optional[Sequence[str]] = None,
+    mode: str | None = None,
     sign_with: Optional[KeyLike] = None,
     passphrase: Optional[str] = None,
 ) -> bytes: ...
@@ -91,7 +95,8 @@ def encrypt_stream(
     policy: Optional[str] = None,
     attrs: Optional[Sequence[str]] = None,
     to: Optional[str] = None,
-    mode: str = "cca",
+    to_identities: Optional[Sequence[str]] = None,
+    mode: str | None = None,
     sign_with: Optional[KeyLike] = None,
     passphrase: Optional[str] = None,
 ) -> int: ...

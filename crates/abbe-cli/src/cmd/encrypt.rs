@@ -25,13 +25,20 @@ pub struct Args {
     /// Recipients for broadcast schemes: indices and ranges, e.g. "1-1000,2000,3000-3100".
     #[arg(long)]
     to: Option<String>,
-    /// A file of recipient indices (whitespace, comma or newline separated, ranges allowed).
+    /// Recipients for identity-based broadcast schemes: identities, e.g.
+    /// "alice@example.com, bob@example.com".
+    #[arg(long)]
+    to_identities: Option<String>,
+    /// A file of recipients: indices (whitespace, comma or newline separated,
+    /// ranges allowed), or identities (one per line) for identity-based
+    /// schemes.
     #[arg(long)]
     to_file: Option<PathBuf>,
-    /// cca (default), rcca (outsourceable through a proxy, checked), cpa
-    /// (outsourceable, GHW11's CPA scheme).
-    #[arg(long, value_enum, default_value = "cca")]
-    mode: ops::Mode,
+    /// cca (the default), rcca (outsourceable through a proxy, checked), cpa
+    /// (outsourceable, GHW11's CPA scheme; the only and default mode of the
+    /// traitor-tracing scheme gksw10-plbe).
+    #[arg(long, value_enum)]
+    mode: Option<ops::Mode>,
     /// Sign the header and the whole plaintext with this signing key
     /// (`abbe signer-keygen`); the signature is encrypted with the data,
     /// so only readers who can decrypt learn who signed.
@@ -53,6 +60,7 @@ pub fn run(args: Args) -> Result<()> {
         policy,
         attrs,
         to,
+        to_identities,
         to_file,
         mode,
         sign_with,
@@ -60,21 +68,36 @@ pub fn run(args: Args) -> Result<()> {
         output,
         input,
     } = args;
-    // Broadcast ciphertexts are for a set of users.
-    let attrs = match (attrs, to, to_file) {
+    let (pre, src) = open_public(&public)?;
+    let scheme = scheme_for(&pre)?;
+    let info = scheme.info();
+    // Broadcast ciphertexts are for a set of users or identities.
+    let identities = info.ciphertext_side == SideKind::Identities;
+    let attrs = match (attrs, to.or(to_identities), to_file) {
         (a @ Some(_), _, _) => a,
         (None, Some(t), _) => Some(t),
+        (None, None, Some(f)) if identities => Some(broadcast::read_identity_file(&f)?),
         (None, None, Some(f)) => Some(broadcast::read_index_file(&f)?),
         (None, None, None) => None,
     };
-    let (pre, src) = open_public(&public)?;
-    let scheme = scheme_for(&pre)?;
-    let is_policy = scheme.info().ciphertext_side == SideKind::Policy;
+    let is_policy = info.ciphertext_side == SideKind::Policy;
+    // A scheme without recipient sets encrypts to everybody.
+    let attrs = match (info.ciphertext_side, attrs) {
+        (SideKind::Everyone, None) => Some("all".to_string()),
+        (_, a) => a,
+    };
+    if let (None, None, Some(e)) = (
+        &attrs,
+        &policy,
+        ops::missing_side(info.ciphertext_side, "encrypt"),
+    ) {
+        return Err(e);
+    }
     let side = ops::side_text(is_policy, pre.scheme.name(), "encrypt", policy, attrs)?;
-    let (session, header) =
-        scheme
-            .public_key_at(src)?
-            .encapsulate(&side, mode.into(), &mut OsRng)?;
+    let mode = mode.map_or_else(|| info.default_mode(), Into::into);
+    let (session, header) = scheme
+        .public_key_at(src)?
+        .encapsulate(&side, mode, &mut OsRng)?;
     let signer = sign_with.as_deref().map(read_signing_key).transpose()?;
     if let Some(s) = &signer {
         if s.curve() != pre.curve {

@@ -22,6 +22,10 @@ pub struct Args {
     /// A user index i in [1, N], for broadcast schemes.
     #[arg(long)]
     user: Option<u32>,
+    /// An identity (a UTF-8 string, e.g. alice@example.com), for
+    /// identity-based broadcast schemes.
+    #[arg(long)]
+    identity: Option<String>,
     /// The setup's public key, for broadcast schemes: read instead of
     /// recomputed from the master key (BGW05's is O(N), 35 s at 10^6 users).
     #[arg(long)]
@@ -43,13 +47,14 @@ pub fn run(args: Args) -> Result<()> {
         attrs,
         policy,
         user,
+        identity,
         public,
         output,
         armor,
         passphrase,
     } = args;
-    // Broadcast keys are for a user index.
-    let attrs = attrs.or(user.map(|u| u.to_string()));
+    // Broadcast keys are for a user index or an identity.
+    let attrs = attrs.or(user.map(|u| u.to_string())).or(identity);
     let (pre, bytes) = read_object(&master, &[ObjectKind::MasterKey])?;
     let public = match &public {
         Some(p) => {
@@ -64,6 +69,13 @@ pub fn run(args: Args) -> Result<()> {
     let pb = user.map(|u| progress::spinner(format!("key for user {u}")));
     let scheme = scheme_for(&pre)?;
     let is_policy = scheme.info().key_side == SideKind::Policy;
+    if let (None, None, Some(e)) = (
+        &attrs,
+        &policy,
+        ops::missing_side(scheme.info().key_side, "keygen"),
+    ) {
+        return Err(e);
+    }
     let side = ops::side_text(is_policy, pre.scheme.name(), "keygen", policy, attrs)?;
     let key = scheme.keygen(&bytes, &side, public.as_deref().map(|p| &p[..]), &mut OsRng);
     if let Some(pb) = pb {

@@ -6,5 +6,6 @@ pub mod keygen;
 pub mod mqtt;
 pub mod setup;
 pub mod signer_keygen;
+pub mod trace;
 pub mod transform;
 pub mod transform_key;

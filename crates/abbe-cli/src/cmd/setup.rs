@@ -11,7 +11,11 @@ use std::path::PathBuf;
 #[derive(clap::Args)]
 pub struct Args {
     /// The scheme: waters11, bsw07, fame-cp (ciphertext-policy); gpsw06,
-    /// gpsw06-small, fame-kp (key-policy); yct14 (BROKEN, needs
+    /// gpsw06-small, fame-kp (key-policy); bgw05, bgw05-sqrt, gw09,
+    /// waters09, elgamal-p256 (broadcast, --users); gksw10-plbe,
+    /// gksw10-augbe, zha20-risky, zha20 (traitor tracing, --users; zha20
+    /// also --expansion); gw09-ibbe, gw09-ibbe-ss, gw19-ibbe (identity-based
+    /// broadcast, --max-recipients); yct14 (BROKEN, needs
     /// --insecure-benchmark-only).
     #[arg(long, default_value = "waters11")]
     scheme: String,
@@ -19,10 +23,20 @@ pub struct Args {
     /// e.g. "doctor, nurse, cardiology".
     #[arg(long)]
     universe: Option<String>,
-    /// Number of users N, for broadcast schemes (bgw05, bgw05-sqrt, gw09,
-    /// waters09, elgamal-p256; default 1024).
+    /// Number of users N, for broadcast and traitor-tracing schemes
+    /// (default 1024).
     #[arg(long)]
     users: Option<u32>,
+    /// The largest recipient set ℓ of an identity-based broadcast setup
+    /// (gw09-ibbe, gw09-ibbe-ss, gw19-ibbe; default 1024): its public key is
+    /// O(ℓ).
+    #[arg(long, value_name = "L")]
+    max_recipients: Option<u32>,
+    /// Zhandry's user-expansion parameter a ∈ [0, 1] for zha20 (e.g. 1/3,
+    /// 1/2, 2/3; default 1/2): ciphertexts of N^a blocks, keys and public key
+    /// of N^{1−a}.
+    #[arg(long, value_name = "A", value_parser = parse_fraction)]
+    expansion: Option<f64>,
     /// Security level: 100 (BN254 + AES-128-GCM), 128 (BLS12-381 +
     /// AES-256-GCM, the default), 192 (BLS24-479 + AES-192-GCM), 256
     /// (BLS48-581 + AES-256-GCM).
@@ -51,6 +65,8 @@ pub fn run(args: Args) -> Result<()> {
         scheme,
         universe,
         users,
+        max_recipients,
+        expansion,
         level,
         curve,
         out,
@@ -66,6 +82,8 @@ pub fn run(args: Args) -> Result<()> {
     let params = SetupParams {
         users,
         universe: universe.as_deref().map(parse_universe).transpose()?,
+        max_recipients,
+        expansion,
     };
     std::fs::create_dir_all(&out)
         .map_err(|e| CliError::Other(format!("cannot create {}: {e}", out.display())))?;
@@ -94,4 +112,30 @@ pub fn run(args: Args) -> Result<()> {
         mk_path.display()
     );
     Ok(())
+}
+
+/// `2/3` or `0.667`: a number in [0, 1].
+fn parse_fraction(text: &str) -> std::result::Result<f64, String> {
+    let value = match text.split_once('/') {
+        Some((a, b)) => {
+            let (a, b): (f64, f64) = (
+                a.trim()
+                    .parse()
+                    .map_err(|_| format!("not a fraction: {text}"))?,
+                b.trim()
+                    .parse()
+                    .map_err(|_| format!("not a fraction: {text}"))?,
+            );
+            a / b
+        }
+        None => text
+            .trim()
+            .parse()
+            .map_err(|_| format!("not a number: {text}"))?,
+    };
+    if (0.0..=1.0).contains(&value) {
+        Ok(value)
+    } else {
+        Err(format!("{text} is not in [0, 1]"))
+    }
 }

@@ -170,13 +170,25 @@ pub enum SchemeId {
     /// ElGamal baseline with shared parameters on NIST P-256
     /// (chhatrapati22 §2).
     ElGamalP256 = 20,
+    /// Garg–Kumarasubramanian–Sahai–Waters private linear broadcast
+    /// encryption (ePrint 2009/532), traceable.
+    Gksw10Plbe = 21,
+    /// GKSW augmented broadcast encryption (CCS 2010 §5.2): broadcast to
+    /// any set, publicly traceable.
+    Gksw10AugBe = 22,
+    /// Gentry–Waters 2009 §4.1 identity-based broadcast (adaptive, tags).
+    Gw09Ibbe = 23,
+    /// Gentry–Waters 2009 §4.3.1 identity-based broadcast (semi-static).
+    Gw09IbbeSs = 24,
+    /// Ge–Wei 2019 §3.1 identity-based broadcast (constant ciphertext).
+    Gw19Ibbe = 25,
     /// BLS signatures, min-sig (draft-irtf-cfrg-bls-signature-05), for
     /// signed envelopes ([`crate::signature`]).
     BlsSig = 32,
 }
 
 impl SchemeId {
-    pub const ALL: [SchemeId; 13] = [
+    pub const ALL: [SchemeId; 18] = [
         SchemeId::Waters11,
         SchemeId::Bsw07,
         SchemeId::Gpsw06,
@@ -189,6 +201,11 @@ impl SchemeId {
         SchemeId::Gw09,
         SchemeId::Waters09,
         SchemeId::ElGamalP256,
+        SchemeId::Gksw10Plbe,
+        SchemeId::Gksw10AugBe,
+        SchemeId::Gw09Ibbe,
+        SchemeId::Gw09IbbeSs,
+        SchemeId::Gw19Ibbe,
         SchemeId::BlsSig,
     ];
 
@@ -209,6 +226,11 @@ impl SchemeId {
             SchemeId::Gw09 => "gw09",
             SchemeId::Waters09 => "waters09",
             SchemeId::ElGamalP256 => "elgamal-p256",
+            SchemeId::Gksw10Plbe => "gksw10-plbe",
+            SchemeId::Gksw10AugBe => "gksw10-augbe",
+            SchemeId::Gw09Ibbe => "gw09-ibbe",
+            SchemeId::Gw09IbbeSs => "gw09-ibbe-ss",
+            SchemeId::Gw19Ibbe => "gw19-ibbe",
             SchemeId::BlsSig => "bls-sig",
         }
     }
@@ -221,6 +243,11 @@ impl SchemeId {
                 | SchemeId::Gw09
                 | SchemeId::Waters09
                 | SchemeId::ElGamalP256
+                | SchemeId::Gksw10Plbe
+                | SchemeId::Gksw10AugBe
+                | SchemeId::Gw09Ibbe
+                | SchemeId::Gw09IbbeSs
+                | SchemeId::Gw19Ibbe
         )
     }
 

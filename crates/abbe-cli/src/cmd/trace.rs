@@ -1,0 +1,191 @@
+//! `abbe trace`: find a traitor whose key is in a pirate decoder, given only
+//! as a command that reads a ciphertext on stdin and writes the plaintext.
+
+use crate::dispatch::check_same_scheme;
+use crate::keyfile::{open_public, read_object};
+use crate::{CliError, Result};
+use abbe::bcast::trace::{TraceOptions, TraceProgress, TraceVerdict};
+use abbe::facade;
+use abbe::wire::ObjectKind;
+use indicatif::{ProgressBar, ProgressStyle};
+use rand_core::OsRng;
+use std::io::{Read, Write};
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// The setup's master key, for schemes that trace privately
+    /// (gksw10-plbe, zha20-risky, zha20); gksw10-augbe traces with the
+    /// public key alone.
+    #[arg(long)]
+    master: Option<PathBuf>,
+    /// The setup's public key.
+    #[arg(long)]
+    public: PathBuf,
+    /// The pirate decoder: a shell command (run by `sh -c` once per query)
+    /// that reads an abbe ciphertext on stdin and writes its plaintext on
+    /// stdout; anything else it writes, or a failure, counts as not
+    /// decrypting.
+    #[arg(long, value_name = "COMMAND")]
+    decoder: String,
+    /// The recipient set the decoder decrypts for (schemes with recipient
+    /// sets; default: every user).
+    #[arg(long)]
+    to: Option<String>,
+    /// Bound on the probability of accusing an innocent user.
+    #[arg(long, default_value_t = 1e-6)]
+    error: f64,
+    /// Stop after this many decoder queries.
+    #[arg(long, default_value_t = 100_000)]
+    max_queries: u64,
+    /// Seconds one query may take; a decoder still running then is killed
+    /// and the query counts as not decrypted.
+    #[arg(long, default_value_t = 60)]
+    query_timeout: u64,
+}
+
+/// Most bytes of a decoder's output compared with the probe's plaintext
+/// (32 bytes); a longer output is not a decryption.
+const MAX_OUTPUT: u64 = 4096;
+
+pub fn run(args: Args) -> Result<()> {
+    if !(args.error > 0.0 && args.error < 1.0) {
+        return Err(CliError::Other("--error must be in (0, 1)".into()));
+    }
+    let (ppre, src) = open_public(&args.public)?;
+    let mk = match &args.master {
+        Some(path) => {
+            let (pre, mk) = read_object(path, &[ObjectKind::MasterKey])?;
+            check_same_scheme(&ppre, &pre, "public key", "master key")?;
+            Some(mk)
+        }
+        None => None,
+    };
+    let options = TraceOptions {
+        error: args.error,
+        max_queries: args.max_queries,
+        ..TraceOptions::default()
+    };
+    let timeout = Duration::from_secs(args.query_timeout.max(1));
+    let mut decoder = |ct: &[u8]| run_decoder(&args.decoder, ct, timeout);
+    let pb = ProgressBar::new(args.max_queries);
+    if let Ok(style) = ProgressStyle::with_template("tracing {pos} queries ({elapsed}) {msg}") {
+        pb.set_style(style);
+    }
+    let mut progress = |p: &TraceProgress| {
+        pb.set_position(p.queries);
+        pb.set_message(if p.line > 0 {
+            format!(
+                "copy {}: users {}–{}",
+                p.line + 1,
+                p.interval.0,
+                p.interval.1
+            )
+        } else {
+            format!("users {}–{}", p.interval.0, p.interval.1)
+        });
+    };
+    let started = Instant::now();
+    let mut tracing = facade::Tracing {
+        options: &options,
+        decoder: &mut decoder,
+        progress: &mut progress,
+        rng: &mut OsRng,
+    };
+    let report = facade::trace(
+        src,
+        mk.as_deref().map(|m| &m[..]),
+        args.to.as_deref(),
+        &mut tracing,
+    );
+    pb.finish_and_clear();
+    let report = report?;
+    let mut out = String::new();
+    let verdict = match report.verdict {
+        TraceVerdict::Accused(u) => format!("accused: user {u}"),
+        TraceVerdict::DoesNotDecrypt => "accused: nobody (the decoder does not decrypt)".into(),
+        TraceVerdict::NoAccusation => {
+            "accused: nobody (every drop lies where this risky scheme's hidden positions cannot separate users)".into()
+        }
+        TraceVerdict::BudgetExhausted => {
+            "accused: nobody (no drop established within --max-queries)".into()
+        }
+    };
+    out.push_str(&format!(
+        "{verdict}\nqueries: {} in {:.1} s; N = {}; false accusation probability ≤ {:e}\n",
+        report.queries,
+        started.elapsed().as_secs_f64(),
+        report.users,
+        report.error
+    ));
+    out.push_str("line\tindex\tqueries\tdecrypted\tp low\tp high\n");
+    for e in &report.evidence {
+        out.push_str(&format!(
+            "{}\t{}\t{}\t{}\t{:.3}\t{:.3}\n",
+            e.line + 1,
+            e.index,
+            e.queries,
+            e.successes,
+            e.low,
+            e.high
+        ));
+    }
+    std::io::stdout()
+        .write_all(out.as_bytes())
+        .map_err(|e| CliError::Other(format!("writing the report: {e}")))?;
+    match report.verdict {
+        TraceVerdict::Accused(_) => Ok(()),
+        _ => Err(CliError::Other("no user accused".into())),
+    }
+}
+
+/// Runs the decoder on one ciphertext: its stdout (at most [`MAX_OUTPUT`]
+/// bytes), or nothing when it runs past `timeout` (then it is killed).
+fn run_decoder(command: &str, ct: &[u8], timeout: Duration) -> std::io::Result<Vec<u8>> {
+    let mut child = Command::new("sh")
+        .arg("-c")
+        .arg(command)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()?;
+    let (mut stdin, stdout) = (child.stdin.take(), child.stdout.take());
+    let input = ct.to_vec();
+    // A decoder may exit without reading its input: a broken pipe is its
+    // answer, not an error of the tracer.
+    let writer = std::thread::spawn(move || {
+        if let Some(s) = stdin.as_mut() {
+            let _ = s.write_all(&input);
+        }
+    });
+    let reader = std::thread::spawn(move || {
+        let mut out = Vec::new();
+        if let Some(s) = stdout {
+            let _ = s.take(MAX_OUTPUT + 1).read_to_end(&mut out);
+        }
+        out
+    });
+    let deadline = Instant::now() + timeout;
+    let mut pause = Duration::from_micros(200);
+    let finished = loop {
+        if child.try_wait()?.is_some() {
+            break true;
+        }
+        if Instant::now() >= deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            break false;
+        }
+        std::thread::sleep(pause);
+        pause = (pause * 2).min(Duration::from_millis(20));
+    };
+    let _ = writer.join();
+    let out = reader.join().unwrap_or_default();
+    Ok(if finished && out.len() as u64 <= MAX_OUTPUT {
+        out
+    } else {
+        Vec::new()
+    })
+}

@@ -1,0 +1,264 @@
+//! `abbe trace` end to end: a gksw10-plbe setup, pirate decoders that are
+//! shell scripts running the real `abbe decrypt` with colluders' keys, and
+//! the binary's accusation checked against the coalition.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+const BIN: &str = env!("CARGO_BIN_EXE_abbe");
+
+fn abbe(args: &[&str]) -> std::process::Output {
+    Command::new(BIN)
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .expect("cannot run abbe")
+}
+
+fn ok(args: &[&str]) -> Vec<u8> {
+    let out = abbe(args);
+    assert!(
+        out.status.success(),
+        "abbe {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out.stdout
+}
+
+fn p(path: &Path) -> &str {
+    path.to_str().unwrap()
+}
+
+struct Setup {
+    dir: tempfile::TempDir,
+}
+
+impl Setup {
+    fn new(users: u32) -> Setup {
+        Setup::of("gksw10-plbe", users)
+    }
+    fn of(scheme: &str, users: u32) -> Setup {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("k");
+        ok(&[
+            "setup",
+            "--scheme",
+            scheme,
+            "--curve",
+            "bn254",
+            "--users",
+            &users.to_string(),
+            "--out",
+            p(&out),
+        ]);
+        Setup { dir }
+    }
+    fn path(&self, name: &str) -> PathBuf {
+        self.dir.path().join(name)
+    }
+    fn key(&self, user: u32) -> String {
+        let out = self.path(&format!("u{user}.key"));
+        ok(&[
+            "keygen",
+            "--master",
+            p(&self.path("k/master.key")),
+            "--user",
+            &user.to_string(),
+            "-o",
+            p(&out),
+        ]);
+        out.to_str().unwrap().to_owned()
+    }
+    /// A decoder script: `body` with $DEC bound to `abbe decrypt --public PK`.
+    fn decoder(&self, name: &str, body: &str) -> String {
+        let script = self.path(name);
+        let text = format!(
+            "#!/bin/sh\nDEC=\"{BIN} decrypt --public {}\"\n{body}\n",
+            p(&self.path("k/public.key"))
+        );
+        fs::write(&script, text).unwrap();
+        format!("sh {}", p(&script))
+    }
+    fn trace(&self, decoder: &str, extra: &[&str]) -> (Option<i32>, String) {
+        let mk = self.path("k/master.key");
+        let mut args = vec!["--master", p(&mk)];
+        args.extend_from_slice(extra);
+        self.trace_public(decoder, &args)
+    }
+    /// `abbe trace` with only the public key (and `extra`).
+    fn trace_public(&self, decoder: &str, extra: &[&str]) -> (Option<i32>, String) {
+        let pk = self.path("k/public.key");
+        let mut args = vec!["trace", "--public", p(&pk), "--decoder", decoder];
+        args.extend_from_slice(extra);
+        let out = abbe(&args);
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+        )
+    }
+}
+
+fn accused(report: &str) -> Option<u32> {
+    report
+        .lines()
+        .next()?
+        .strip_prefix("accused: user ")?
+        .parse()
+        .ok()
+}
+
+#[test]
+fn pirate_decoders_are_traced_to_a_colluder() {
+    let s = Setup::new(36);
+    let keys: Vec<(u32, String)> = [3, 14, 20, 29, 33].iter().map(|&u| (u, s.key(u))).collect();
+    let one = s.decoder("one.sh", &format!("exec $DEC --key {}", keys[2].1));
+    let random_of_two = s.decoder(
+        "two.sh",
+        &format!(
+            "if [ $(od -An -N1 -tu1 /dev/urandom) -lt 128 ]; then k={}; else k={}; fi\nexec $DEC --key $k",
+            keys[0].1, keys[3].1
+        ),
+    );
+    let all: Vec<&str> = keys.iter().map(|(_, k)| k.as_str()).collect();
+    let every_of_five = s.decoder(
+        "five.sh",
+        &format!(
+            "t=$(mktemp); cat > $t\nfor k in {}; do $DEC --key $k $t 2>/dev/null && break; done\nrm -f $t",
+            all.join(" ")
+        ),
+    );
+    let half = s.decoder(
+        "half.sh",
+        &format!(
+            "[ $(od -An -N1 -tu1 /dev/urandom) -lt 128 ] || exit 1\nexec $DEC --key {}",
+            keys[1].1
+        ),
+    );
+    for (decoder, coalition) in [
+        (&one, &[20u32][..]),
+        (&random_of_two, &[3, 29]),
+        (&every_of_five, &[3, 14, 20, 29, 33]),
+        (&half, &[14]),
+    ] {
+        let (code, report) = s.trace(decoder, &[]);
+        assert_eq!(code, Some(0), "{report}");
+        let u = accused(&report).unwrap_or_else(|| panic!("no accusation: {report}"));
+        assert!(
+            coalition.contains(&u),
+            "user {u} accused, coalition {coalition:?}\n{report}"
+        );
+        // The evidence: the accused index and the next, separated.
+        assert!(
+            report.contains("line\tindex\tqueries\tdecrypted\tp low\tp high"),
+            "{report}"
+        );
+    }
+}
+
+#[test]
+fn decoders_that_do_not_decrypt_accuse_nobody() {
+    let s = Setup::new(9);
+    let nothing = s.decoder("nothing.sh", "cat > /dev/null");
+    let (code, report) = s.trace(&nothing, &[]);
+    assert_eq!(code, Some(1));
+    assert!(
+        report.starts_with("accused: nobody (the decoder does not decrypt)"),
+        "{report}"
+    );
+    // A decoder that hangs is killed after --query-timeout; the budget ends
+    // the run.
+    let hang = s.decoder("hang.sh", "sleep 30");
+    let (code, report) = s.trace(&hang, &["--query-timeout", "1", "--max-queries", "3"]);
+    assert_eq!(code, Some(1));
+    assert!(report.starts_with("accused: nobody"), "{report}");
+    // Only the master key of a traceable scheme traces.
+    let out = abbe(&[
+        "trace",
+        "--master",
+        p(&s.path("k/public.key")),
+        "--public",
+        p(&s.path("k/public.key")),
+        "--decoder",
+        "true",
+    ]);
+    assert_eq!(
+        out.status.code(),
+        Some(3),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn traceable_ciphertexts_are_cpa_only_and_decrypt_as_usual() {
+    let s = Setup::new(9);
+    let key = s.key(4);
+    let (pk, m, c) = (s.path("k/public.key"), s.path("m"), s.path("c"));
+    fs::write(&m, b"to everybody").unwrap();
+    ok(&["encrypt", "--public", p(&pk), "-o", p(&c), p(&m)]);
+    let out = ok(&["decrypt", "--key", &key, "--public", p(&pk), p(&c)]);
+    assert_eq!(out, b"to everybody");
+    let info = String::from_utf8(ok(&["inspect", p(&c)])).unwrap();
+    assert!(
+        info.contains("recipients:     all") && info.contains("traceable"),
+        "{info}"
+    );
+    let refused = abbe(&[
+        "encrypt",
+        "--public",
+        p(&pk),
+        "--mode",
+        "cca",
+        "-o",
+        p(&s.path("c2")),
+        p(&m),
+    ]);
+    assert_eq!(refused.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("CPA-mode only"));
+    assert!(!s.path("c2").exists());
+    let subset = abbe(&[
+        "encrypt",
+        "--public",
+        p(&pk),
+        "--to",
+        "1-3",
+        "-o",
+        p(&s.path("c3")),
+        p(&m),
+    ]);
+    assert_ne!(subset.status.code(), Some(0));
+}
+
+/// gksw10-augbe traces with the public key alone: a decoder sold for a set
+/// S (it holds keys of members of S) is traced to a member, and a decoder
+/// made of a revoked user's key decrypts nothing sent to S.
+#[test]
+fn augmented_broadcast_traces_publicly_within_the_recipient_set() {
+    let s = Setup::of("gksw10-augbe", 30);
+    let set = "1-12, 20-30";
+    let keys: Vec<(u32, String)> = [4, 22, 15].iter().map(|&u| (u, s.key(u))).collect();
+    let two = s.decoder(
+        "two.sh",
+        &format!(
+            "if [ $(od -An -N1 -tu1 /dev/urandom) -lt 128 ]; then k={}; else k={}; fi\nexec $DEC --key $k",
+            keys[0].1, keys[1].1
+        ),
+    );
+    let (code, report) = s.trace_public(&two, &["--to", set]);
+    assert_eq!(code, Some(0), "{report}");
+    let u = accused(&report).unwrap_or_else(|| panic!("no accusation: {report}"));
+    assert!([4, 22].contains(&u), "user {u} accused\n{report}");
+    // User 15 is not in S: its key decrypts nothing sent to S.
+    let revoked = s.decoder("revoked.sh", &format!("exec $DEC --key {}", keys[2].1));
+    let (code, report) = s.trace_public(&revoked, &["--to", set]);
+    assert_eq!(code, Some(1), "{report}");
+    assert!(
+        report.starts_with("accused: nobody (the decoder does not decrypt)"),
+        "{report}"
+    );
+    // The master key is not needed, and a PLBE is not traced without it.
+    let plbe = Setup::new(4);
+    let (code, _) = plbe.trace_public("cat", &[]);
+    assert_eq!(code, Some(1));
+}
