@@ -15,7 +15,7 @@ use crate::abe::{Bsw07, Cca, FameCp, FameKp, Gpsw06, Gpsw06Small, Rcca, Waters11
 use crate::bcast::trace::{TraceOptions, TraceProgress, TraceReport, Traceable};
 use crate::bcast::{
     Bgw05, Bgw05Sqrt, ElGamalP256, Gksw10AugBe, Gksw10Plbe, Gw09, Gw09Ibbe, Gw09IbbeSs, Gw19Ibbe,
-    Source, Waters09,
+    Source, Waters09, Zha20, Zha20Risky,
 };
 use crate::curve::{Bls12, Bls24, Bls48, Bn254, CurveId};
 use crate::envelope::{self, EnvelopeError, SealOptions};
@@ -364,6 +364,8 @@ fn find(id: SchemeId, curve: CurveId) -> Option<&'static dyn Scheme> {
         SchemeId::Gw09Ibbe => classic!(Gw09Ibbe),
         SchemeId::Gw09IbbeSs => classic!(Gw09IbbeSs),
         SchemeId::Gw19Ibbe => classic!(Gw19Ibbe),
+        SchemeId::Zha20Risky => traced!(Zha20Risky),
+        SchemeId::Zha20 => traced!(Zha20),
         // Signatures are not a KEM.
         SchemeId::BlsSig => None,
     }
@@ -1238,10 +1240,10 @@ mod tests {
             assert!(s.check_object(&file).is_err());
             seen += 1;
         }
-        // 6 ABE (and yct14) + 9 broadcast on BN254, ElGamal on P-256.
+        // 6 ABE (and yct14) + 11 broadcast on BN254, ElGamal on P-256.
         assert_eq!(
             seen,
-            16 + usize::from(cfg!(feature = "insecure-benchmark-only"))
+            18 + usize::from(cfg!(feature = "insecure-benchmark-only"))
         );
     }
 

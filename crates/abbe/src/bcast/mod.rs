@@ -39,10 +39,13 @@ pub mod gw09_ibbe;
 pub mod gw09_ibbe_ss;
 pub mod gw19_ibbe;
 pub mod ibbe;
+pub mod mtb;
 pub mod poly;
 pub mod table;
 pub mod trace;
 pub mod waters09;
+pub mod zha20;
+pub mod zha20_risky;
 
 pub use bgw05::Bgw05;
 pub use bgw05_sqrt::Bgw05Sqrt;
@@ -55,6 +58,8 @@ pub use gw09_ibbe_ss::Gw09IbbeSs;
 pub use gw19_ibbe::Gw19Ibbe;
 pub use table::{RandomAccess, Source};
 pub use waters09::Waters09;
+pub use zha20::Zha20;
+pub use zha20_risky::Zha20Risky;
 
 use crate::curve::{par_map, wipe, Curve, FixedBaseTable, Group, Scalar};
 use crate::kem::{KemError, Side, SideKind};

@@ -591,75 +591,170 @@ mod tests {
         }
     }
 
-    /// The real scheme through the facade: pirate decoders made of real
-    /// user keys and `facade::decrypt` (1, 2 and 5 colluders; one key at
-    /// random per query, every key in turn, and a decoder that answers only
-    /// half the time) are traced to one of their keys.
+    /// A setup of `scheme` on BN254 through the facade: (public key, master
+    /// key).
+    fn real_setup(
+        scheme: crate::wire::SchemeId,
+        params: crate::kem::SetupParams,
+        r: &mut ChaCha20Rng,
+    ) -> (&'static dyn crate::facade::Scheme, Vec<u8>, Vec<u8>) {
+        let s = crate::facade::scheme(scheme, crate::curve::CurveId::Bn254).unwrap();
+        let (pk, mk) = s.setup(&params, r).unwrap();
+        (s, pk, mk.to_vec())
+    }
+
+    /// Traces a decoder made of real keys of `coalition` (`style`: "one"
+    /// key, a "random" key per query, "every" key in turn, or "half": one
+    /// key, answering half the time) with `facade::trace`.
+    fn trace_real(
+        (s, pk, mk): (&'static dyn crate::facade::Scheme, &[u8], &[u8]),
+        coalition: &[u32],
+        style: &str,
+        public_only: bool,
+        r: &mut ChaCha20Rng,
+    ) -> TraceReport {
+        use crate::facade;
+        use std::sync::Arc;
+        let public = Arc::new(pk.to_vec()) as super::super::Source;
+        let keys: Vec<_> = coalition
+            .iter()
+            .map(|u| {
+                let k = s.keygen(mk, &u.to_string(), Some(pk), r).unwrap();
+                s.user_key_with(&k, Some(public.clone())).unwrap()
+            })
+            .collect();
+        let mut dr = ChaCha20Rng::seed_from_u64(r.next_u64());
+        let mut decoder = |ct: &[u8]| -> std::io::Result<Vec<u8>> {
+            let open = |k: &dyn facade::UserKey| {
+                let mut out = Vec::new();
+                facade::decrypt_with(k, ct, &mut out, None)
+                    .ok()
+                    .map(|_| out)
+            };
+            let pick = (dr.next_u32() as usize) % keys.len();
+            Ok(match style {
+                "every" => keys.iter().find_map(|k| open(&**k)),
+                "half" if dr.next_u32() % 2 == 0 => None,
+                _ => open(&*keys[pick]),
+            }
+            .unwrap_or_default())
+        };
+        facade::trace(
+            public,
+            (!public_only).then_some(mk),
+            None,
+            &mut facade::Tracing {
+                options: &TraceOptions::default(),
+                decoder: &mut decoder,
+                progress: &mut |_| {},
+                rng: r,
+            },
+        )
+        .unwrap()
+    }
+
+    fn users(n: u32) -> crate::kem::SetupParams {
+        crate::kem::SetupParams {
+            users: Some(n),
+            ..Default::default()
+        }
+    }
+
+    /// The GKSW schemes through the facade: pirate decoders made of real
+    /// user keys (1, 2 and 5 colluders; one key at random per query, every
+    /// key in turn, and a decoder that answers only half the time) are
+    /// traced to one of their keys — PLBE with the master key, AugBE with
+    /// the public key alone.
     #[test]
     fn real_decoders_are_traced_to_a_colluder() {
+        use crate::wire::SchemeId;
+        let mut r = ChaCha20Rng::seed_from_u64(11);
+        for (scheme, public_only) in [(SchemeId::Gksw10Plbe, false), (SchemeId::Gksw10AugBe, true)]
+        {
+            let (s, pk, mk) = real_setup(scheme, users(40), &mut r);
+            // AugBE shares the tracer and the grid: two styles suffice.
+            let cases: &[(&[u32], &str)] = match scheme {
+                SchemeId::Gksw10Plbe => &[
+                    (&[23], "one"),
+                    (&[5, 31], "random"),
+                    (&[2, 9, 17, 30, 38], "random"),
+                    (&[2, 9, 17, 30, 38], "every"),
+                    (&[12, 27], "half"),
+                ],
+                _ => &[(&[23], "one"), (&[12, 27], "half")],
+            };
+            for &(coalition, style) in cases {
+                let report = trace_real((s, &pk, &mk), coalition, style, public_only, &mut r);
+                match report.verdict {
+                    TraceVerdict::Accused(u) => {
+                        assert!(coalition.contains(&u), "{u} not in {coalition:?}")
+                    }
+                    v => panic!("{v:?} for {coalition:?} ({style}, {scheme:?})"),
+                }
+            }
+        }
+    }
+
+    /// Zhandry's schemes trace only where a hidden position falls on the
+    /// decoder's key: the risky one accuses user i* when the decoder holds
+    /// i*'s key and nobody otherwise; the compiled one accuses the key's
+    /// user exactly when one of its copies hides that position there.
+    #[test]
+    fn zhandry_decoders_are_traced_where_a_hidden_position_falls() {
+        use crate::bcast::{zha20, zha20_risky};
+        use crate::curve::Bn254;
+        use crate::wire::SchemeId;
+        let mut r = ChaCha20Rng::seed_from_u64(12);
+        let (s, pk, mk) = real_setup(SchemeId::Zha20Risky, users(12), &mut r);
+        let star = zha20_risky::MasterKey::<Bn254>::from_bytes(&mk)
+            .unwrap()
+            .hidden_position();
+        let other = if star == 12 { 1 } else { star + 1 };
+        for (key, want) in [
+            (star, TraceVerdict::Accused(star)),
+            (other, TraceVerdict::NoAccusation),
+        ] {
+            let report = trace_real((s, &pk, &mk), &[key], "one", false, &mut r);
+            assert_eq!(report.verdict, want, "key {key}, i* {star}");
+        }
+        let params = crate::kem::SetupParams {
+            users: Some(16),
+            expansion: Some(0.5),
+            ..Default::default()
+        };
+        let (s, pk, mk) = real_setup(SchemeId::Zha20, params, &mut r);
+        let master = zha20::MasterKey::<Bn254>::from_bytes(&mk).unwrap();
+        let public = zha20::PublicKey::<Bn254>::from_bytes(&pk).unwrap();
+        let lines = <zha20::Zha20<Bn254> as Traceable>::lines(&public, Some(&master));
+        let (mut hit, mut miss) = (false, false);
+        for u in [1u32, 6, 11, 16] {
+            // Traceable where some copy can separate u from u + 1.
+            let separable = lines
+                .iter()
+                .any(|l| matches!(l, Line::Points(p) if p.contains(&u) && p.contains(&(u + 1))));
+            let report = trace_real((s, &pk, &mk), &[u], "one", false, &mut r);
+            let want = if separable {
+                TraceVerdict::Accused(u)
+            } else {
+                TraceVerdict::NoAccusation
+            };
+            assert_eq!(report.verdict, want, "user {u}");
+            hit |= separable;
+            miss |= !separable;
+        }
+        assert!(hit || miss);
+    }
+
+    /// Tracing needs the master key where tracing is private, and a public
+    /// key of a traceable scheme.
+    #[test]
+    fn private_tracing_needs_the_master_key() {
         use crate::facade;
         use crate::wire::SchemeId;
         use std::sync::Arc;
-        let mut r = ChaCha20Rng::seed_from_u64(11);
-        let scheme = facade::scheme(SchemeId::Gksw10Plbe, crate::curve::CurveId::Bn254).unwrap();
-        let params = crate::kem::SetupParams {
-            users: Some(40),
-            ..Default::default()
-        };
-        let (pk, mk) = scheme.setup(&params, &mut r).unwrap();
+        let mut r = ChaCha20Rng::seed_from_u64(13);
+        let (_, pk, mk) = real_setup(SchemeId::Gksw10Plbe, users(9), &mut r);
         let public = Arc::new(pk.clone()) as super::super::Source;
-        for (coalition, style) in [
-            (&[23u32][..], "one"),
-            (&[5, 31], "random"),
-            (&[2, 9, 17, 30, 38], "random"),
-            (&[2, 9, 17, 30, 38], "every"),
-            (&[12, 27], "half"),
-        ] {
-            let keys: Vec<_> = coalition
-                .iter()
-                .map(|u| {
-                    let k = scheme
-                        .keygen(&mk, &u.to_string(), Some(&pk), &mut r)
-                        .unwrap();
-                    scheme.user_key_with(&k, Some(public.clone())).unwrap()
-                })
-                .collect();
-            let mut dr = ChaCha20Rng::seed_from_u64(r.next_u64());
-            let mut decoder = |ct: &[u8]| -> std::io::Result<Vec<u8>> {
-                let open = |k: &dyn facade::UserKey| {
-                    let mut out = Vec::new();
-                    facade::decrypt_with(k, ct, &mut out, None)
-                        .ok()
-                        .map(|_| out)
-                };
-                let pick = (dr.next_u32() as usize) % keys.len();
-                Ok(match style {
-                    "every" => keys.iter().find_map(|k| open(&**k)),
-                    "half" if dr.next_u32() % 2 == 0 => None,
-                    _ => open(&*keys[pick]),
-                }
-                .unwrap_or_default())
-            };
-            let report = facade::trace(
-                public.clone(),
-                Some(&mk),
-                None,
-                &mut facade::Tracing {
-                    options: &TraceOptions::default(),
-                    decoder: &mut decoder,
-                    progress: &mut |_| {},
-                    rng: &mut r,
-                },
-            )
-            .unwrap();
-            match report.verdict {
-                TraceVerdict::Accused(u) => {
-                    assert!(coalition.contains(&u), "{u} not in {coalition:?}")
-                }
-                v => panic!("{v:?} for {coalition:?} ({style})"),
-            }
-        }
-        // Tracing needs the master key of a traceable scheme.
         let mut tracing = facade::Tracing {
             options: &TraceOptions::default(),
             decoder: &mut |_| Ok(vec![]),
@@ -668,7 +763,16 @@ mod tests {
         };
         let err = facade::trace(public.clone(), Some(&pk), None, &mut tracing);
         assert!(err.unwrap_err().to_string().contains("master key"));
-        let err = facade::trace(public, None, None, &mut tracing);
+        let err = facade::trace(public.clone(), None, None, &mut tracing);
         assert!(err.unwrap_err().to_string().contains("master key"));
+        let err = facade::trace(Arc::new(mk.clone()), Some(&mk), None, &mut tracing);
+        assert!(err.unwrap_err().to_string().contains("public key"));
+        let (_, wpk, _) = real_setup(
+            SchemeId::Waters09,
+            users(9),
+            &mut ChaCha20Rng::seed_from_u64(1),
+        );
+        let err = facade::trace(Arc::new(wpk), None, None, &mut tracing);
+        assert!(err.unwrap_err().to_string().contains("no traitor tracing"));
     }
 }

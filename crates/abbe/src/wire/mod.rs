@@ -182,13 +182,17 @@ pub enum SchemeId {
     Gw09IbbeSs = 24,
     /// Ge–Wei 2019 §3.1 identity-based broadcast (constant ciphertext).
     Gw19Ibbe = 25,
+    /// Zhandry 2020 §9.3 risky broadcast-and-trace.
+    Zha20Risky = 26,
+    /// Zhandry 2020 broadcast-and-trace, user expansion a, risk mitigation.
+    Zha20 = 27,
     /// BLS signatures, min-sig (draft-irtf-cfrg-bls-signature-05), for
     /// signed envelopes ([`crate::signature`]).
     BlsSig = 32,
 }
 
 impl SchemeId {
-    pub const ALL: [SchemeId; 18] = [
+    pub const ALL: [SchemeId; 20] = [
         SchemeId::Waters11,
         SchemeId::Bsw07,
         SchemeId::Gpsw06,
@@ -206,6 +210,8 @@ impl SchemeId {
         SchemeId::Gw09Ibbe,
         SchemeId::Gw09IbbeSs,
         SchemeId::Gw19Ibbe,
+        SchemeId::Zha20Risky,
+        SchemeId::Zha20,
         SchemeId::BlsSig,
     ];
 
@@ -231,6 +237,8 @@ impl SchemeId {
             SchemeId::Gw09Ibbe => "gw09-ibbe",
             SchemeId::Gw09IbbeSs => "gw09-ibbe-ss",
             SchemeId::Gw19Ibbe => "gw19-ibbe",
+            SchemeId::Zha20Risky => "zha20-risky",
+            SchemeId::Zha20 => "zha20",
             SchemeId::BlsSig => "bls-sig",
         }
     }
@@ -248,6 +256,8 @@ impl SchemeId {
                 | SchemeId::Gw09Ibbe
                 | SchemeId::Gw09IbbeSs
                 | SchemeId::Gw19Ibbe
+                | SchemeId::Zha20Risky
+                | SchemeId::Zha20
         )
     }
 
