@@ -60,7 +60,8 @@ enum Command {
     /// (only its KEM header is sent) and finished here with the retrieval key.
     Decrypt(cmd::decrypt::Args),
     /// Trace a pirate decoder (a command reading a ciphertext on stdin) to a
-    /// user whose key is in it (traitor-tracing schemes: gksw10-plbe).
+    /// user whose key is in it (traitor-tracing schemes: gksw10-plbe,
+    /// gksw10-augbe, zha20-risky, zha20).
     Trace(cmd::trace::Args),
     /// Split a user key into a transformation key (for a proxy) and a retrieval key (kept secret).
     TransformKey(cmd::transform_key::Args),

@@ -1704,6 +1704,8 @@ fn broadcast_schemes_end_to_end() {
         ("waters09", "bls12-381"),
         ("elgamal-p256", "bls12-381"),
         ("gksw10-augbe", "bn254"),
+        ("zha20-risky", "bls12-381"),
+        ("zha20", "bn254"),
     ] {
         let dir = tempfile::tempdir().unwrap();
         let d = |n: &str| dir.path().join(n);

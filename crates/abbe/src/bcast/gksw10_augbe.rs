@@ -392,7 +392,7 @@ impl<C: Curve> Kem for Gksw10AugBe<C> {
         let m = ceil_sqrt(key.n);
         let (x, y) = position(key.i, m);
         // K' = K · Π_{k ∈ S_x∖{y}} K_k (K sits at column y, which is in S_x).
-        let kp = sum_points::<C::G1>(row_members(&h.set, x, m).map(|k| key.k[k]))
+        let kp = super::sum_secret_points::<C::G1>(row_members(&h.set, x, m).map(|k| key.k[k]))
             .unwrap_or_else(C::G1::identity);
         let (x, y) = (x as usize - 1, y as usize - 1);
         let rc = grid::row_column_pairs::<C>(&h.r, &h.rt, &h.c, &h.ct, x, y);

@@ -33,7 +33,8 @@
 //! ## Side channels
 //! r, α and t meet points only in fixed-base tables (the key's d_j),
 //! [`Group::mul_secret`] (C2 = (Π h_j)^t) and GT powers, constant time on
-//! every curve; which d_j are summed depends only on the public set S.
+//! every curve; which d_j are summed depends only on the public set S, and
+//! they are summed in constant-time mixed additions (`sum_secret_points`).
 //!
 //! ## Operation counts
 //! Checked against the formula (and the paper's table where it has one)
@@ -293,8 +294,9 @@ impl<C: Curve> Kem for Gw09<C> {
         if !header.set.contains(key.i) {
             return Err(KemError::NotSatisfied);
         }
-        let sum = sum_points::<C::G1>(header.set.iter().map(|j| key.d[j as usize - 1]))
-            .unwrap_or_else(C::G1::identity);
+        let sum =
+            super::sum_secret_points::<C::G1>(header.set.iter().map(|j| key.d[j as usize - 1]))
+                .unwrap_or_else(C::G1::identity);
         let c1_lines = C::prepare(&header.c1);
         let k = C::multi_pairing(&[(sum, &c1_lines), (header.c2, key.d0.lines())]);
         Ok(SessionKey::from_gt(&k, SCHEME, C::ID))

@@ -587,6 +587,24 @@ pub(crate) fn sum_points<G: Group>(points: impl Iterator<Item = G::Affine>) -> O
     acc
 }
 
+/// The sum of secret points (a key's elements, `None` for none), in
+/// constant-time mixed additions ([`Group::sum_affine_secret`]), `CHUNK` at
+/// a time.
+pub(crate) fn sum_secret_points<G: Group>(points: impl Iterator<Item = G::Affine>) -> Option<G> {
+    let mut points = points.peekable();
+    let mut acc: Option<G> = None;
+    let mut buf = Vec::with_capacity(CHUNK.min(points.size_hint().0.max(1)));
+    while points.peek().is_some() {
+        buf.clear();
+        buf.extend(points.by_ref().take(CHUNK));
+        let part = G::sum_affine_secret(&buf);
+        acc = Some(acc.map_or(part, |a| a + part));
+    }
+    let zero = G::to_affine_batch(&[G::identity()])[0];
+    buf.iter_mut().for_each(|p| wipe(p, zero));
+    acc
+}
+
 /// Encodes affine points (compressed), in parallel.
 pub(crate) fn encode_affine<C: Curve, G: Group>(points: &[G::Affine], out: &mut Vec<u8>) {
     let chunks: Vec<&[G::Affine]> = points.chunks(1024).collect();

@@ -2,10 +2,18 @@
 //! form, Type-III.
 //!
 //! Papers: B. Waters, "Dual System Encryption: Realizing Fully Secure IBE and
-//! HIBE under Simple Assumptions", CRYPTO 2009 (the broadcast system built
-//! on the dual-system IBE: the IBE's (u^{ID} w^{tag} h) is replaced by the
-//! product of per-user elements u_j); evaluated asymmetrically in
-//! chhatrapati22 §3.3 ("\[23\]"), Tables 6–9.
+//! HIBE under Simple Assumptions", CRYPTO 2009, the broadcast system of its
+//! full version (ePrint 2009/385, pp. 28–29: the IBE's
+//! (u^{ID} w^{tag} h) replaced by the product of per-user elements u_j);
+//! evaluated asymmetrically in chhatrapati22 §3.3 ("\[23\]"), Tables 6–9.
+//! Checked against the authors' `schemesRevised/Wat09.java` (ArushC/broadcast;
+//! = `WatersBroadcastSystemRevised.java`, whose runtimes are Table 7's [23]
+//! row; notes in docs/sources/broadcast-ii/wat09-check.md): the same
+//! algebra re-placed (C_1..C_5 in G1, D_1..D_5 in G2, K_i = (u_i/w)^{r_1}
+//! for the Java's (w·u_i)^{r_1}, the KEM without C_0), and none of the
+//! Java's weaknesses (u_j from 3-byte seeds collide at 10^6 users, letting a
+//! user whose u_k equals another's escape revocation; v, v_1, v_2, w fixed
+//! across setups).
 //!
 //! Notation (the paper's): generators g ∈ G1, ĝ ∈ G2 and v, v_1, v_2, w,
 //! u_1..u_n; a_1, a_2, b, α ∈ Z_p; τ_1 = v·v_1^{a_1}, τ_2 = v·v_2^{a_2}.
@@ -52,7 +60,8 @@
 //! ## Side channels
 //! Key randomness and s1, s2, t meet points only in fixed-base tables,
 //! [`Group::mul_secret`] (C7 = (Π u_j)^t) and GT powers, constant time on
-//! every curve; the sums over S use public indices only.
+//! every curve; the sums over S use public indices only, and the key's
+//! K_j are summed in constant-time mixed additions (`sum_secret_points`).
 //!
 //! ## Operation counts
 //! Checked against the formula (and the paper's table where it has one)
@@ -211,8 +220,9 @@ impl<C: Curve> Waters09<C> {
         if !header.set.contains(key.i) {
             return Err(KemError::NotSatisfied);
         }
-        let ks = sum_points::<C::G1>(header.set.iter().map(|j| key.k[j as usize - 1]))
-            .unwrap_or_else(C::G1::identity);
+        let ks =
+            super::sum_secret_points::<C::G1>(header.set.iter().map(|j| key.k[j as usize - 1]))
+                .unwrap_or_else(C::G1::identity);
         let l: Vec<&C::G2Prepared> = key.dd.iter().map(LinedG2::lines).collect();
         let c = &header.c;
         let e2_lines = C::prepare(&header.e2);

@@ -293,6 +293,14 @@ impl<G: Group> Group for CountedPoint<G> {
         });
         CountedPoint(G::sum_affine(points))
     }
+    fn sum_affine_secret(points: &[Self::Affine]) -> Self {
+        let n = points.len().saturating_sub(1) as u64;
+        bump(|c| match G::KIND {
+            GroupKind::G1 => c.g1_add += n,
+            GroupKind::G2 => c.g2_add += n,
+        });
+        CountedPoint(G::sum_affine_secret(points))
+    }
     fn select_affine(a: &Self::Affine, b: &Self::Affine, choice: subtle::Choice) -> Self::Affine {
         G::select_affine(a, b, choice)
     }

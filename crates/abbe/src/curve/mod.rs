@@ -418,6 +418,15 @@ pub trait Group:
         }
         acc
     }
+    /// Σ P_i over affine points that are secret (a key's elements): one
+    /// mixed addition each, no batched inversion, so no timing depends on
+    /// the values beyond the backends' exceptional cases (P = ±Q, which
+    /// random secrets hit with probability ~1/r).
+    fn sum_affine_secret(points: &[Self::Affine]) -> Self {
+        points
+            .iter()
+            .fold(Self::identity(), |acc, p| acc.add_affine(p))
+    }
     /// Mixed addition `self + a`.
     fn add_affine(&self, a: &Self::Affine) -> Self;
     fn neg_affine(a: &Self::Affine) -> Self::Affine;
