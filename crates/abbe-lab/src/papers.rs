@@ -213,6 +213,7 @@ pub fn to_base_unit(value: f64, unit: &str) -> Option<f64> {
         "ms" => value,
         "s" | "sec" | "seconds" => value * 1e3,
         "min" | "minutes" => value * 60e3,
+        "h" | "hours" => value * 3.6e6,
         "us" | "µs" => value / 1e3,
         "b" | "bytes" | "byte" => value,
         "kb" => value * 1e3,

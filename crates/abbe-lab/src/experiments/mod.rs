@@ -3,6 +3,7 @@
 //! alone, so the report can be rebuilt from `results/` at any time).
 
 pub mod chhatrapati22;
+mod chhatrapati22_full;
 mod chhatrapati22_tables;
 pub mod detabe;
 pub mod ghw11;
@@ -343,7 +344,8 @@ mod tests {
                 "chhatrapati22",
                 concat!(
                     include_str!("chhatrapati22.rs"),
-                    include_str!("chhatrapati22_tables.rs")
+                    include_str!("chhatrapati22_tables.rs"),
+                    include_str!("chhatrapati22_full.rs")
                 ),
             ),
             ("detabe", include_str!("detabe.rs")),

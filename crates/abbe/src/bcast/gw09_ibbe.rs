@@ -93,12 +93,16 @@ object! {
         bh: Arc<Points<C, C::G2>> => "ĝ^{βα^j}, j = 0..ℓ−2" in ell_minus_1(l),
         y: C::Gt => "Y = e(g,ĝ)^{βγα^{ℓ−1}}",
     }
-    cached { lines: Lazy<C::G2Prepared> }
+    cached { lines: Lazy<C::G2Prepared>, g2: Lazy<FixedBaseTable<C::G2>> }
 }
 
 impl<C: Curve> PublicKey<C> {
     pub fn max_recipients(&self) -> u32 {
         self.l.get()
+    }
+    /// A table of ĝ, for the authority's key generation.
+    fn g2(&self) -> &FixedBaseTable<C::G2> {
+        self.g2.get_or_init(|| C::G2::generator().precompute())
     }
     /// The lines of ĝ^{βα^{ℓ−2}}, which every C4 pairs with.
     fn c4_lines(&self) -> &C::G2Prepared {
@@ -145,6 +149,7 @@ impl<C: Curve> MasterKey<C> {
             bh: Arc::new(Points::new(bh)),
             y,
             lines: Lazy::default(),
+            g2: Lazy::from(g2),
             id: OnceLock::new(),
         }
     }
@@ -234,14 +239,14 @@ impl<C: Curve> Authority for Gw09Ibbe<C> {
         if pk.setup_id() != mk.setup_id || pk.l != mk.l {
             return Err(KemError::WrongSetup);
         }
-        extract(mk, id, &C::G2::generator().precompute())
+        extract(mk, id, Some(pk.g2()))
     }
 
     fn keygen_without_public_key(
         mk: &MasterKey<C>,
         id: &Identity,
     ) -> Option<Result<UserKey<C>, KemError>> {
-        Some(extract(mk, id, &C::G2::generator().precompute()))
+        Some(extract(mk, id, None))
     }
 }
 
@@ -249,11 +254,11 @@ impl<C: Curve> Authority for Gw09Ibbe<C> {
 fn extract<C: Curve>(
     mk: &MasterKey<C>,
     id: &Identity,
-    g2: &FixedBaseTable<C::G2>,
+    g2: Option<&FixedBaseTable<C::G2>>,
 ) -> Result<UserKey<C>, KemError> {
     let [alpha, _, gamma] = &*mk.s;
     let mut r = mk.r(id);
-    let h = gentry_key::<C>(TAG, mk.l.get(), [alpha, gamma, &r], id, g2)?;
+    let h = gentry_key::<C>(TAG, [alpha, gamma, &r], id, g2)?;
     let key = UserKey {
         setup_id: mk.setup_id,
         l: mk.l,

@@ -71,7 +71,7 @@ object! {
         y: C::Gt => "Y = e(g,ĝ)^{βγα^{ℓ−1}}",
         z: C::Gt => "Z = e(g,ĝ)^{βα^{ℓ−1}}",
     }
-    cached { g1: Lazy<FixedBaseTable<C::G1>> }
+    cached { g1: Lazy<FixedBaseTable<C::G1>>, g2: Lazy<FixedBaseTable<C::G2>> }
 }
 
 impl<C: Curve> PublicKey<C> {
@@ -80,6 +80,10 @@ impl<C: Curve> PublicKey<C> {
     }
     fn g1(&self) -> &FixedBaseTable<C::G1> {
         self.g1.get_or_init(|| C::G1::generator().precompute())
+    }
+    /// A table of ĝ, for the authority's key generation.
+    fn g2(&self) -> &FixedBaseTable<C::G2> {
+        self.g2.get_or_init(|| C::G2::generator().precompute())
     }
 }
 
@@ -116,6 +120,7 @@ impl<C: Curve> MasterKey<C> {
             y,
             z,
             g1: Lazy::from(g1),
+            g2: Lazy::from(g2),
             id: OnceLock::new(),
         }
     }
@@ -209,23 +214,26 @@ impl<C: Curve> Authority for Gw09IbbeSs<C> {
         if pk.setup_id() != mk.setup_id || pk.l != mk.l {
             return Err(KemError::WrongSetup);
         }
-        extract(mk, id)
+        extract(mk, id, Some(pk.g2()))
     }
 
     fn keygen_without_public_key(
         mk: &MasterKey<C>,
         id: &Identity,
     ) -> Option<Result<UserKey<C>, KemError>> {
-        Some(extract(mk, id))
+        Some(extract(mk, id, None))
     }
 }
 
 /// Extract(ID): r_ID = PRF(ID), h = ĝ^{(γ − r_ID)/(α − H(ID))}.
-fn extract<C: Curve>(mk: &MasterKey<C>, id: &Identity) -> Result<UserKey<C>, KemError> {
+fn extract<C: Curve>(
+    mk: &MasterKey<C>,
+    id: &Identity,
+    g2: Option<&FixedBaseTable<C::G2>>,
+) -> Result<UserKey<C>, KemError> {
     let [alpha, _, gamma] = &*mk.s;
     let mut r = mk.r(id);
-    let g2 = C::G2::generator().precompute();
-    let h = gentry_key::<C>(TAG, mk.l.get(), [alpha, gamma, &r], id, &g2)?;
+    let h = gentry_key::<C>(TAG, [alpha, gamma, &r], id, g2)?;
     let key = UserKey {
         setup_id: mk.setup_id,
         l: mk.l,

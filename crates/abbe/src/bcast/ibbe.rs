@@ -261,19 +261,22 @@ impl crate::wire::codec::Codec for MaxCount {
 
 /// The roots of Gentry–Waters' P(x): S' = {H(ID) : ID ∈ S} ∪ {d_{k+1}..d_ℓ}
 /// (k = |S|), without `skip` (a member's hash, for P_ID), and the dummies
-/// used; a member equal to a dummy is refused.
+/// used. Two equal roots (a member hashing to a dummy or to another member:
+/// a SHA-512 preimage or collision) are refused, in O(ℓ log ℓ).
 pub(crate) fn padded_roots<S: Scalar>(
     scheme: &[u8],
     set: &Identities,
     l: u32,
     skip: Option<&S>,
 ) -> Result<(Vec<S>, Vec<S>), KemError> {
-    let xs: Vec<S> = set.hashes(scheme)?;
+    let xs: Vec<S> = set.iter().map(|id| id.hash(scheme)).collect();
     let k = xs.len() as u32;
     let dummies: Vec<S> = (k + 1..=l).map(|j| dummy(scheme, j)).collect();
-    if xs.iter().any(|x| dummies.contains(x)) {
+    let mut all: Vec<S::Repr> = xs.iter().chain(&dummies).map(|x| x.to_bytes()).collect();
+    all.sort_unstable_by(|a, b| a.as_ref().cmp(b.as_ref()));
+    if all.windows(2).any(|w| w[0].as_ref() == w[1].as_ref()) {
         return Err(KemError::Invalid(
-            "a recipient's identity hashes to a padding element".into(),
+            "two recipients, or a recipient and a padding element, hash alike".into(),
         ));
     }
     let mut roots: Vec<S> = xs.into_iter().filter(|x| Some(x) != skip).collect();
@@ -287,27 +290,26 @@ pub(crate) fn msm<G: Group>(points: &[G::Affine], scalars: &[G::Scalar]) -> G {
     G::msm(&pts, scalars)
 }
 
-/// Gentry's key h = ĝ^{(γ − r)/(α − H(ID))} (both GW09 IBBEs), refusing an
-/// identity that hashes to one of the ℓ dummies (its key would decrypt
-/// every set of fewer than ℓ members) or to α.
+/// Gentry's key h = ĝ^{(γ − r)/(α − H(ID))} (both GW09 IBBEs), through
+/// `g2`'s table when the caller has one (many keys), else one constant-time
+/// multiplication. No key is ever issued for a padding element d_j: they
+/// are hashes under another domain tag, so an identity hashing to one would
+/// be a SHA-512 preimage (encryption refuses such a collision anyway).
 pub(crate) fn gentry_key<C: Curve>(
     scheme: &[u8],
-    l: u32,
     [alpha, gamma, r]: [&C::Scalar; 3],
     id: &Identity,
-    g2: &FixedBaseTable<C::G2>,
+    g2: Option<&FixedBaseTable<C::G2>>,
 ) -> Result<C::G2, KemError> {
     let x: C::Scalar = id.hash(scheme);
-    if (1..=l).any(|j| dummy::<C::Scalar>(scheme, j) == x) {
-        return Err(KemError::Invalid(
-            "this identity hashes to a padding element; no key can be issued for it".into(),
-        ));
-    }
     let inv = (*alpha - x)
         .invert()
         .ok_or_else(|| KemError::Invalid("this identity hashes to the master secret".into()))?;
     let mut e = (*gamma - *r) * inv;
-    let h = C::G2::mul_fixed(g2, &e);
+    let h = match g2 {
+        Some(t) => C::G2::mul_fixed(t, &e),
+        None => C::G2::generator().mul_secret(&e),
+    };
     wipe(&mut e, C::Scalar::zero());
     Ok(h)
 }
