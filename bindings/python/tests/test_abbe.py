@@ -16,7 +16,8 @@ import abbe
 
 ABE_CP = ["waters11", "bsw07", "fame-cp"]
 ABE_KP = ["gpsw06", "fame-kp"]
-BROADCAST = ["bgw05", "bgw05-sqrt", "gw09", "waters09"]
+BROADCAST = ["bgw05", "bgw05-sqrt", "gw09", "waters09", "gksw10-augbe", "zha20-risky", "zha20"]
+IBBE = ["gw09-ibbe", "gw09-ibbe-ss", "gw19-ibbe"]
 LEVELS = [100, 128, 192, 256]
 
 
@@ -63,6 +64,32 @@ def test_broadcast_round_trip_and_an_outsider(scheme: str, level: int) -> None:
     other_pk, _ = abbe.setup(scheme, level=level, users=16)
     with pytest.raises(abbe.InvalidInput):
         abbe.decrypt(bytes(key), ct, public=other_pk)
+
+
+@pytest.mark.parametrize("scheme", IBBE)
+def test_identity_based_broadcast(scheme: str) -> None:
+    pk, mk = abbe.setup(scheme, level=100, max_recipients=4)
+    alice = abbe.keygen(mk, identity="alice@example.com")
+    eve = abbe.keygen(mk, identity="eve")
+    ct = abbe.encrypt(pk, b"memo", to_identities=["bob", "alice@example.com"])
+    assert abbe.decrypt(alice, ct, public=pk) == b"memo"
+    with pytest.raises(abbe.NotSatisfied):
+        abbe.decrypt(eve, ct, public=pk)
+    with pytest.raises(abbe.InvalidInput):
+        abbe.encrypt(pk, b"m", to_identities=["a", "b", "c", "d", "e"])  # over ℓ
+    with pytest.raises(abbe.InvalidInput):
+        abbe.keygen(mk, user=3)  # identity-based keys take identity=
+
+
+def test_traitor_tracing_scheme_encrypts_to_everyone() -> None:
+    pk, mk = abbe.setup("gksw10-plbe", level=100, users=9)
+    key = abbe.keygen(mk, user=4, public=pk)
+    ct = abbe.encrypt(pk, b"show")  # every user; CPA mode is the default
+    assert abbe.decrypt(key, ct, public=pk) == b"show"
+    with pytest.raises(abbe.Error):
+        abbe.encrypt(pk, b"show", mode="cca")  # tracing ciphertexts are CPA-only
+    with pytest.raises(abbe.InvalidInput):
+        abbe.encrypt(abbe.setup(level=100)[0], b"m")  # a policy scheme needs policy=
 
 
 def test_small_universe_gpsw06() -> None:

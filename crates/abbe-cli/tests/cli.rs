@@ -388,8 +388,9 @@ fn round_trips(curve: &str) {
             payload_offset(&ct_bytes) + payload_len(len),
             "ciphertext size for {len} bytes"
         );
-        if len > 0 {
-            // The payload is encrypted, not copied.
+        if len >= 16 {
+            // The payload is encrypted, not copied (a shorter one matches its
+            // ciphertext by chance too often: 1 byte in 256 runs).
             let off = payload_offset(&ct_bytes);
             assert_ne!(&ct_bytes[off..off + len.min(64)], &plain[..len.min(64)]);
         }
