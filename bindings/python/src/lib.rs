@@ -617,6 +617,92 @@ fn protect<'py>(
     Ok(PyBytes::new(py, &out))
 }
 
+/// Traces a pirate decoder to a user whose key is in it (traitor-tracing
+/// schemes: gksw10-plbe, gksw10-augbe, zha20-risky, zha20). `decoder` is
+/// called with complete ciphertexts (bytes) and returns what it decrypted
+/// (bytes, or None when it cannot); an exception it raises ends the trace.
+/// `master`: the master key, for the schemes that trace privately; `to`:
+/// the recipient set the decoder decrypts for (default every user).
+/// Returns {"accused": user or None, "verdict", "queries", "error",
+/// "evidence": [{"line", "index", "queries", "decrypted", "low", "high"}]}.
+#[pyfunction]
+#[pyo3(signature = (pk, decoder, *, master=None, to=None, error=1e-6, max_queries=100_000, passphrase=None))]
+#[allow(clippy::too_many_arguments)]
+fn trace<'py>(
+    py: Python<'py>,
+    pk: &[u8],
+    decoder: Bound<'py, PyAny>,
+    master: Option<KeyArg<'_>>,
+    to: Option<&str>,
+    error: f64,
+    max_queries: u64,
+    passphrase: Option<&str>,
+) -> PyResult<Bound<'py, PyDict>> {
+    use abbe::bcast::trace::{TraceOptions, TraceVerdict};
+    if !(error > 0.0 && error < 1.0) {
+        return Err(invalid("error must be in (0, 1)"));
+    }
+    let mk = master.map(|m| m.bytes(passphrase)).transpose()?;
+    let options = TraceOptions {
+        error,
+        max_queries,
+        ..TraceOptions::default()
+    };
+    // The decoder's exception, kept to re-raise as it was.
+    let mut raised: Option<PyErr> = None;
+    let mut call = |ct: &[u8]| -> std::io::Result<Vec<u8>> {
+        match decoder.call1((PyBytes::new(py, ct),)) {
+            Ok(out) if out.is_none() => Ok(Vec::new()),
+            Ok(out) => Ok(out.extract::<Vec<u8>>().unwrap_or_default()),
+            Err(e) => {
+                let msg = e.to_string();
+                raised = Some(e);
+                Err(std::io::Error::other(msg))
+            }
+        }
+    };
+    let mut tracing = facade::Tracing {
+        options: &options,
+        decoder: &mut call,
+        progress: &mut |_| {},
+        rng: &mut OsRng,
+    };
+    let report = facade::trace(
+        source(Some(pk)).expect("a public key was given"),
+        mk.as_deref().map(|m| &m[..]),
+        to,
+        &mut tracing,
+    );
+    if let Some(e) = raised {
+        return Err(e);
+    }
+    let report = report.map_err(py_err)?;
+    let d = PyDict::new(py);
+    let (verdict, accused) = match report.verdict {
+        TraceVerdict::Accused(u) => ("accused", Some(u)),
+        TraceVerdict::DoesNotDecrypt => ("does not decrypt", None),
+        TraceVerdict::NoAccusation => ("no accusation", None),
+        TraceVerdict::BudgetExhausted => ("budget exhausted", None),
+    };
+    d.set_item("accused", accused)?;
+    d.set_item("verdict", verdict)?;
+    d.set_item("queries", report.queries)?;
+    d.set_item("error", report.error)?;
+    let evidence = pyo3::types::PyList::empty(py);
+    for e in &report.evidence {
+        let row = PyDict::new(py);
+        row.set_item("line", e.line)?;
+        row.set_item("index", e.index)?;
+        row.set_item("queries", e.queries)?;
+        row.set_item("decrypted", e.successes)?;
+        row.set_item("low", e.low)?;
+        row.set_item("high", e.high)?;
+        evidence.append(row)?;
+    }
+    d.set_item("evidence", evidence)?;
+    Ok(d)
+}
+
 /// What an object is, as a dict (never secret material): kind, scheme,
 /// curve, level, and the scheme's own fields for keys and headers.
 #[pyfunction]
@@ -792,6 +878,7 @@ fn _abbe(m: &Bound<'_, PyModule>) -> PyResult<()> {
         wrap_pyfunction!(armor, m)?,
         wrap_pyfunction!(protect, m)?,
         wrap_pyfunction!(inspect, m)?,
+        wrap_pyfunction!(trace, m)?,
         wrap_pyfunction!(_time_rust_decrypt, m)?,
     ] {
         m.add_function(f)?;

@@ -92,6 +92,31 @@ def test_traitor_tracing_scheme_encrypts_to_everyone() -> None:
         abbe.encrypt(abbe.setup(level=100)[0], b"m")  # a policy scheme needs policy=
 
 
+def test_trace_names_a_colluder_of_a_python_decoder() -> None:
+    pk, mk = abbe.setup("gksw10-plbe", level=100, users=16)
+    keys = [abbe.keygen(mk, user=u, public=pk) for u in (5, 11)]
+    calls = []
+
+    def pirate(ct: bytes) -> bytes | None:
+        calls.append(1)
+        try:
+            return abbe.decrypt(keys[len(calls) % 2], ct, public=pk)
+        except abbe.Error:
+            return None
+
+    report = abbe.trace(pk, pirate, master=mk)
+    assert report["verdict"] == "accused" and report["accused"] in (5, 11)
+    assert report["queries"] == len(calls) and report["evidence"]
+    with pytest.raises(abbe.Error, match="master key"):
+        abbe.trace(pk, pirate)  # PLBE traces privately
+
+    def broken(ct: bytes) -> bytes:
+        raise RuntimeError("the box is on fire")
+
+    with pytest.raises(RuntimeError, match="on fire"):
+        abbe.trace(pk, broken, master=mk)
+
+
 def test_small_universe_gpsw06() -> None:
     pk, mk = abbe.setup("gpsw06-small", level=100, universe=["a", "b", "c"])
     key = abbe.keygen(mk, policy="a and (b or c)")

@@ -1,7 +1,9 @@
 """abbe — attribute-based and broadcast encryption, for Python.
 
 The Rust library's facade: every scheme (Waters11, BSW07, FAME, GPSW06,
-BGW05, GW09, Waters09, the ElGamal baseline), every security level and mode.
+BGW05, GW09, Waters09, the ElGamal baseline, the identity-based GW09 and
+Ge-Wei IBBEs, the traitor-tracing GKSW and Zhandry systems with
+:func:`trace`), every security level and mode.
 Keys and ciphertexts are ``bytes`` in abbe's documented format, so files move
 freely between Python and the ``abbe`` command line.
 
@@ -34,6 +36,7 @@ from ._abbe import (
     protect,
     setup,
     signer_keygen,
+    trace,
     transform,
     transform_key,
 )
@@ -55,6 +58,7 @@ __all__ = [
     "protect",
     "setup",
     "signer_keygen",
+    "trace",
     "transform",
     "transform_key",
 ]

@@ -1,6 +1,6 @@
 """Type stubs of the compiled module (see abbe/__init__.py)."""
 
-from typing import Optional, Protocol, Sequence, Tuple, Union
+from typing import Any, Callable, Optional, Protocol, Sequence, Tuple, Union
 
 KeyLike = Union["SecretKey", bytes]
 
@@ -115,3 +115,13 @@ def signer_keygen(*, level: Optional[int] = None, curve: Optional[str] = None) -
 def armor(obj: KeyLike) -> bytes: ...
 def protect(key: KeyLike, passphrase: str) -> bytes: ...
 def inspect(obj: KeyLike) -> dict[str, str]: ...
+def trace(
+    pk: bytes,
+    decoder: Callable[[bytes], Optional[bytes]],
+    *,
+    master: Optional[KeyLike] = None,
+    to: Optional[str] = None,
+    error: float = 1e-6,
+    max_queries: int = 100000,
+    passphrase: Optional[str] = None,
+) -> dict[str, Any]: ...
