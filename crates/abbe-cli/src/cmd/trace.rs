@@ -40,6 +40,10 @@ pub struct Args {
     /// Stop after this many decoder queries.
     #[arg(long, default_value_t = 100_000)]
     max_queries: u64,
+    /// A decoder shown to decrypt normal ciphertexts less often than this
+    /// is reported as not decrypting (showing it takes about 30/ε queries).
+    #[arg(long, value_name = "ε", default_value_t = 0.01)]
+    min_success: f64,
     /// Seconds one query may take; a decoder still running then is killed
     /// and the query counts as not decrypted.
     #[arg(long, default_value_t = 60)]
@@ -54,6 +58,9 @@ pub fn run(args: Args) -> Result<()> {
     if !(args.error > 0.0 && args.error < 1.0) {
         return Err(CliError::Other("--error must be in (0, 1)".into()));
     }
+    if !(args.min_success > 0.0 && args.min_success < 1.0) {
+        return Err(CliError::Other("--min-success must be in (0, 1)".into()));
+    }
     let (ppre, src) = open_public(&args.public)?;
     let mk = match &args.master {
         Some(path) => {
@@ -66,6 +73,7 @@ pub fn run(args: Args) -> Result<()> {
     let options = TraceOptions {
         error: args.error,
         max_queries: args.max_queries,
+        min_success: args.min_success,
         ..TraceOptions::default()
     };
     let timeout = Duration::from_secs(args.query_timeout.max(1));
@@ -143,6 +151,9 @@ pub fn run(args: Args) -> Result<()> {
 
 /// Runs the decoder on one ciphertext: its stdout (at most [`MAX_OUTPUT`]
 /// bytes), or nothing when it runs past `timeout` (then it is killed).
+///
+/// The pipes are served by detached threads and never waited on past the
+/// deadline: a process the decoder left behind may hold them open.
 fn run_decoder(command: &str, ct: &[u8], timeout: Duration) -> std::io::Result<Vec<u8>> {
     let mut child = Command::new("sh")
         .arg("-c")
@@ -155,37 +166,36 @@ fn run_decoder(command: &str, ct: &[u8], timeout: Duration) -> std::io::Result<V
     let input = ct.to_vec();
     // A decoder may exit without reading its input: a broken pipe is its
     // answer, not an error of the tracer.
-    let writer = std::thread::spawn(move || {
+    std::thread::spawn(move || {
         if let Some(s) = stdin.as_mut() {
             let _ = s.write_all(&input);
         }
     });
-    let reader = std::thread::spawn(move || {
+    let (sender, output) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
         let mut out = Vec::new();
         if let Some(s) = stdout {
             let _ = s.take(MAX_OUTPUT + 1).read_to_end(&mut out);
         }
-        out
+        let _ = sender.send(out);
     });
     let deadline = Instant::now() + timeout;
     let mut pause = Duration::from_micros(200);
-    let finished = loop {
+    loop {
         if child.try_wait()?.is_some() {
-            break true;
+            break;
         }
         if Instant::now() >= deadline {
             let _ = child.kill();
             let _ = child.wait();
-            break false;
+            return Ok(Vec::new());
         }
         std::thread::sleep(pause);
         pause = (pause * 2).min(Duration::from_millis(20));
-    };
-    let _ = writer.join();
-    let out = reader.join().unwrap_or_default();
-    Ok(if finished && out.len() as u64 <= MAX_OUTPUT {
-        out
-    } else {
-        Vec::new()
+    }
+    let left = deadline.saturating_duration_since(Instant::now());
+    Ok(match output.recv_timeout(left) {
+        Ok(out) if out.len() as u64 <= MAX_OUTPUT => out,
+        _ => Vec::new(),
     })
 }
