@@ -30,11 +30,12 @@ pub(crate) const ATTRIBUTE_SETS: &[(&str, bool)] = &[
     ("cardiology", false),
 ];
 
-/// A light ABE case for the slow level-192/256 curves.
-pub(crate) const FEW_ATTRIBUTE_SETS: &[(&str, bool)] = &[
-    ("nurse, age = 31", true),
-    ("doctor, nurse, age = 29", false),
-];
+/// A light ABE case for the slow level-192/256 curves: the shape of
+/// [`POLICY`] without the integer comparison (a bit decomposition of many
+/// leaves, and curve-independent).
+pub(crate) const LIGHT_POLICY: &str = "(doctor and cardiology) or 2 of (nurse, ward25, senior)";
+pub(crate) const FEW_ATTRIBUTE_SETS: &[(&str, bool)] =
+    &[("nurse, senior", true), ("doctor, nurse", false)];
 
 /// Every user of a broadcast case with N = 12 and recipients `2-5, 11`,
 /// with whether they are recipients.

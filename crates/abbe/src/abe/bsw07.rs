@@ -417,7 +417,7 @@ mod tests {
         let few = conformance::FEW_ATTRIBUTE_SETS;
         conformance::round_trip(&Case::<Bsw07<Bls48>>::one_target(
             (),
-            conformance::POLICY,
+            conformance::LIGHT_POLICY,
             few,
         ));
     }

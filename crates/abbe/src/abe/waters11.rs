@@ -517,7 +517,7 @@ mod tests {
         let few = conformance::FEW_ATTRIBUTE_SETS;
         conformance::round_trip(&Case::<Waters11<Bls24>>::one_target(
             (),
-            conformance::POLICY,
+            conformance::LIGHT_POLICY,
             few,
         ));
     }

@@ -644,7 +644,12 @@ mod tests {
             (!public_only).then_some(mk),
             None,
             &mut facade::Tracing {
-                options: &TraceOptions::default(),
+                // δ = 10⁻³ (the default is 10⁻⁶): half the queries; the
+                // synthetic tests check the error bound over many runs.
+                options: &TraceOptions {
+                    error: 1e-3,
+                    ..TraceOptions::default()
+                },
                 decoder: &mut decoder,
                 progress: &mut |_| {},
                 rng: r,
