@@ -409,6 +409,10 @@ pub fn trace(
     target: Option<&str>,
     tracing: &mut Tracing<'_>,
 ) -> TraceResult {
+    tracing
+        .options
+        .check()
+        .map_err(|why| Error::Invalid(why.into()))?;
     let mut head = [0u8; wire::PREAMBLE_LEN];
     pk.read_exact_at(&mut head, 0)
         .map_err(|_| Error::Invalid("the public key is truncated".into()))?;

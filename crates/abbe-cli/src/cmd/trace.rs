@@ -11,7 +11,8 @@ use indicatif::{ProgressBar, ProgressStyle};
 use rand_core::OsRng;
 use std::io::{Read, Write};
 use std::path::PathBuf;
-use std::process::{Command, Stdio};
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 #[derive(clap::Args)]
@@ -55,12 +56,15 @@ pub struct Args {
 const MAX_OUTPUT: u64 = 4096;
 
 pub fn run(args: Args) -> Result<()> {
-    if !(args.error > 0.0 && args.error < 1.0) {
-        return Err(CliError::Other("--error must be in (0, 1)".into()));
-    }
-    if !(args.min_success > 0.0 && args.min_success < 1.0) {
-        return Err(CliError::Other("--min-success must be in (0, 1)".into()));
-    }
+    let options = TraceOptions {
+        error: args.error,
+        max_queries: args.max_queries,
+        min_success: args.min_success,
+        ..TraceOptions::default()
+    };
+    options
+        .check()
+        .map_err(|why| CliError::Other(format!("{why} (--error, --max-queries, --min-success)")))?;
     let (ppre, src) = open_public(&args.public)?;
     let mk = match &args.master {
         Some(path) => {
@@ -69,12 +73,6 @@ pub fn run(args: Args) -> Result<()> {
             Some(mk)
         }
         None => None,
-    };
-    let options = TraceOptions {
-        error: args.error,
-        max_queries: args.max_queries,
-        min_success: args.min_success,
-        ..TraceOptions::default()
     };
     let timeout = Duration::from_secs(args.query_timeout.max(1));
     let mut decoder = |ct: &[u8]| run_decoder(&args.decoder, ct, timeout);
@@ -149,12 +147,47 @@ pub fn run(args: Args) -> Result<()> {
     }
 }
 
+/// Pipe threads of earlier queries still blocked on a process a decoder
+/// left behind (see [`run_decoder`]).
+static STUCK_PIPES: AtomicUsize = AtomicUsize::new(0);
+
+/// Most such threads before the trace stops: a decoder that leaves a
+/// process holding its pipes on every query would otherwise cost a thread
+/// (and a copy of the ciphertext) per query.
+const MAX_STUCK_PIPES: usize = 64;
+
+/// Runs `f` on a thread counted in [`STUCK_PIPES`] until it ends.
+fn pipe_thread(f: impl FnOnce() + Send + 'static) -> std::io::Result<()> {
+    STUCK_PIPES.fetch_add(1, Ordering::SeqCst);
+    struct Done;
+    impl Drop for Done {
+        fn drop(&mut self) {
+            STUCK_PIPES.fetch_sub(1, Ordering::SeqCst);
+        }
+    }
+    let done = Done;
+    std::thread::Builder::new()
+        .name("decoder-pipe".into())
+        .spawn(move || {
+            let _done = done;
+            f()
+        })
+        .map(drop)
+}
+
 /// Runs the decoder on one ciphertext: its stdout (at most [`MAX_OUTPUT`]
 /// bytes), or nothing when it runs past `timeout` (then it is killed).
 ///
 /// The pipes are served by detached threads and never waited on past the
-/// deadline: a process the decoder left behind may hold them open.
+/// deadline: a process the decoder left behind may hold them open. Too many
+/// of those at once end the trace with an error.
 fn run_decoder(command: &str, ct: &[u8], timeout: Duration) -> std::io::Result<Vec<u8>> {
+    let stuck = STUCK_PIPES.load(Ordering::SeqCst);
+    if stuck > MAX_STUCK_PIPES {
+        return Err(std::io::Error::other(format!(
+            "the decoder leaves processes holding its pipes ({stuck} still open)"
+        )));
+    }
     let mut child = Command::new("sh")
         .arg("-c")
         .arg(command)
@@ -166,19 +199,25 @@ fn run_decoder(command: &str, ct: &[u8], timeout: Duration) -> std::io::Result<V
     let input = ct.to_vec();
     // A decoder may exit without reading its input: a broken pipe is its
     // answer, not an error of the tracer.
-    std::thread::spawn(move || {
+    let writer = pipe_thread(move || {
         if let Some(s) = stdin.as_mut() {
             let _ = s.write_all(&input);
         }
     });
     let (sender, output) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        let mut out = Vec::new();
-        if let Some(s) = stdout {
-            let _ = s.take(MAX_OUTPUT + 1).read_to_end(&mut out);
-        }
-        let _ = sender.send(out);
+    let reader = writer.and_then(|()| {
+        pipe_thread(move || {
+            let mut out = Vec::new();
+            if let Some(s) = stdout {
+                let _ = s.take(MAX_OUTPUT + 1).read_to_end(&mut out);
+            }
+            let _ = sender.send(out);
+        })
     });
+    if let Err(e) = reader {
+        stop(&mut child);
+        return Err(e);
+    }
     let deadline = Instant::now() + timeout;
     let mut pause = Duration::from_micros(200);
     loop {
@@ -186,8 +225,7 @@ fn run_decoder(command: &str, ct: &[u8], timeout: Duration) -> std::io::Result<V
             break;
         }
         if Instant::now() >= deadline {
-            let _ = child.kill();
-            let _ = child.wait();
+            stop(&mut child);
             return Ok(Vec::new());
         }
         std::thread::sleep(pause);
@@ -198,4 +236,10 @@ fn run_decoder(command: &str, ct: &[u8], timeout: Duration) -> std::io::Result<V
         Ok(out) if out.len() as u64 <= MAX_OUTPUT => out,
         _ => Vec::new(),
     })
+}
+
+/// Kills the decoder's shell and reaps it.
+fn stop(child: &mut Child) {
+    let _ = child.kill();
+    let _ = child.wait();
 }

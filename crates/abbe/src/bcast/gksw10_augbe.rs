@@ -300,8 +300,17 @@ impl<C: Curve> Authority for Gksw10AugBe<C> {
         mk.public_key()
     }
 
+    /// The setup id, and E_1 and H_1 recomputed from the seed (as PLBE).
     fn is_public_key_of(pk: &PublicKey<C>, mk: &MasterKey<C>) -> bool {
-        pk.setup_id() == mk.setup_id
+        if pk.setup_id() != mk.setup_id || pk.n != mk.n {
+            return false;
+        }
+        let t = pk.tables();
+        let (Some(e1), Some(h1)) = (pk.e.first(), pk.h.first()) else {
+            return false;
+        };
+        C::G1::from_affine(e1) == C::G1::mul_fixed(&t.g1, &mk.r(1))
+            && C::G2::from_affine(h1) == C::G2::mul_fixed(&t.g2, &mk.c(1))
     }
 
     fn setup_id(pk: &PublicKey<C>) -> [u8; 16] {
@@ -392,7 +401,7 @@ impl<C: Curve> Kem for Gksw10AugBe<C> {
         let m = ceil_sqrt(key.n);
         let (x, y) = position(key.i, m);
         // K' = K · Π_{k ∈ S_x∖{y}} K_k (K sits at column y, which is in S_x).
-        let kp = super::sum_secret_points::<C::G1>(row_members(&h.set, x, m).map(|k| key.k[k]))
+        let mut kp = super::sum_secret_points::<C::G1>(row_members(&h.set, x, m).map(|k| key.k[k]))
             .unwrap_or_else(C::G1::identity);
         let (x, y) = (x as usize - 1, y as usize - 1);
         let rc = grid::row_column_pairs::<C>(&h.r, &h.rt, &h.c, &h.ct, x, y);
@@ -405,6 +414,7 @@ impl<C: Curve> Kem for Gksw10AugBe<C> {
             (C::G1::from_affine(&h.t[x]), key.kk.lines()),
             (-kp, &a_lines),
         ]);
+        crate::curve::wipe(&mut kp, C::G1::identity());
         Ok(SessionKey::from_gt(&(h.b[x] * f), SCHEME, C::ID))
     }
 

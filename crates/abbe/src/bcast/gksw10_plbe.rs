@@ -277,8 +277,19 @@ impl<C: Curve> Authority for Gksw10Plbe<C> {
         mk.public_key()
     }
 
+    /// The setup id, and E_1 and H_1 recomputed from the seed: a master
+    /// key carrying this setup's id with other secrets would trace with
+    /// the wrong bases.
     fn is_public_key_of(pk: &PublicKey<C>, mk: &MasterKey<C>) -> bool {
-        pk.setup_id() == mk.setup_id
+        if pk.setup_id() != mk.setup_id || pk.n != mk.n {
+            return false;
+        }
+        let t = pk.tables();
+        let (Some(e1), Some(h1)) = (pk.e.first(), pk.h.first()) else {
+            return false;
+        };
+        C::G1::from_affine(e1) == C::G1::mul_fixed(&t.g1, &mk.r(1))
+            && C::G2::from_affine(h1) == C::G2::mul_fixed(&t.g2, &mk.c(1))
     }
 
     fn setup_id(pk: &PublicKey<C>) -> [u8; 16] {

@@ -40,9 +40,11 @@
 //! Encryption is one G2 MSM of k+2 terms; decryption two G1 MSMs of k terms.
 //!
 //! ## Side channels
-//! The key's points are secret and summed with public coefficients (y_i):
-//! the MSM's schedule depends on the coefficients only. ktag', d and 1/d are
-//! secret and meet points in [`Group::mul_secret`] only.
+//! The key's points are secret and summed with public coefficients (y_i)
+//! by [`Group::msm_secret_points`], whose schedule depends on the
+//! coefficients only (the backends' MSMs normalise their points with a
+//! variable-time inversion). ktag', d and 1/d are secret and meet points in
+//! [`Group::mul_secret`] only.
 //!
 //! ## Sizes and operation counts
 //! Public key (m+3) G2 + GT; key (2m+3) G1 + m Zr; header 3 G2 + Zr + S.
@@ -245,12 +247,12 @@ fn extract<C: Curve, R: RngCore + CryptoRng>(
     id: &Identity,
     rng: &mut R,
 ) -> Result<UserKey<C>, KemError> {
-    let [a1, a2, w1, w2, _] = *mk.s;
+    let [mut a1, mut a2, mut w1, mut w2, _] = *mk.s;
     let m = mk.m.get();
     let x: C::Scalar = id.hash(TAG);
     let mut r = C::Scalar::random(rng);
     let ktag: Vec<C::Scalar> = (0..m).map(|_| C::Scalar::random(rng)).collect();
-    let (u1_0, u2_0) = (mk.u1(0), mk.u2(0));
+    let (mut u1_0, mut u2_0) = (mk.u1(0), mk.u2(0));
     // Exponents of K4_i and K5_i, interleaved: r(u1_i + w1 ktag_i − u1_0 x^i), ….
     let idx: Vec<u32> = (1..=m).collect();
     let mut xi = vec![C::Scalar::one(); m as usize + 1];
@@ -276,6 +278,9 @@ fn extract<C: Curve, R: RngCore + CryptoRng>(
     let mut flat = flat;
     flat.iter_mut().for_each(|v| wipe(v, C::Scalar::zero()));
     wipe(&mut r, C::Scalar::zero());
+    for v in [&mut a1, &mut a2, &mut w1, &mut w2, &mut u1_0, &mut u2_0] {
+        wipe(v, C::Scalar::zero());
+    }
     Ok(UserKey {
         setup_id: mk.setup_id,
         m: mk.m,
@@ -353,9 +358,9 @@ impl<C: Curve> Kem for Gw19Ibbe<C> {
             .iter()
             .zip(key.ktag.iter())
             .fold(C::Scalar::zero(), |acc, (a, b)| acc + *a * *b);
-        let sums = par_map::<C, _, _>(&[0u8, 1], |&which| {
+        let mut sums = par_map::<C, _, _>(&[0u8, 1], |&which| {
             let pts = if which == 0 { &key.k4 } else { &key.k5 };
-            msm::<C::G1>(&pts[..k], &y[1..])
+            C::G1::msm_secret_points(&pts[..k], &y[1..])
         });
         let mut d_inv = (ktag - h.ctag).invert().ok_or_else(|| {
             KemError::Invalid(
@@ -373,7 +378,10 @@ impl<C: Curve> Kem for Gw19Ibbe<C> {
             (terms[1], &lines[1]),
             (terms[2], &lines[2]),
         ]);
-        terms.iter_mut().for_each(|t| wipe(t, C::G1::identity()));
+        terms
+            .iter_mut()
+            .chain(sums.iter_mut())
+            .for_each(|t| wipe(t, C::G1::identity()));
         wipe(&mut ktag, C::Scalar::zero());
         wipe(&mut d_inv, C::Scalar::zero());
         Ok(SessionKey::from_gt(&f, SCHEME, C::ID))

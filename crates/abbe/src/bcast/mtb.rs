@@ -90,7 +90,10 @@ fn apply<S: Scalar>(m: &Mat4<S>, v: &[S; 4]) -> [S; 4] {
     core::array::from_fn(|i| (0..4).fold(S::zero(), |acc, k| acc + m[i][k] * v[k]))
 }
 
-/// The inverse by Gauss–Jordan elimination, `None` if singular.
+/// The inverse by Gauss–Jordan elimination, `None` if singular. B is
+/// secret: the branches on zero entries are taken by a uniformly random
+/// matrix with probability ~16/r, and the pivots are inverted in constant
+/// time ([`Scalar::invert`]).
 pub(crate) fn inverse<S: Scalar>(m: &Mat4<S>) -> Option<Mat4<S>> {
     let mut a = *m;
     let mut inv: Mat4<S> = core::array::from_fn(|i| {
@@ -172,6 +175,20 @@ pub(crate) fn public<C: Curve>(sec: &Secrets<C::Scalar>, v: u32) -> Result<Gener
     })
 }
 
+/// Whether Y and P are those Gen makes from `sec` (a pairing, a GT and
+/// four G2 exponentiations): binds a master key to a public key beyond the
+/// setup id both carry.
+pub(crate) fn binds<C: Curve>(sec: &Secrets<C::Scalar>, y: &C::Gt, p: &[C::G2; 4]) -> bool {
+    let g2 = C::G2::generator();
+    let mut b0: [C::Scalar; 4] = apply(&sec.b, &e0());
+    let same = *y == C::pairing(&C::G1::generator(), &g2).pow(&sec.beta)
+        && p.iter()
+            .zip(&b0)
+            .all(|(p, c)| *p == g2.mul_secret(&(sec.gamma * *c)));
+    b0.iter_mut().for_each(|s| wipe(s, C::Scalar::zero()));
+    same
+}
+
 fn e0<S: Scalar>() -> [S; 4] {
     [S::one(), S::zero(), S::zero(), S::zero()]
 }
@@ -187,8 +204,8 @@ pub(crate) fn extract<C: Curve, R: RngCore + CryptoRng>(
     let id_inv = id
         .invert()
         .ok_or_else(|| KemError::Invalid("identity 0".into()))?;
-    let p_id = C::Scalar::one() - sec.gamma * id_inv;
-    let first = sec.tau
+    let mut p_id = C::Scalar::one() - sec.gamma * id_inv;
+    let mut first = sec.tau
         * p_id
             .invert()
             .ok_or_else(|| KemError::Invalid("P_ID(γ) = 0 (probability 1/r)".into()))?;
@@ -209,18 +226,19 @@ pub(crate) fn extract<C: Curve, R: RngCore + CryptoRng>(
     let sk = w.map(|c| C::G2::mul_fixed(g2, &c));
     v.iter_mut()
         .chain(w.iter_mut())
+        .chain([&mut p_id, &mut first])
         .for_each(|s| wipe(s, C::Scalar::zero()));
     Ok(sk)
 }
 
 /// P_S(x) = Π_{s∈S}(1 − x/s): the monic product scaled by Π(−1/s).
 pub(crate) fn set_poly<S: Scalar>(ids: &[S]) -> Result<Vec<S>, KemError> {
-    let mut scale = S::one();
-    for s in ids {
-        scale *= -s
-            .invert()
-            .ok_or_else(|| KemError::Invalid("identity 0".into()))?;
-    }
+    // Π(−1/s) = 1/Π(−s): one inversion.
+    let scale = ids
+        .iter()
+        .fold(S::one(), |acc, s| acc * -*s)
+        .invert()
+        .ok_or_else(|| KemError::Invalid("identity 0".into()))?;
     Ok(poly::from_roots(ids)
         .into_iter()
         .map(|c| c * scale)
@@ -299,6 +317,10 @@ pub(crate) fn decrypt<C: Curve>(
     others: &[C::Scalar],
     ct: &Ciphertext<C>,
 ) -> Result<C::Gt, KemError> {
+    // The block must fit the setup before its polynomial is expanded.
+    if others.len() * 4 > pk.j.len() {
+        return Err(KemError::Invalid("a block larger than the setup's".into()));
+    }
     // Pp = (1 − Q)/x: Q's coefficients from x^1 on, negated.
     let q = set_poly(others)?;
     let pp: Vec<C::Scalar> = q[1..].iter().map(|c| -*c).collect();

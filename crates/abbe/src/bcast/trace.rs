@@ -105,6 +105,22 @@ pub struct TraceOptions {
     pub min_success: f64,
 }
 
+impl TraceOptions {
+    /// Why these options cannot trace, if they cannot.
+    pub fn check(&self) -> Result<(), &'static str> {
+        if !(self.error > 0.0 && self.error < 1.0) {
+            return Err("the error bound must be in (0, 1)");
+        }
+        if !(self.min_success > 0.0 && self.min_success < 1.0) {
+            return Err("the minimum success must be in (0, 1)");
+        }
+        if self.max_queries == 0 {
+            return Err("the query budget must be at least 1");
+        }
+        Ok(())
+    }
+}
+
 impl Default for TraceOptions {
     fn default() -> Self {
         TraceOptions {
@@ -233,8 +249,16 @@ impl<E> Search<'_, E> {
         let n = n as f64;
         (2.0 * self.points * n * (n + 1.0) / self.options.error).ln()
     }
+    /// The tally at `key` (empty where never probed: a budget may end
+    /// before a first query).
+    fn tally(&self, key: (usize, u32)) -> Tally {
+        self.tallies.get(&key).copied().unwrap_or_default()
+    }
     fn interval(&self, key: (usize, u32)) -> (f64, f64) {
-        let t = self.tallies[&key];
+        let t = self.tally(key);
+        if t.n == 0 {
+            return (0.0, 1.0);
+        }
         let level = self.level(t.n);
         let p = t.mean();
         (
@@ -245,7 +269,7 @@ impl<E> Search<'_, E> {
     /// Queries the decoder `count` more times at (line, u), within the
     /// budget.
     fn sample(&mut self, line: usize, u: u32, count: u64, around: (u32, u32)) -> Result<(), E> {
-        let count = count.min(self.options.max_queries - self.queries);
+        let count = count.min(self.options.max_queries.saturating_sub(self.queries));
         for _ in 0..count {
             let ok = (self.probe)(line, u)?;
             let t = self.tallies.entry((line, u)).or_default();
@@ -311,7 +335,7 @@ impl<E> Search<'_, E> {
                     None => {
                         // Adjacent: more queries at both ends, doubling the
                         // smaller tally.
-                        let (ta, tb) = (self.tallies[&(line, a)], self.tallies[&(line, b)]);
+                        let (ta, tb) = (self.tally((line, a)), self.tally((line, b)));
                         let more = ta.n.min(tb.n).max(n0);
                         self.sample(line, a, more, (a, b))?;
                         self.sample(line, b, more, (a, b))?;
@@ -322,7 +346,7 @@ impl<E> Search<'_, E> {
                 // so its ends are sampled further; on a line of a few
                 // indices the drops are where the line cannot separate them.
                 _ if l == Line::All || pairs.len() == 1 => {
-                    let more = self.tallies[&(line, first)].n.max(n0);
+                    let more = self.tally((line, first)).n.max(n0);
                     self.sample(line, first, more, (first, last))?;
                     self.sample(line, last, more, (first, last))?;
                 }
@@ -334,7 +358,7 @@ impl<E> Search<'_, E> {
         let lines = self.lines.len();
         for line in 0..lines {
             // An equal share of what is left for each line still to search.
-            let left = self.options.max_queries - self.queries;
+            let left = self.options.max_queries.saturating_sub(self.queries);
             let budget = left / (lines - line) as u64;
             match self.run_line(line, budget.max(1))? {
                 LineEnd::Accused(u) => return Ok(TraceVerdict::Accused(u)),
@@ -540,6 +564,29 @@ mod tests {
         let report = trace_indices(50, vec![Line::All], &tight, &mut probe, &mut |_| {}).unwrap();
         assert_eq!(report.verdict, TraceVerdict::BudgetExhausted);
         assert!(report.queries <= 40);
+        // A budget of nothing ends before a first query (and check()
+        // refuses it before a trace starts).
+        let none = TraceOptions {
+            max_queries: 0,
+            ..TraceOptions::default()
+        };
+        assert!(none.check().is_err());
+        let report = trace_indices(50, vec![Line::All], &none, &mut probe, &mut |_| {}).unwrap();
+        assert_eq!(report.verdict, TraceVerdict::BudgetExhausted);
+        assert_eq!(report.queries, 0);
+        for bad in [0.0, 1.0, f64::NAN] {
+            let o = TraceOptions {
+                error: bad,
+                ..TraceOptions::default()
+            };
+            assert!(o.check().is_err(), "error {bad}");
+            let o = TraceOptions {
+                min_success: bad,
+                ..TraceOptions::default()
+            };
+            assert!(o.check().is_err(), "min_success {bad}");
+        }
+        assert!(TraceOptions::default().check().is_ok());
     }
 
     /// A decoder that succeeds everywhere with the same probability (it
@@ -697,6 +744,48 @@ mod tests {
                     v => panic!("{v:?} for {coalition:?} ({style}, {scheme:?})"),
                 }
             }
+        }
+    }
+
+    /// A master key carrying the setup's id but other secrets (another
+    /// setup's, relabelled) is refused before any query: its bases would
+    /// make the evidence meaningless.
+    #[test]
+    fn a_relabelled_master_key_does_not_trace() {
+        use crate::wire::{SchemeId, PREAMBLE_LEN};
+        use std::sync::Arc;
+        let mut r = ChaCha20Rng::seed_from_u64(13);
+        for scheme in [
+            SchemeId::Gksw10Plbe,
+            SchemeId::Gksw10AugBe,
+            SchemeId::Zha20Risky,
+        ] {
+            let (_, pk, mk) = real_setup(scheme, users(8), &mut r);
+            let (_, _, other) = real_setup(scheme, users(8), &mut r);
+            let mut forged = other.clone();
+            forged[PREAMBLE_LEN..PREAMBLE_LEN + 16]
+                .copy_from_slice(&mk[PREAMBLE_LEN..PREAMBLE_LEN + 16]);
+            let mut queries = 0;
+            let result = crate::facade::trace(
+                Arc::new(pk) as super::super::Source,
+                Some(&forged),
+                None,
+                &mut crate::facade::Tracing {
+                    options: &TraceOptions::default(),
+                    decoder: &mut |_: &[u8]| {
+                        queries += 1;
+                        Ok(Vec::new())
+                    },
+                    progress: &mut |_| {},
+                    rng: &mut r,
+                },
+            );
+            let err = result.expect_err("refused");
+            assert!(
+                err.to_string().contains("not the public key"),
+                "{scheme:?}: {err}"
+            );
+            assert_eq!(queries, 0);
         }
     }
 

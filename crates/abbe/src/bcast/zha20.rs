@@ -113,6 +113,11 @@ impl Layout {
         if t == 0 || np == 0 || k == 0 || t > n || np > n || k > n {
             return Err("blocks, block size and copies must be in [1, N]".into());
         }
+        // Instances J = j + T(X − 1) ≤ Tk stay in u32 and identities
+        // (J − 1)n' + i in u64 (setup makes k = n', so Tk < 2N).
+        if (t as u64) * (k as u64) > u32::MAX as u64 {
+            return Err("T·k must fit in 32 bits".into());
+        }
         if (t as u64) * (np as u64) < n as u64 || ((t - 1) as u64) * (np as u64) >= n as u64 {
             return Err("T blocks of n' users must hold N, and the last block a user".into());
         }
@@ -141,18 +146,32 @@ impl Layout {
             .map(|u| u - lo + 1)
             .collect()
     }
-    /// The blocks with members of S, in order.
-    fn blocks(self, set: &Recipients) -> Vec<u32> {
-        let mut out: Vec<u32> = set.iter().map(|u| self.position(u).0).collect();
-        out.dedup();
-        out
+    /// The blocks with members of S, in order: from S's ranges, so a
+    /// header's block count costs O(ranges), not O(|S|).
+    fn blocks(self, set: &Recipients) -> impl Iterator<Item = u32> + '_ {
+        let mut last = 0;
+        set.ranges().iter().flat_map(move |&(a, b)| {
+            let (first, end) = (self.position(a).0.max(last + 1), self.position(b).0);
+            last = last.max(end);
+            first..=end
+        })
+    }
+    /// How many blocks have members of S.
+    fn block_count(self, set: &Recipients) -> u32 {
+        let mut last = 0;
+        set.ranges().iter().fold(0, |count, &(a, b)| {
+            let (first, end) = (self.position(a).0.max(last + 1), self.position(b).0);
+            last = last.max(end);
+            count + (end + 1).saturating_sub(first)
+        })
     }
 }
 
 impl crate::wire::codec::Codec for Layout {
     const MIN_BYTES: usize = 16;
     fn layout() -> String {
-        "u32 N ‖ u32 T ‖ u32 n' ‖ u32 k; 1 ≤ T, n', k ≤ N ≤ 2^24, (T−1)n' < N ≤ Tn'".into()
+        "u32 N ‖ u32 T ‖ u32 n' ‖ u32 k; 1 ≤ T, n', k ≤ N ≤ 2^24, (T−1)n' < N ≤ Tn', Tk < 2^32"
+            .into()
     }
     fn encode(&self, w: &mut crate::wire::Writer) {
         w.u32(self.n).u32(self.t).u32(self.np).u32(self.k);
@@ -170,7 +189,7 @@ fn users_of(l: Layout) -> u32 {
 
 /// The number of blocks with members of S (the header's block count).
 fn blocks_of(l: Layout, set: &Recipients) -> u32 {
-    l.blocks(set).len() as u32
+    l.block_count(set)
 }
 
 object! {
@@ -425,8 +444,17 @@ impl<C: Curve> Authority for Zha20<C> {
         }
     }
 
+    /// The setup id, and Y and P recomputed from the secrets: a master key
+    /// carrying this setup's id with other secrets would trace with the
+    /// wrong B*.
     fn is_public_key_of(pk: &PublicKey<C>, mk: &MasterKey<C>) -> bool {
-        pk.setup_id() == mk.setup_id
+        if pk.setup_id() != mk.setup_id || pk.layout != mk.layout {
+            return false;
+        }
+        let mut sec = mk.secrets();
+        let same = mtb::binds::<C>(&sec, &pk.y, &pk.p);
+        sec.wipe();
+        same
     }
 
     fn setup_id(pk: &PublicKey<C>) -> [u8; 16] {
@@ -515,9 +543,8 @@ impl<C: Curve> Kem for Zha20<C> {
         let (j, i) = l.position(key.i);
         let rank = l
             .blocks(&h.set)
-            .iter()
-            .position(|b| *b == j)
-            .expect("a member's block has members");
+            .position(|b| b == j)
+            .ok_or(KemError::NotSatisfied)?;
         let instance = l.instance(j, h.x);
         let others: Vec<C::Scalar> = l
             .members(&h.set, j)
@@ -527,7 +554,10 @@ impl<C: Curve> Kem for Zha20<C> {
             .collect();
         let x0 = 4 * (h.x as usize - 1);
         let lines = [0, 1, 2, 3].map(|k| key.sk[x0 + k].lines());
-        let (c1, c2, e) = &h.blocks[rank];
+        let (c1, c2, e) = h
+            .blocks
+            .get(rank)
+            .ok_or_else(|| KemError::Invalid("a block of the header is missing".into()))?;
         let ct = mtb::Ciphertext { c1: *c1, c2: *c2 };
         let k = mtb::decrypt::<C>(&pk.mtb(), &lines, &others, &ct)?;
         let mut kappa = xor(e, &pad::<C>(&k, instance));
@@ -640,6 +670,27 @@ mod tests {
     }
 
     conformance::tests!();
+
+    /// The blocks of S come from its ranges and agree with S's members; a
+    /// header claiming every user of the largest setup counts its blocks
+    /// without expanding S, and layouts whose instances overflow are
+    /// refused.
+    #[test]
+    fn blocks_from_ranges() {
+        let l = Layout::new(10, 4, 3, 3).unwrap();
+        for text in ["1", "3-4", "2, 3, 9-10", "1-10", "4-6, 7", "6, 7", "10"] {
+            let set = Recipients::parse(text).unwrap();
+            let mut want: Vec<u32> = set.iter().map(|u| l.position(u).0).collect();
+            want.dedup();
+            assert_eq!(l.blocks(&set).collect::<Vec<_>>(), want, "{text}");
+            assert_eq!(l.block_count(&set) as usize, want.len(), "{text}");
+        }
+        let max = crate::bcast::MAX_USERS;
+        let big = Layout::new(max, max, 1, 1).unwrap();
+        let all = Recipients::range(1, max).unwrap();
+        assert_eq!(big.block_count(&all), max);
+        assert!(Layout::new(max, max, 1, max).is_err());
+    }
 
     #[test]
     fn shapes_follow_the_expansion() {

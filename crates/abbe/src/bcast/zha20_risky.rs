@@ -234,8 +234,17 @@ impl<C: Curve> Authority for Zha20Risky<C> {
         }
     }
 
+    /// The setup id, and Y and P recomputed from the secrets: a master key
+    /// carrying this setup's id with other secrets would trace with the
+    /// wrong B*.
     fn is_public_key_of(pk: &PublicKey<C>, mk: &MasterKey<C>) -> bool {
-        pk.setup_id() == mk.setup_id
+        if pk.setup_id() != mk.setup_id || pk.n != mk.n {
+            return false;
+        }
+        let mut sec = mk.secrets();
+        let same = mtb::binds::<C>(&sec, &pk.y, &pk.p);
+        sec.wipe();
+        same
     }
 
     fn setup_id(pk: &PublicKey<C>) -> [u8; 16] {

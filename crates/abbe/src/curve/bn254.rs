@@ -60,8 +60,11 @@ impl ScalarTrait for Fr {
     fn from_bytes_wide(bytes: &[u8]) -> Self {
         super::bls12_381::wide_reduce(bytes)
     }
+    /// Constant time (Fermat): scalars inverted are often secret (1/β,
+    /// 1/z, (α − H(ID))⁻¹), and arkworks' `inverse` is a binary extended
+    /// Euclid whose steps depend on the value.
     fn invert(&self) -> Option<Self> {
-        self.inverse()
+        (!Zero::is_zero(self)).then(|| self.ct_invert())
     }
     fn is_zero(&self) -> bool {
         Zero::is_zero(self)
@@ -212,6 +215,14 @@ trait CtInvert: Sized {
 impl CtInvert for Fq {
     fn ct_invert(&self) -> Fq {
         let mut e = <Fq as PrimeField>::MODULUS;
+        e.sub_with_borrow(&ark_ff::BigInt::from(2u64));
+        self.pow(e.0)
+    }
+}
+
+impl CtInvert for Fr {
+    fn ct_invert(&self) -> Fr {
+        let mut e = <Fr as PrimeField>::MODULUS;
         e.sub_with_borrow(&ark_ff::BigInt::from(2u64));
         self.pow(e.0)
     }
@@ -801,7 +812,14 @@ mod tests {
             assert_eq!(a.ct_invert() * a, Fq::one());
             let b = Fq2::rand(&mut rng);
             assert_eq!(b.ct_invert() * b, Fq2::one());
+            let r = Fr::rand(&mut rng);
+            assert_eq!(ScalarTrait::invert(&r), r.inverse());
         }
+        let one = <Fr as One>::one();
+        for r in [one, -one, Fr::from(2u64)] {
+            assert_eq!(ScalarTrait::invert(&r), r.inverse());
+        }
+        assert_eq!(ScalarTrait::invert(&<Fr as Zero>::zero()), None);
         let mut v: Vec<Fq> = (1..50u64).map(Fq::from).collect();
         let orig = v.clone();
         ct_batch_invert(&mut v, &mut Vec::new());

@@ -293,6 +293,14 @@ impl<G: Group> Group for CountedPoint<G> {
         });
         CountedPoint(G::sum_affine(points))
     }
+    fn msm_secret_points(points: &[Self::Affine], scalars: &[Self::Scalar]) -> Self {
+        let n = points.len().min(scalars.len()) as u64;
+        bump(|c| match G::KIND {
+            GroupKind::G1 => c.g1_msm_terms += n,
+            GroupKind::G2 => c.g2_msm_terms += n,
+        });
+        CountedPoint(G::msm_secret_points(points, scalars))
+    }
     fn sum_affine_secret(points: &[Self::Affine]) -> Self {
         let n = points.len().saturating_sub(1) as u64;
         bump(|c| match G::KIND {

@@ -207,6 +207,8 @@ pub trait Scalar:
     /// The big-endian integer `bytes` (any length) reduced modulo r; uniform
     /// when `bytes` is uniform and `WIDE_BYTES` long.
     fn from_bytes_wide(bytes: &[u8]) -> Self;
+    /// 1/self, `None` for zero; constant time on every backend (secrets
+    /// are inverted: 1/β, 1/z, (α − H(ID))⁻¹).
     fn invert(&self) -> Option<Self>;
     fn is_zero(&self) -> bool;
     /// Canonical `BYTES`-byte big-endian encoding.
@@ -427,6 +429,52 @@ pub trait Group:
             .iter()
             .fold(Self::identity(), |acc, p| acc.add_affine(p))
     }
+    /// Σ s_i·P_i for secret affine points P_i (a key's elements) and public
+    /// scalars s_i: a bucket method of mixed additions, with no
+    /// normalisation (whose batched inversion is variable time in the
+    /// points), so only the schedule — fixed by the public scalars — and
+    /// the backends' exceptional cases (as [`Group::sum_affine_secret`])
+    /// vary.
+    fn msm_secret_points(points: &[Self::Affine], scalars: &[Self::Scalar]) -> Self {
+        let n = points.len().min(scalars.len());
+        if n == 0 {
+            return Self::identity();
+        }
+        // Window c ≈ (2/3)·log2 n: 2^c buckets against n additions a window.
+        let c = ((usize::BITS - n.leading_zeros()) as usize * 2 / 3).clamp(2, 12);
+        let limbs: Vec<_> = scalars[..n].iter().map(Scalar::to_le_limbs).collect();
+        let digit = |l: &<Self::Scalar as Scalar>::Limbs, at: usize| -> usize {
+            let l = l.as_ref();
+            let (word, bit) = (at / 64, at % 64);
+            let mut v = l.get(word).map_or(0, |w| w >> bit);
+            if bit + c > 64 {
+                v |= l.get(word + 1).map_or(0, |w| w << (64 - bit));
+            }
+            (v & ((1 << c) - 1)) as usize
+        };
+        let mut buckets = vec![Self::identity(); (1 << c) - 1];
+        let mut acc = Self::identity();
+        for w in (0..<Self::Scalar as Scalar>::BITS.div_ceil(c)).rev() {
+            for _ in 0..c {
+                acc = acc.double();
+            }
+            buckets.iter_mut().for_each(|b| *b = Self::identity());
+            for (p, l) in points[..n].iter().zip(&limbs) {
+                let d = digit(l, w * c);
+                if d != 0 {
+                    buckets[d - 1] = buckets[d - 1].add_affine(p);
+                }
+            }
+            // Σ d·B_d as running sums.
+            let (mut running, mut window) = (Self::identity(), Self::identity());
+            for b in buckets.iter().rev() {
+                running += *b;
+                window += running;
+            }
+            acc += window;
+        }
+        acc
+    }
     /// Mixed addition `self + a`.
     fn add_affine(&self, a: &Self::Affine) -> Self;
     fn neg_affine(a: &Self::Affine) -> Self::Affine;
@@ -573,6 +621,22 @@ mod tests {
             G::msm_secret(&points, &cases[..4]),
             G::msm(&points, &cases[..4])
         );
+        // Secret points, public scalars: every window size's edge digits
+        // (the cases above) and an identity point among them.
+        for n in [0, 1, 4, cases.len()] {
+            let mut pts: Vec<G> = (0..n)
+                .map(|_| G::generator() * G::Scalar::random(rng))
+                .collect();
+            if n > 2 {
+                pts[1] = G::identity();
+            }
+            let affine = G::to_affine_batch(&pts);
+            assert_eq!(
+                G::msm_secret_points(&affine, &cases[..n]),
+                G::msm(&pts, &cases[..n]),
+                "{n} terms"
+            );
+        }
     }
 
     /// Both encodings round-trip, have their stated lengths, and refuse
