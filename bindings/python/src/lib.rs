@@ -639,9 +639,6 @@ fn trace<'py>(
     passphrase: Option<&str>,
 ) -> PyResult<Bound<'py, PyDict>> {
     use abbe::bcast::trace::{TraceOptions, TraceVerdict};
-    if !(error > 0.0 && error < 1.0) {
-        return Err(invalid("error must be in (0, 1)"));
-    }
     let mk = master.map(|m| m.bytes(passphrase)).transpose()?;
     let options = TraceOptions {
         error,

@@ -60,7 +60,7 @@
 //! exponentiations, |S| G1 additions; decrypt: |S_x| − 1 G1 additions,
 //! 6 Miller loops, 1 final exponentiation (`op_counts` below).
 
-use super::grid::{self, ceil_sqrt, flat_g1, flat_g2, position, GridBases};
+use super::grid::{self, ceil_sqrt, flat_g1, flat_g2, position, tables, GridBases, Tables};
 use super::trace::Traceable;
 use super::{prf_scalar, sum_points, user_in_range, Points, Recipients, UserCount, UserIndex};
 use crate::curve::{par_map, wipe, Curve, CurveId, FixedBaseTable, Group, LinedG2, Scalar, Target};
@@ -76,18 +76,6 @@ use std::sync::{Arc, OnceLock};
 pub struct Gksw10AugBe<C>(PhantomData<C>);
 
 const SCHEME: SchemeId = SchemeId::Gksw10AugBe;
-
-struct Tables<C: Curve> {
-    g1: FixedBaseTable<C::G1>,
-    g2: FixedBaseTable<C::G2>,
-}
-
-fn tables<C: Curve>() -> Tables<C> {
-    Tables {
-        g1: C::G1::generator().precompute(),
-        g2: C::G2::generator().precompute(),
-    }
-}
 
 object! {
     /// The public key: E_x ∈ G1, G_x ∈ GT (rows), H_y ∈ G2, u_y ∈ G1
@@ -302,15 +290,11 @@ impl<C: Curve> Authority for Gksw10AugBe<C> {
 
     /// The setup id, and E_1 and H_1 recomputed from the seed (as PLBE).
     fn is_public_key_of(pk: &PublicKey<C>, mk: &MasterKey<C>) -> bool {
-        if pk.setup_id() != mk.setup_id || pk.n != mk.n {
-            return false;
-        }
-        let t = pk.tables();
-        let (Some(e1), Some(h1)) = (pk.e.first(), pk.h.first()) else {
-            return false;
-        };
-        C::G1::from_affine(e1) == C::G1::mul_fixed(&t.g1, &mk.r(1))
-            && C::G2::from_affine(h1) == C::G2::mul_fixed(&t.g2, &mk.c(1))
+        pk.setup_id() == mk.setup_id
+            && pk.n == mk.n
+            && pk
+                .tables()
+                .first_bases_are(&pk.e, &pk.h, &mk.r(1), &mk.c(1))
     }
 
     fn setup_id(pk: &PublicKey<C>) -> [u8; 16] {

@@ -81,6 +81,37 @@ fn wipe_v2<S: Scalar>(v: &mut V2<S>) {
 /// E_x^e and H_y^e: from the public key's points (variable-base, constant
 /// time), or, for a tracer holding the master key, as g^{r_x e} and ĝ^{c_y e}
 /// through fixed-base tables (the same values, about three times faster).
+/// Fixed-base tables of g and ĝ, shared by PLBE and AugBE.
+pub(crate) struct Tables<C: Curve> {
+    pub g1: FixedBaseTable<C::G1>,
+    pub g2: FixedBaseTable<C::G2>,
+}
+
+pub(crate) fn tables<C: Curve>() -> Tables<C> {
+    Tables {
+        g1: C::G1::generator().precompute(),
+        g2: C::G2::generator().precompute(),
+    }
+}
+
+impl<C: Curve> Tables<C> {
+    /// Whether E_1 = g^{r_1} and H_1 = ĝ^{c_1}: binds a master key's seed to
+    /// a public key beyond the setup id both carry.
+    pub(crate) fn first_bases_are(
+        &self,
+        e: &[<C::G1 as Group>::Affine],
+        h: &[<C::G2 as Group>::Affine],
+        r1: &C::Scalar,
+        c1: &C::Scalar,
+    ) -> bool {
+        let (Some(e1), Some(h1)) = (e.first(), h.first()) else {
+            return false;
+        };
+        C::G1::from_affine(e1) == C::G1::mul_fixed(&self.g1, r1)
+            && C::G2::from_affine(h1) == C::G2::mul_fixed(&self.g2, c1)
+    }
+}
+
 pub(crate) trait GridBases<C: Curve>: Sync {
     fn e(&self, x: u32, s: &C::Scalar) -> C::G1;
     fn h(&self, y: u32, s: &C::Scalar) -> C::G2;

@@ -177,8 +177,8 @@ pub(crate) fn public<C: Curve>(sec: &Secrets<C::Scalar>, v: u32) -> Result<Gener
 
 /// Whether Y and P are those Gen makes from `sec` (a pairing, a GT and
 /// four G2 exponentiations): binds a master key to a public key beyond the
-/// setup id both carry.
-pub(crate) fn binds<C: Curve>(sec: &Secrets<C::Scalar>, y: &C::Gt, p: &[C::G2; 4]) -> bool {
+/// setup id both carry. `sec` is wiped.
+pub(crate) fn binds<C: Curve>(mut sec: Secrets<C::Scalar>, y: &C::Gt, p: &[C::G2; 4]) -> bool {
     let g2 = C::G2::generator();
     let mut b0: [C::Scalar; 4] = apply(&sec.b, &e0());
     let same = *y == C::pairing(&C::G1::generator(), &g2).pow(&sec.beta)
@@ -186,6 +186,7 @@ pub(crate) fn binds<C: Curve>(sec: &Secrets<C::Scalar>, y: &C::Gt, p: &[C::G2; 4
             .zip(&b0)
             .all(|(p, c)| *p == g2.mul_secret(&(sec.gamma * *c)));
     b0.iter_mut().for_each(|s| wipe(s, C::Scalar::zero()));
+    sec.wipe();
     same
 }
 
@@ -324,9 +325,6 @@ pub(crate) fn decrypt<C: Curve>(
     // Pp = (1 − Q)/x: Q's coefficients from x^1 on, negated.
     let q = set_poly(others)?;
     let pp: Vec<C::Scalar> = q[1..].iter().map(|c| -*c).collect();
-    if pp.len() * 4 > pk.j.len() {
-        return Err(KemError::Invalid("a block larger than the setup's".into()));
-    }
     let ks = [0usize, 1, 2, 3];
     let hj = par_map::<C, _, _>(&ks, |&k| {
         let pts: Vec<C::G1> = (0..pp.len())

@@ -146,24 +146,27 @@ impl Layout {
             .map(|u| u - lo + 1)
             .collect()
     }
-    /// The blocks with members of S, in order: from S's ranges, so a
-    /// header's block count costs O(ranges), not O(|S|).
-    fn blocks(self, set: &Recipients) -> impl Iterator<Item = u32> + '_ {
+    /// The blocks with members of S as runs [first, end] (empty when
+    /// first > end), one per range of S, each starting after the blocks
+    /// already given: O(ranges), not O(|S|).
+    fn block_runs(self, set: &Recipients) -> impl Iterator<Item = (u32, u32)> + '_ {
         let mut last = 0;
-        set.ranges().iter().flat_map(move |&(a, b)| {
+        set.ranges().iter().map(move |&(a, b)| {
             let (first, end) = (self.position(a).0.max(last + 1), self.position(b).0);
             last = last.max(end);
-            first..=end
+            (first, end)
         })
     }
-    /// How many blocks have members of S.
+    /// The blocks with members of S, in order.
+    fn blocks(self, set: &Recipients) -> impl Iterator<Item = u32> + '_ {
+        self.block_runs(set).flat_map(|(first, end)| first..=end)
+    }
+    /// How many blocks have members of S (a header's block count, read
+    /// before its blocks).
     fn block_count(self, set: &Recipients) -> u32 {
-        let mut last = 0;
-        set.ranges().iter().fold(0, |count, &(a, b)| {
-            let (first, end) = (self.position(a).0.max(last + 1), self.position(b).0);
-            last = last.max(end);
-            count + (end + 1).saturating_sub(first)
-        })
+        self.block_runs(set)
+            .map(|(first, end)| (end + 1).saturating_sub(first))
+            .sum()
     }
 }
 
@@ -448,13 +451,9 @@ impl<C: Curve> Authority for Zha20<C> {
     /// carrying this setup's id with other secrets would trace with the
     /// wrong B*.
     fn is_public_key_of(pk: &PublicKey<C>, mk: &MasterKey<C>) -> bool {
-        if pk.setup_id() != mk.setup_id || pk.layout != mk.layout {
-            return false;
-        }
-        let mut sec = mk.secrets();
-        let same = mtb::binds::<C>(&sec, &pk.y, &pk.p);
-        sec.wipe();
-        same
+        pk.setup_id() == mk.setup_id
+            && pk.layout == mk.layout
+            && mtb::binds::<C>(mk.secrets(), &pk.y, &pk.p)
     }
 
     fn setup_id(pk: &PublicKey<C>) -> [u8; 16] {

@@ -238,13 +238,7 @@ impl<C: Curve> Authority for Zha20Risky<C> {
     /// carrying this setup's id with other secrets would trace with the
     /// wrong B*.
     fn is_public_key_of(pk: &PublicKey<C>, mk: &MasterKey<C>) -> bool {
-        if pk.setup_id() != mk.setup_id || pk.n != mk.n {
-            return false;
-        }
-        let mut sec = mk.secrets();
-        let same = mtb::binds::<C>(&sec, &pk.y, &pk.p);
-        sec.wipe();
-        same
+        pk.setup_id() == mk.setup_id && pk.n == mk.n && mtb::binds::<C>(mk.secrets(), &pk.y, &pk.p)
     }
 
     fn setup_id(pk: &PublicKey<C>) -> [u8; 16] {

@@ -212,19 +212,22 @@ trait CtInvert: Sized {
     fn ct_invert(&self) -> Self;
 }
 
+/// x^{p−2}: a square-and-multiply schedule fixed by the public exponent.
+fn fermat_invert<F: PrimeField>(x: &F) -> F {
+    let mut e = F::MODULUS;
+    e.sub_with_borrow(&F::BigInt::from(2u64));
+    x.pow(e)
+}
+
 impl CtInvert for Fq {
     fn ct_invert(&self) -> Fq {
-        let mut e = <Fq as PrimeField>::MODULUS;
-        e.sub_with_borrow(&ark_ff::BigInt::from(2u64));
-        self.pow(e.0)
+        fermat_invert(self)
     }
 }
 
 impl CtInvert for Fr {
     fn ct_invert(&self) -> Fr {
-        let mut e = <Fr as PrimeField>::MODULUS;
-        e.sub_with_borrow(&ark_ff::BigInt::from(2u64));
-        self.pow(e.0)
+        fermat_invert(self)
     }
 }
 
