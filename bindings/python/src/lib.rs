@@ -197,9 +197,11 @@ fn open_object(data: &[u8], passphrase: Option<&str>) -> PyResult<Zeroizing<Vec<
 /// gw09-ibbe, gw09-ibbe-ss, gw19-ibbe (identity-based, with
 /// `max_recipients`). `level`: 100, 128 (default), 192 or 256; or `curve` by
 /// name. `universe`: the attributes of a small-universe scheme
-/// (gpsw06-small).
+/// (gpsw06-small). `optimize`: "decrypt" or "encrypt", the placement of G1
+/// and G2 that favours it; or `placement`: "standard" or "swapped" itself
+/// (default: the scheme's own placement).
 #[pyfunction]
-#[pyo3(signature = (scheme="waters11", *, level=None, curve=None, users=None, universe=None, max_recipients=None, expansion=None))]
+#[pyo3(signature = (scheme="waters11", *, level=None, curve=None, users=None, universe=None, max_recipients=None, expansion=None, optimize=None, placement=None))]
 #[allow(clippy::too_many_arguments)]
 fn setup<'py>(
     py: Python<'py>,
@@ -210,13 +212,34 @@ fn setup<'py>(
     universe: Option<Vec<String>>,
     max_recipients: Option<u32>,
     expansion: Option<f64>,
+    optimize: Option<&str>,
+    placement: Option<&str>,
 ) -> PyResult<(Bound<'py, PyBytes>, SecretKey)> {
     if level.is_some() && curve.is_some() {
         return Err(invalid("give level or curve, not both"));
     }
+    if optimize.is_some() && placement.is_some() {
+        return Err(invalid("give optimize or placement, not both"));
+    }
     let id =
         SchemeId::from_name(scheme).ok_or_else(|| invalid(format!("unknown scheme '{scheme}'")))?;
-    let curve = facade::setup_curve(id, level, curve).map_err(py_err)?;
+    let mut curve = facade::setup_curve(id, level, curve).map_err(py_err)?;
+    if optimize.is_some() || placement.is_some() {
+        let optimize = optimize
+            .map(facade::Optimize::from_name)
+            .transpose()
+            .map_err(py_err)?;
+        let placement = placement
+            .map(|p| {
+                abbe::curve::Placement::from_name(p).ok_or_else(|| {
+                    invalid(format!(
+                        "unknown placement '{p}' (expected standard or swapped)"
+                    ))
+                })
+            })
+            .transpose()?;
+        curve = facade::placed_curve(id, curve, optimize, placement).map_err(py_err)?;
+    }
     let s = facade::scheme(id, curve).map_err(py_err)?;
     let params = SetupParams {
         users,

@@ -46,6 +46,23 @@ def test_abe_round_trip_on_every_level(scheme: str, level: int) -> None:
     assert abbe.decrypt(key, ct) == b"patient record"
 
 
+def test_placement_is_chosen_at_setup_and_bound_to_every_object() -> None:
+    pk, mk = abbe.setup("waters11", optimize="encrypt")
+    assert abbe.inspect(pk)["placement"].startswith("swapped")
+    key = abbe.keygen(mk, attrs=["doctor"])
+    ct = abbe.encrypt(pk, b"vitals", policy="doctor")
+    assert abbe.decrypt(key, ct) == b"vitals"
+    # A key of the standard placement does not open it, and says why.
+    pk2, mk2 = abbe.setup("waters11", optimize="decrypt")
+    assert abbe.inspect(pk2)["placement"].startswith("standard")
+    with pytest.raises(abbe.Error, match="swapped placement"):
+        abbe.decrypt(abbe.keygen(mk2, attrs=["doctor"]), ct)
+    with pytest.raises(abbe.InvalidInput, match="optimize or placement"):
+        abbe.setup("waters11", optimize="encrypt", placement="swapped")
+    with pytest.raises(abbe.InvalidInput, match="expected decrypt or encrypt"):
+        abbe.setup("waters11", optimize="speed")
+
+
 @pytest.mark.parametrize("scheme", BROADCAST)
 @pytest.mark.parametrize("level", [100, 128])
 def test_broadcast_round_trip_and_an_outsider(scheme: str, level: int) -> None:

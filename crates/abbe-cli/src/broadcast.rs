@@ -53,7 +53,7 @@ pub fn bgw05_streamed_setup(
                     Bgw05::<Bn254>::setup_stream(n, &mut OsRng, &mut sink)?.to_bytes()
                 }
                 CurveId::P256 => return Err(CliError::Other("bgw05 needs a pairing curve".into())),
-                c @ (CurveId::Bls24_479 | CurveId::Bls48_581) => {
+                c => {
                     return Err(CliError::Other(format!(
                         "bgw05 on {} is not supported by this command yet",
                         c.name()

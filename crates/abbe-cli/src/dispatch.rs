@@ -28,7 +28,8 @@ pub(crate) fn yct14_refusal() -> Option<CliError> {
 }
 
 /// Runs `$body` with `$C` bound to the pairing curve named by `$id` (every
-/// security level: bn254, bls12-381, bls24-479, bls48-581).
+/// security level: bn254, bls12-381, bls24-479, bls48-581, in both
+/// placements).
 macro_rules! on_curve {
     ($id:expr, $C:ident => $body:expr) => {
         match $id {
@@ -46,6 +47,22 @@ macro_rules! on_curve {
             }
             abbe::curve::CurveId::Bls48_581 => {
                 type $C = abbe::curve::Bls48;
+                $body
+            }
+            abbe::curve::CurveId::Bls12_381Swapped => {
+                type $C = abbe::curve::Swapped<abbe::curve::Bls12>;
+                $body
+            }
+            abbe::curve::CurveId::Bn254Swapped => {
+                type $C = abbe::curve::Swapped<abbe::curve::Bn254>;
+                $body
+            }
+            abbe::curve::CurveId::Bls24_479Swapped => {
+                type $C = abbe::curve::Swapped<abbe::curve::Bls24>;
+                $body
+            }
+            abbe::curve::CurveId::Bls48_581Swapped => {
+                type $C = abbe::curve::Swapped<abbe::curve::Bls48>;
                 $body
             }
             abbe::curve::CurveId::P256 => {
@@ -106,9 +123,9 @@ pub(crate) fn check_same_scheme(
         return Err(CliError::Invalid(format!(
             "the {a_what} is for {} on {}, the {b_what} for {} on {}",
             a.scheme.name(),
-            a.curve.name(),
+            a.curve.label(),
             b.scheme.name(),
-            b.curve.name()
+            b.curve.label()
         )));
     }
     Ok(())

@@ -675,3 +675,100 @@ fn verify_with_releases_nothing_from_a_foreign_signer() {
     t.ok(None, &[&args[..], &["-o", "legacy.out"]].concat());
     assert_eq!(t.read("legacy.out"), field("plaintext"));
 }
+
+/// `setup --optimize encrypt` makes a Waters11 setup in the swapped
+/// placement: `inspect` says so, it round-trips, and its objects are
+/// refused by keys of the other placement (and the reverse) with a message
+/// naming the placement.
+#[test]
+fn the_placement_is_chosen_at_setup_and_bound_to_every_object() {
+    let t = T::new();
+    t.ok(
+        None,
+        &[
+            "setup",
+            "--scheme",
+            "waters11",
+            "--level",
+            "100",
+            "--optimize",
+            "encrypt",
+            "--out",
+            "e",
+        ],
+    );
+    let shown = String::from_utf8(t.ok(None, &["inspect", "e/public.key"])).unwrap();
+    assert!(shown.contains("swapped (G1 and G2 exchanged)"), "{shown}");
+    assert!(shown.contains("--optimize encrypt"), "{shown}");
+    t.ok(
+        None,
+        &[
+            "keygen",
+            "--master",
+            "e/master.key",
+            "--attrs",
+            "doctor",
+            "-o",
+            "e.key",
+        ],
+    );
+    fs::write(t.path("plain"), b"vitals").unwrap();
+    t.ok(
+        None,
+        &[
+            "encrypt",
+            "--public",
+            "e/public.key",
+            "--policy",
+            "doctor",
+            "-o",
+            "e.abbe",
+            "plain",
+        ],
+    );
+    t.ok(
+        None,
+        &["decrypt", "--key", "e.key", "-o", "e.out", "e.abbe"],
+    );
+    assert_eq!(t.read("e.out"), b"vitals");
+
+    waters11_doctor(&t, "d.key");
+    let shown = String::from_utf8(t.ok(None, &["inspect", "w/public.key"])).unwrap();
+    assert!(shown.contains("standard"), "{shown}");
+    for (key, file) in [("d.key", "e.abbe"), ("e.key", "w.abbe")] {
+        if file == "w.abbe" {
+            t.ok(
+                None,
+                &[
+                    "encrypt",
+                    "--public",
+                    "w/public.key",
+                    "--policy",
+                    "doctor",
+                    "-o",
+                    file,
+                    "plain",
+                ],
+            );
+        }
+        let err = t.fails(None, &["decrypt", "--key", key, "-o", "x.out", file], 3);
+        assert!(err.contains("swapped placement"), "{err}");
+        assert_no_output(&t, "x.out");
+    }
+    // --optimize and --placement are exclusive; unknown values are named.
+    t.fails(
+        None,
+        &[
+            "setup",
+            "--optimize",
+            "encrypt",
+            "--placement",
+            "swapped",
+            "--out",
+            "x",
+        ],
+        2,
+    );
+    let err = t.fails(None, &["setup", "--optimize", "speed", "--out", "x"], 2);
+    assert!(err.contains("possible values: decrypt, encrypt"), "{err}");
+}

@@ -21,7 +21,7 @@ use std::time::Duration;
 
 use abbe::abe::yct14::InsecureYct14;
 use abbe::abe::{Bsw07, FameCp, FameKp, Gpsw06, Gpsw06Small, Waters11};
-use abbe::curve::{Bls12, Bn254};
+use abbe::curve::{Bls12, Bn254, Swapped};
 use clap::Parser;
 
 use measure::{measure, Config, Measured, Subject};
@@ -63,6 +63,14 @@ struct Entry {
 struct Group {
     title: &'static str,
     entries: Vec<Entry>,
+}
+
+/// The runner of an entry left out by `--only`.
+fn skipped(_: usize, _: &Config, _: Option<(usize, &Measured)>) -> Measured {
+    Measured {
+        note: "left out by --only".into(),
+        ..Measured::default()
+    }
 }
 
 fn run<S: Subject>(n: usize, cfg: &Config, prev: Option<(usize, &Measured)>) -> Measured {
@@ -107,6 +115,10 @@ fn peer(
     }
 }
 
+/// The mirrored placements (G1 and G2 exchanged).
+type SBn = Swapped<Bn254>;
+type SBls = Swapped<Bls12>;
+
 /// Every pairing, ours first in each group.
 fn groups() -> Vec<Group> {
     use Role::{Ours as O, Ref as R};
@@ -123,6 +135,20 @@ fn groups() -> Vec<Group> {
                     run::<Ours<Bsw07<Bls12>>>,
                 ),
                 peer("rabe bsw", "BN254", JSON, &[0], run::<peers::RabeBsw>),
+                e(
+                    R,
+                    "abbe Bsw07 swapped",
+                    "BN254",
+                    WIRE,
+                    run::<Ours<Bsw07<SBn>>>,
+                ),
+                e(
+                    R,
+                    "abbe Bsw07 swapped",
+                    "BLS12-381",
+                    WIRE,
+                    run::<Ours<Bsw07<SBls>>>,
+                ),
             ],
         },
         Group {
@@ -158,6 +184,34 @@ fn groups() -> Vec<Group> {
                     run::<Ours<Waters11<Bls12>>>,
                 ),
                 peer("rabe ghw11", "BN254", JSON, &[0], run::<peers::RabeGhw11>),
+                e(
+                    R,
+                    "abbe Waters11 outsourced swapped",
+                    "BN254",
+                    WIRE,
+                    run::<OursOutsourced<Waters11<SBn>>>,
+                ),
+                e(
+                    R,
+                    "abbe Waters11 outsourced swapped",
+                    "BLS12-381",
+                    WIRE,
+                    run::<OursOutsourced<Waters11<SBls>>>,
+                ),
+                e(
+                    R,
+                    "abbe Waters11 direct swapped",
+                    "BN254",
+                    WIRE,
+                    run::<Ours<Waters11<SBn>>>,
+                ),
+                e(
+                    R,
+                    "abbe Waters11 direct swapped",
+                    "BLS12-381",
+                    WIRE,
+                    run::<Ours<Waters11<SBls>>>,
+                ),
             ],
         },
         Group {
@@ -184,6 +238,20 @@ fn groups() -> Vec<Group> {
                     &[0],
                     run::<peers::RabeLsw>,
                 ),
+                e(
+                    R,
+                    "abbe Gpsw06 swapped",
+                    "BN254",
+                    WIRE,
+                    run::<Ours<Gpsw06<SBn>>>,
+                ),
+                e(
+                    R,
+                    "abbe Gpsw06Small swapped",
+                    "BN254",
+                    WIRE,
+                    run::<Ours<Gpsw06Small<SBn>>>,
+                ),
             ],
         },
         Group {
@@ -209,6 +277,20 @@ fn groups() -> Vec<Group> {
                     COSMIAN_BYTES,
                     &[0, 1],
                     run::<peers::Cosmian>,
+                ),
+                e(
+                    R,
+                    "abbe Gpsw06 swapped",
+                    "BLS12-381",
+                    WIRE,
+                    run::<Ours<Gpsw06<SBls>>>,
+                ),
+                e(
+                    R,
+                    "abbe Gpsw06Small swapped",
+                    "BLS12-381",
+                    WIRE,
+                    run::<Ours<Gpsw06Small<SBls>>>,
                 ),
             ],
         },
@@ -250,6 +332,20 @@ fn groups() -> Vec<Group> {
                     &[0],
                     run::<peers::RabeAc17Cp>,
                 ),
+                e(
+                    R,
+                    "abbe FameCp swapped",
+                    "BN254",
+                    WIRE,
+                    run::<Ours<FameCp<SBn>>>,
+                ),
+                e(
+                    R,
+                    "abbe FameCp swapped",
+                    "BLS12-381",
+                    WIRE,
+                    run::<Ours<FameCp<SBls>>>,
+                ),
             ],
         },
         Group {
@@ -269,6 +365,20 @@ fn groups() -> Vec<Group> {
                     JSON,
                     &[0],
                     run::<peers::RabeAc17Kp>,
+                ),
+                e(
+                    R,
+                    "abbe FameKp swapped",
+                    "BN254",
+                    WIRE,
+                    run::<Ours<FameKp<SBn>>>,
+                ),
+                e(
+                    R,
+                    "abbe FameKp swapped",
+                    "BLS12-381",
+                    WIRE,
+                    run::<Ours<FameKp<SBls>>>,
                 ),
             ],
         },
@@ -590,6 +700,10 @@ struct Args {
     /// Threads for our schemes (rayon); 1 matches the single-threaded peers.
     #[arg(long, default_value_t = 1)]
     threads: usize,
+    /// Only the entries whose name contains this text (peers are kept
+    /// when one of the entries they are compared with is).
+    #[arg(long)]
+    only: Option<String>,
     /// Write the results as CSV to this file.
     #[arg(long)]
     csv: Option<std::path::PathBuf>,
@@ -609,7 +723,24 @@ fn main() -> std::io::Result<()> {
         budget: Duration::from_secs_f64(args.budget.unwrap_or(if args.quick { 0.5 } else { 2.0 })),
         limit: Duration::from_secs_f64(args.limit),
     };
-    let groups = groups();
+    let mut groups = groups();
+    if let Some(only) = &args.only {
+        for g in &mut groups {
+            let keep: Vec<bool> = g
+                .entries
+                .iter()
+                .map(|e| e.name.contains(only.as_str()))
+                .collect();
+            for en in &mut g.entries {
+                if en.role == Role::Peer && en.against.iter().any(|&i| keep[i]) {
+                    continue;
+                }
+                if !en.name.contains(only.as_str()) {
+                    en.run = skipped;
+                }
+            }
+        }
+    }
     let mut ns = args.n.clone();
     ns.sort_unstable();
     ns.dedup();

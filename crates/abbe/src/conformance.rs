@@ -102,7 +102,7 @@ impl<'a, K: Kem> Case<'a, K> {
 
 /// The suite's tests for a scheme whose test module has
 /// `fn case<C: Curve>() -> Case<'static, Scheme<C>>`: every check on BLS12-381
-/// and on BN254, plus the named extra checks (`outsourced_round_trip`).
+/// (in both placements) and on BN254, plus the named extra checks (`outsourced_round_trip`).
 macro_rules! tests {
     ($($extra:ident),*) => {
         #[test]
@@ -115,6 +115,14 @@ macro_rules! tests {
         #[test]
         fn conformance_bn254() {
             let case = case::<$crate::curve::Bn254>();
+            $crate::conformance::run(&case);
+            $($crate::conformance::$extra(&case);)*
+        }
+
+        /// The mirrored placement (G1 and G2 exchanged).
+        #[test]
+        fn conformance_bls12_swapped() {
+            let case = case::<$crate::curve::Swapped<$crate::curve::Bls12>>();
             $crate::conformance::run(&case);
             $($crate::conformance::$extra(&case);)*
         }

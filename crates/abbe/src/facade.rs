@@ -17,7 +17,7 @@ use crate::bcast::{
     Bgw05, Bgw05Sqrt, ElGamalP256, Gksw10AugBe, Gksw10Plbe, Gw09, Gw09Ibbe, Gw09IbbeSs, Gw19Ibbe,
     Source, Waters09, Zha20, Zha20Risky,
 };
-use crate::curve::{Bls12, Bls24, Bls48, Bn254, CurveId};
+use crate::curve::{Bls12, Bls24, Bls48, Bn254, CurveId, Placement, Swapped};
 use crate::envelope::{self, EnvelopeError, SealOptions};
 use crate::kem::{
     self, Authority, BlindedKem, Kem, KemError, MasterKeyOf, Outsourcing, Params, ParamsKind,
@@ -110,6 +110,52 @@ pub struct Info {
     pub insecure: bool,
     /// Black-box traitor tracing ([`trace`]); CPA mode only.
     pub traceable: bool,
+    /// The placement that decrypts fastest and the one that encrypts
+    /// fastest ([`Optimize`]).
+    pub for_decryption: Placement,
+    pub for_encryption: Placement,
+}
+
+/// What a setup's group placement should favour (`abbe setup --optimize`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Optimize {
+    /// Fast decryption (phones, the GHW11 proxy).
+    Decrypt,
+    /// Fast encryption and key generation (sensors).
+    Encrypt,
+}
+
+impl Optimize {
+    pub fn from_name(s: &str) -> Result<Self, Error> {
+        match s.to_ascii_lowercase().as_str() {
+            "decrypt" | "decryption" => Ok(Optimize::Decrypt),
+            "encrypt" | "encryption" => Ok(Optimize::Encrypt),
+            _ => Err(Error::Invalid(format!(
+                "unknown optimisation '{s}' (expected decrypt or encrypt)"
+            ))),
+        }
+    }
+}
+
+/// The curve id of a new setup of `scheme` on `curve` in the placement
+/// that `optimize` asks for, or in `placement` itself; the scheme file's
+/// own placement when neither is given. Front ends make the two exclusive.
+pub fn placed_curve(
+    scheme: SchemeId,
+    curve: CurveId,
+    optimize: Option<Optimize>,
+    placement: Option<Placement>,
+) -> Result<CurveId, Error> {
+    let standard = self::scheme_allowing_insecure(scheme, curve.unswapped())?.info();
+    let placement = match (optimize, placement) {
+        (_, Some(p)) => p,
+        (Some(Optimize::Decrypt), None) => standard.for_decryption,
+        (Some(Optimize::Encrypt), None) => standard.for_encryption,
+        (None, None) => Placement::Standard,
+    };
+    let placed = curve.with_placement(placement);
+    self::scheme_allowing_insecure(scheme, placed)?;
+    Ok(placed)
 }
 
 impl Info {
@@ -283,6 +329,13 @@ pub fn scheme_allowing_insecure(
             .filter(|c| find(id, **c).is_some())
             .map(|c| c.name())
             .collect();
+        if curve.is_swapped() && find(id, curve.unswapped()).is_some() {
+            return Error::Unsupported(format!(
+                "{} has only the standard placement on {}",
+                id.name(),
+                curve.name()
+            ));
+        }
         Error::Unsupported(match (curve, offered.as_slice()) {
             (CurveId::P256, _) => {
                 "P-256 is not a pairing curve (it carries only the elgamal-p256 baseline)".into()
@@ -309,13 +362,13 @@ pub fn of_object(bytes: &[u8]) -> Result<&'static dyn Scheme, Error> {
 pub fn all() -> impl Iterator<Item = &'static dyn Scheme> {
     SchemeId::ALL
         .iter()
-        .flat_map(|s| CurveId::ALL.iter().filter_map(move |c| find(*s, *c)))
+        .flat_map(|s| CurveId::EVERY.iter().filter_map(move |c| find(*s, *c)))
 }
 
 /// The registry: one line per scheme.
 fn find(id: SchemeId, curve: CurveId) -> Option<&'static dyn Scheme> {
     macro_rules! on {
-        ($S:ident, $O:ty, [$($id:ident => $C:ty),*]) => {
+        ($S:ident, $O:ty, [$($id:ident => $C:ty),* $(,)?]) => {
             match curve {
                 $(CurveId::$id => Some(&Entry::<$S<$C>, $O>(PhantomData)),)*
                 #[allow(unreachable_patterns)]
@@ -323,19 +376,24 @@ fn find(id: SchemeId, curve: CurveId) -> Option<&'static dyn Scheme> {
             }
         };
     }
+    // Every pairing scheme in both placements (`Swapped`).
     macro_rules! pairing {
         ($S:ident, $O:ty) => {
-            on!($S, $O, [Bls12_381 => Bls12, Bn254 => Bn254, Bls24_479 => Bls24, Bls48_581 => Bls48])
+            on!($S, $O, [Bls12_381 => Bls12, Bn254 => Bn254, Bls24_479 => Bls24, Bls48_581 => Bls48,
+                Bls12_381Swapped => Swapped<Bls12>, Bn254Swapped => Swapped<Bn254>,
+                Bls24_479Swapped => Swapped<Bls24>, Bls48_581Swapped => Swapped<Bls48>])
         };
     }
     macro_rules! classic {
         ($S:ident) => {
-            on!($S, Plain, [Bls12_381 => Bls12, Bn254 => Bn254])
+            on!($S, Plain, [Bls12_381 => Bls12, Bn254 => Bn254,
+                Bls12_381Swapped => Swapped<Bls12>, Bn254Swapped => Swapped<Bn254>])
         };
     }
     macro_rules! traced {
         ($S:ident) => {
-            on!($S, Traced, [Bls12_381 => Bls12, Bn254 => Bn254])
+            on!($S, Traced, [Bls12_381 => Bls12, Bn254 => Bn254,
+                Bls12_381Swapped => Swapped<Bls12>, Bn254Swapped => Swapped<Bn254>])
         };
     }
     match id {
@@ -534,9 +592,9 @@ fn same_setup(key: (SchemeId, CurveId), header: &Preamble) -> Result<(), Error> 
         return Err(Error::Invalid(format!(
             "the key is for {} on {}, the ciphertext for {} on {}",
             key.0.name(),
-            key.1.name(),
+            key.1.label(),
             header.scheme.name(),
-            header.curve.name()
+            header.curve.label()
         )));
     }
     Ok(())
@@ -872,6 +930,8 @@ impl<K: Kem + 'static, O: Extension<K> + 'static> Scheme for Entry<K, O> {
             outsourcing: O::SUPPORTED,
             insecure: K::INSECURE,
             traceable: O::TRACEABLE,
+            for_decryption: K::FOR_DECRYPTION,
+            for_encryption: K::FOR_ENCRYPTION,
         }
     }
 
@@ -1179,6 +1239,62 @@ mod tests {
         for scheme in [SchemeId::Waters11, SchemeId::Bsw07, SchemeId::Gpsw06] {
             assert!(want.contains(&format!("### {} (scheme", scheme.name())));
         }
+        // The preamble's curve row names every curve byte, both placements.
+        let row = doc
+            .lines()
+            .find(|l| l.starts_with("| 7 | curve |"))
+            .expect("FORMAT.md's preamble table has the curve byte");
+        for c in CurveId::EVERY {
+            let listed = match c.placement() {
+                Placement::Standard => format!("{} `{}`", c as u8, c.name()),
+                Placement::Swapped => format!("{:#04x}", c as u8),
+            };
+            assert!(row.contains(&listed), "FORMAT.md's curve byte: {listed}");
+        }
+    }
+
+    /// `--optimize` picks each scheme's declared placement, `--placement`
+    /// is taken as given, and a scheme without a swapped form says so.
+    #[test]
+    fn placement_choices() {
+        use Optimize::{Decrypt, Encrypt};
+        let c = CurveId::Bls12_381;
+        let placed = |s, o, p| placed_curve(s, c, o, p).unwrap();
+        assert_eq!(placed(SchemeId::Waters11, Some(Encrypt), None), c.swapped());
+        assert_eq!(placed(SchemeId::Waters11, Some(Decrypt), None), c);
+        assert_eq!(placed(SchemeId::Bsw07, Some(Encrypt), None), c);
+        assert_eq!(
+            placed(SchemeId::Bsw07, None, Some(Placement::Swapped)),
+            c.swapped()
+        );
+        assert_eq!(
+            placed_curve(
+                SchemeId::Gw09,
+                CurveId::Bn254.swapped(),
+                None,
+                Some(Placement::Standard)
+            )
+            .unwrap(),
+            CurveId::Bn254
+        );
+        let err = placed_curve(
+            SchemeId::ElGamalP256,
+            CurveId::P256,
+            None,
+            Some(Placement::Swapped),
+        );
+        assert!(err.is_err());
+        let err = scheme(SchemeId::Bgw05, CurveId::Bls24_479.swapped())
+            .err()
+            .unwrap();
+        assert!(err.to_string().contains("offered on"), "{err}");
+        assert!(Optimize::from_name("speed").is_err());
+        // Both placements of a scheme are distinct registry entries.
+        let ids: Vec<CurveId> = all()
+            .filter(|s| s.info().scheme == SchemeId::Waters11)
+            .map(|s| s.info().curve)
+            .collect();
+        assert_eq!(ids.len(), 8, "{ids:?}");
     }
 
     #[test]

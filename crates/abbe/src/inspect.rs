@@ -24,6 +24,36 @@ pub fn curve_label(id: crate::curve::CurveId) -> String {
     format!("{name} (~{}-bit security)", id.security_bits())
 }
 
+/// The group placement of a (scheme, curve) and what it favours.
+pub fn placement_label(scheme: SchemeId, curve: crate::curve::CurveId) -> String {
+    use crate::curve::Placement;
+    let placement = curve.placement();
+    let what = match placement {
+        Placement::Standard => "standard (as the scheme's paper file places G1 and G2)",
+        Placement::Swapped => "swapped (G1 and G2 exchanged)",
+    };
+    let Ok(s) = facade::scheme_allowing_insecure(scheme, curve) else {
+        return what.into();
+    };
+    let info = s.info();
+    let favours: Vec<&str> = [
+        (info.for_decryption, "decryption"),
+        (info.for_encryption, "encryption"),
+    ]
+    .iter()
+    .filter(|(p, _)| *p == placement)
+    .map(|(_, what)| *what)
+    .collect();
+    match favours.as_slice() {
+        [] => format!("{what}; not the placement --optimize picks for either operation"),
+        [one] => format!(
+            "{what}: the faster one for {one} (--optimize {})",
+            &one[..7]
+        ),
+        _ => format!("{what}: the faster one for both encryption and decryption"),
+    }
+}
+
 /// What the preamble says: kind, scheme (with YCT14's warning), curve,
 /// level and format version.
 pub fn preamble_fields(p: &Preamble, format_version: u8) -> Vec<Field> {
@@ -35,6 +65,9 @@ pub fn preamble_fields(p: &Preamble, format_version: u8) -> Vec<Field> {
         out.push(field("WARNING", "yct14 is BROKEN (published attacks recover keys and plaintexts): benchmarking only, never protect data with it; every other command refuses it without --insecure-benchmark-only"));
     }
     out.push(field("curve", curve_label(p.curve)));
+    if p.curve != crate::curve::CurveId::P256 {
+        out.push(field("placement", placement_label(p.scheme, p.curve)));
+    }
     out.push(field("level", p.curve.level().to_string()));
     out.push(field("format version", format_version.to_string()));
     out

@@ -11,7 +11,7 @@
 //! side a policy; for KP-ABE the other way round; for broadcast encryption a
 //! user index and a set of users.
 
-use crate::curve::{CurveId, Target};
+use crate::curve::{CurveId, Placement, Target};
 use crate::policy::PolicyError;
 use crate::wire::{Encoded, SchemeId, WireError};
 use hkdf::Hkdf;
@@ -419,6 +419,12 @@ pub trait Kem {
     /// Known to be broken (published attacks): front ends offer it only
     /// behind an explicit flag.
     const INSECURE: bool = false;
+    /// The placement ([`Placement`]) in which this scheme decrypts fastest,
+    /// and the one in which it encrypts fastest (`abbe setup --optimize`):
+    /// the scheme file's own placement unless it says otherwise, checked by
+    /// the lab's placement table.
+    const FOR_DECRYPTION: Placement = Placement::Standard;
+    const FOR_ENCRYPTION: Placement = Placement::Standard;
     /// Who sets up and issues keys for this KEM.
     type Authority: Authority<PublicKey = Self::PublicKey, KeySide = Self::KeySide>;
     /// Shared across threads (a proxy, a subscriber): `Send + Sync`.

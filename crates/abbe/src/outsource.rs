@@ -142,8 +142,8 @@ fn same_setup(key: &Preamble, obj: &Preamble, what: &'static str) -> Result<(), 
     if key.scheme != obj.scheme || key.curve != obj.curve {
         return Err(OutsourceError::Mismatch {
             what,
-            key: format!("{} on {}", key.scheme.name(), key.curve.name()),
-            object: format!("{} on {}", obj.scheme.name(), obj.curve.name()),
+            key: format!("{} on {}", key.scheme.name(), key.curve.label()),
+            object: format!("{} on {}", obj.scheme.name(), obj.curve.label()),
         });
     }
     Ok(())

@@ -244,8 +244,8 @@ pub fn unprotect(obj: &[u8], passphrase: &[u8]) -> Result<Zeroizing<Vec<u8>>, Pr
     }
     if inner.scheme != outer.scheme || inner.curve != outer.curve {
         return Err(ProtectError::InnerMismatch {
-            outer: format!("{} on {}", outer.scheme.name(), outer.curve.name()),
-            inner: format!("{} on {}", inner.scheme.name(), inner.curve.name()),
+            outer: format!("{} on {}", outer.scheme.name(), outer.curve.label()),
+            inner: format!("{} on {}", inner.scheme.name(), inner.curve.label()),
         });
     }
     Ok(plain)

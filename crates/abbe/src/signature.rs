@@ -53,6 +53,8 @@ pub enum SignatureError {
     Invalid,
     #[error("signatures need a pairing curve; {0} has none")]
     NoPairing(&'static str),
+    #[error("signing keys exist only in the standard placement; sign with a key of the underlying curve")]
+    Swapped,
 }
 
 /// BLS signatures over the curve `C`.
@@ -217,6 +219,11 @@ macro_rules! on_pairing_curve {
                 $body
             }
             CurveId::P256 => Err(SignatureError::NoPairing("P-256")),
+            // Signatures have one placement (σ in G1, PK in G2).
+            CurveId::Bls12_381Swapped
+            | CurveId::Bn254Swapped
+            | CurveId::Bls24_479Swapped
+            | CurveId::Bls48_581Swapped => Err(SignatureError::Swapped),
         }
     };
 }
@@ -263,6 +270,7 @@ impl AnySigningKey {
             CurveId::Bls24_479 => AnyKey::Bls24(Box::new(SigningKey::from_bytes(bytes)?)),
             CurveId::Bls48_581 => AnyKey::Bls48(Box::new(SigningKey::from_bytes(bytes)?)),
             CurveId::P256 => return Err(SignatureError::NoPairing("P-256")),
+            _ => return Err(SignatureError::Swapped),
         }))
     }
 

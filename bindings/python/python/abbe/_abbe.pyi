@@ -56,6 +56,8 @@ def setup(
     universe: Optional[Sequence[str]] = None,
     max_recipients: Optional[int] = None,
     expansion: Optional[float] = None,
+    optimize: Optional[str] = None,
+    placement: Optional[str] = None,
 ) -> Tuple[bytes, SecretKey]: ...
 def keygen(
     mk: KeyLike,

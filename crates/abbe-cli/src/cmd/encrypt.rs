@@ -104,9 +104,9 @@ pub fn run(args: Args) -> Result<()> {
             return Err(CliError::Other(format!(
                     "the signing key is for level {} ({}), the public key for level {} ({}): make a signing key with `abbe signer-keygen --level {}`",
                     s.curve().level(),
-                    s.curve().name(),
+                    s.curve().label(),
                     pre.curve.level(),
-                    pre.curve.name(),
+                    pre.curve.label(),
                     pre.curve.level()
                 )));
         }

@@ -46,6 +46,17 @@ pub struct Args {
     /// bls48-581); the AES key size follows the curve's level.
     #[arg(long)]
     curve: Option<String>,
+    /// Which operation the placement of G1 and G2 favours: decrypt (phones,
+    /// the outsourcing proxy) or encrypt (sensors; also key generation).
+    /// Recorded in the public key and every object made from it; `abbe
+    /// inspect` shows it. Default: the scheme's own placement (`abbe
+    /// schemes` lists which operation each placement favours).
+    #[arg(long, value_parser = ["decrypt", "encrypt"])]
+    optimize: Option<String>,
+    /// For experts: the placement itself, standard (as the scheme's paper
+    /// file places its elements) or swapped (G1 and G2 exchanged).
+    #[arg(long, value_parser = ["standard", "swapped"], conflicts_with = "optimize")]
+    placement: Option<String>,
     /// Directory to write public.key and master.key into.
     #[arg(long)]
     out: PathBuf,
@@ -69,6 +80,8 @@ pub fn run(args: Args) -> Result<()> {
         expansion,
         level,
         curve,
+        optimize,
+        placement,
         out,
         force,
         armor,
@@ -78,6 +91,27 @@ pub fn run(args: Args) -> Result<()> {
     // The ElGamal baseline lives on NIST P-256, not on a pairing curve.
     let curve = abbe::facade::setup_curve(scheme, level, curve.as_deref())
         .map_err(|e| CliError::Other(e.to_string()))?;
+    let optimize = optimize
+        .as_deref()
+        .map(abbe::facade::Optimize::from_name)
+        .transpose()
+        .map_err(|e| CliError::Other(e.to_string()))?;
+    let placement = placement
+        .as_deref()
+        .map(|p| {
+            abbe::curve::Placement::from_name(p).ok_or_else(|| {
+                CliError::Other(format!(
+                    "unknown placement '{p}' (expected standard or swapped)"
+                ))
+            })
+        })
+        .transpose()?;
+    let curve = if optimize.is_some() || placement.is_some() {
+        abbe::facade::placed_curve(scheme, curve, optimize, placement)
+            .map_err(|e| CliError::Other(e.to_string()))?
+    } else {
+        curve
+    };
     let facade = scheme_for(&Preamble::new(ObjectKind::PublicKey, scheme, curve))?;
     let params = SetupParams {
         users,
@@ -91,7 +125,7 @@ pub fn run(args: Args) -> Result<()> {
     let mk_path = out.join("master.key");
     refuse_overwrite(&[&pk_path, &mk_path], force)?;
     let keys = keyfile::KeyOut::new(armor, passphrase, &mk_path.display().to_string())?;
-    if let (Some(n), SchemeId::Bgw05) = (users, scheme) {
+    if let (Some(n), SchemeId::Bgw05, false) = (users, scheme, curve.is_swapped()) {
         // BGW05's public key is linear in N (128 MB at N = 10^6 on
         // BN254): stream it to disk instead of building it in memory.
         return broadcast::bgw05_streamed_setup(curve, n, &pk_path, &mk_path, &keys);

@@ -11,6 +11,7 @@ mod ghw11_fig9;
 pub mod perazzo;
 mod perazzo_boards;
 mod perazzo_broker;
+pub mod placement;
 pub mod wang14;
 
 use crate::judge::Measured;
@@ -34,6 +35,12 @@ pub fn all() -> Vec<Experiment> {
             paper: "wang14",
             measure: wang14::measure,
             report: wang14::report,
+        },
+        Experiment {
+            name: "placement",
+            paper: "wang14",
+            measure: placement::measure,
+            report: placement::report,
         },
         Experiment {
             name: "chhatrapati22",

@@ -49,6 +49,16 @@
 //! ## Operation counts
 //! Checked against the formula (and the paper's table where it has one)
 //! by `op_counts_*` in the tests below, on `Counted` curves.
+//!
+//! ## The swapped placement
+//! [`crate::curve::Swapped`] (`abbe setup --placement swapped`) exchanges G1
+//! and G2: H, C'_y, D_j and C move to G2 and C_y, D'_j, D to G1: key
+//! generation and encryption hash and exponentiate in G2, and decryption
+//! still computes one line set per leaf, so the mirror is slower at every
+//! operation (the lab's placement table); `--optimize` keeps the standard
+//! placement. Security rests on the generic bilinear group model with the two
+//! source groups exchanged, as plausible as the original on these curves (no
+//! efficient isomorphism either way).
 
 use crate::curve::CurveId;
 use crate::curve::LinedG2;

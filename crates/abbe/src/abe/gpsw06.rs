@@ -59,6 +59,16 @@
 //! ## Operation counts
 //! Checked against the formula (and the paper's table where it has one)
 //! by `op_counts_*` in the tests below, on `Counted` curves.
+//!
+//! ## The swapped placement
+//! [`crate::curve::Swapped`] (`abbe setup --placement swapped`) exchanges G1
+//! and G2: H, C_x and D_i move to G2, R_i and C' to G1: every per-attribute
+//! hash and exponentiation is in G2 and decryption computes the lines of
+//! every C_x, so the mirror is slower at every operation (the lab's placement
+//! table); `--optimize` keeps the standard placement. Security rests on the
+//! decisional BDH assumption with the two source groups exchanged, as
+//! plausible as the original on these curves (no efficient isomorphism either
+//! way).
 
 use crate::curve::CurveId;
 use crate::curve::LinedG2;

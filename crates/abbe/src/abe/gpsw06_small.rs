@@ -51,6 +51,16 @@
 //! ## Operation counts
 //! Checked against the formula (and the paper's table where it has one)
 //! by `op_counts_*` in the tests below, on `Counted` curves.
+//!
+//! ## The swapped placement
+//! [`crate::curve::Swapped`] (`abbe setup --placement swapped`) exchanges G1
+//! and G2: T_i and E_i move to G2 and D_i to G1: key generation gets faster
+//! (its D_i are G1 exponentiations), encryption and decryption slower (G2
+//! tables, lines of every E_i per decryption; the lab's placement table);
+//! `--optimize` keeps the standard placement for both. Security rests on the
+//! decisional BDH assumption with the two source groups exchanged, as
+//! plausible as the original on these curves (no efficient isomorphism either
+//! way).
 
 use crate::curve::CurveId;
 use crate::curve::LinedG2;

@@ -40,9 +40,16 @@
 //! per-attribute work (H(x) and one exponentiation of it) is in G2; the
 //! attribute hashes are cached by the public key.
 //!
-//! (H into G1 would halve encryption's per-row cost but put D_i in G2,
-//! whose lines would then be computed at every decryption; we chose fast,
-//! constant-per-key decryption.)
+//! The mirror image (`Swapped`, `abbe setup --optimize encrypt`) puts H,
+//! C_i, K_x and L in G1 and D_i, K, C' in G2: key generation and encryption
+//! hash and exponentiate in G1, and every decryption computes the lines of
+//! its D_i — the faster placement for encryption, the slower for
+//! decryption (the lab's placement table). Security: Waters proves the
+//! scheme in a symmetric group; a Type-III instantiation rests on the
+//! asymmetric q-parallel BDHE assumption with each element in the group it
+//! sits in. The swap exchanges G1 and G2 as a whole, so it rests on the
+//! mirrored assumption, which is as plausible: neither direction has an
+//! efficient isomorphism on these curves.
 //!
 //! ## Side channels
 //! Secret scalars (α, a, t, s, the shares λ_i, r_i, 1/z) are used only in
@@ -392,6 +399,7 @@ impl<C: Curve> Authority for Waters11<C> {
 impl<C: Curve> Kem for Waters11<C> {
     const SCHEME: SchemeId = SchemeId::Waters11;
     const CURVE: CurveId = C::ID;
+    const FOR_ENCRYPTION: crate::curve::Placement = crate::curve::Placement::Swapped;
     type Authority = Self;
     type PublicKey = PublicKey<C>;
     type UserKey = UserKey<C>;

@@ -59,6 +59,13 @@
 //! exponentiations, 1 pairing, 1 GT exponentiation; decrypt: MSMs of 2(ℓ−1)
 //! G2 terms, 3 exponentiations, 2 Miller loops, 1 final exponentiation
 //! (`op_counts` below).
+//!
+//! ## The swapped placement
+//! [`crate::curve::Swapped`] (`abbe setup --placement swapped`) exchanges G1
+//! and G2: the public key's powers change group. Offered for completeness;
+//! the standard placement stays the default. Security rests on the paper's
+//! q-type assumption with the two source groups exchanged, as plausible as
+//! the original on these curves (no efficient isomorphism either way).
 
 use super::ibbe::{
     ell_minus_1, ell_plus_1, gentry_key, msm, padded_roots, powers, Identities, Identity, MaxCount,

@@ -52,6 +52,13 @@
 //! exponentiations and 1 fixed-base, 1 GT exponentiation; decrypt two G1
 //! MSMs of k terms, 3 G1 exponentiations, 3 Miller loops, 1 final
 //! exponentiation (`op_counts` below).
+//!
+//! ## The swapped placement
+//! [`crate::curve::Swapped`] (`abbe setup --placement swapped`) exchanges G1
+//! and G2: the public key's powers change group. Offered for completeness;
+//! the standard placement stays the default. Security rests on the paper's
+//! q-type assumption with the two source groups exchanged, as plausible as
+//! the original on these curves (no efficient isomorphism either way).
 
 use super::ibbe::{msm, Identities, Identity, MaxCount};
 use super::{poly, prf_scalar, Points};

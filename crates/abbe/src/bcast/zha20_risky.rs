@@ -33,6 +33,13 @@
 //! ## Modes
 //! CPA only, as every traceable scheme here: a CCA check would refuse the
 //! tracer's ciphertexts.
+//!
+//! ## The swapped placement
+//! [`crate::curve::Swapped`] (`abbe setup --placement swapped`) exchanges G1
+//! and G2: every element changes group. Offered for completeness; the
+//! standard placement stays the default. Security rests on the paper's
+//! assumption with the two source groups exchanged, as plausible as the
+//! original on these curves (no efficient isomorphism either way).
 
 use super::mtb::{self, Secrets};
 use super::trace::{Line, Traceable};

@@ -26,6 +26,7 @@ pub mod bn254;
 pub mod counting;
 mod fixed_base;
 mod miracl;
+pub mod swapped;
 mod wnaf;
 
 pub use bls12_381::Bls12;
@@ -34,6 +35,7 @@ pub use bls48_581::Bls48;
 pub use bn254::Bn254;
 pub use counting::{Counted, OpCounts};
 pub use fixed_base::FixedBaseTable;
+pub use swapped::Swapped;
 pub use wnaf::mul_public;
 
 use core::fmt::Debug;
@@ -52,6 +54,38 @@ pub enum CurveId {
     Bls24_479 = 4,
     /// BLS48-581 (security level 256).
     Bls48_581 = 5,
+    /// The same pairing curves with G1 and G2 swapped ([`Swapped`]): the
+    /// curve byte's high bit is the placement.
+    Bls12_381Swapped = 0x81,
+    Bn254Swapped = 0x82,
+    Bls24_479Swapped = 0x84,
+    Bls48_581Swapped = 0x85,
+}
+
+/// Which group each element of a scheme sits in: the scheme file's own
+/// choice, or its mirror image ([`Swapped`], `abbe setup --optimize`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Placement {
+    /// As the scheme file places its elements.
+    Standard,
+    /// G1 and G2 exchanged.
+    Swapped,
+}
+
+impl Placement {
+    pub fn name(self) -> &'static str {
+        match self {
+            Placement::Standard => "standard",
+            Placement::Swapped => "swapped",
+        }
+    }
+    pub fn from_name(s: &str) -> Option<Self> {
+        match s.to_ascii_lowercase().as_str() {
+            "standard" => Some(Placement::Standard),
+            "swapped" => Some(Placement::Swapped),
+            _ => None,
+        }
+    }
 }
 
 impl CurveId {
@@ -64,6 +98,19 @@ impl CurveId {
         CurveId::Bls48_581,
     ];
 
+    /// Every curve in every placement, in id order.
+    pub const EVERY: [CurveId; 9] = [
+        CurveId::Bls12_381,
+        CurveId::Bn254,
+        CurveId::P256,
+        CurveId::Bls24_479,
+        CurveId::Bls48_581,
+        CurveId::Bls12_381Swapped,
+        CurveId::Bn254Swapped,
+        CurveId::Bls24_479Swapped,
+        CurveId::Bls48_581Swapped,
+    ];
+
     pub fn from_u8(v: u8) -> Option<Self> {
         match v {
             1 => Some(CurveId::Bls12_381),
@@ -71,17 +118,76 @@ impl CurveId {
             3 => Some(CurveId::P256),
             4 => Some(CurveId::Bls24_479),
             5 => Some(CurveId::Bls48_581),
+            0x81 => Some(CurveId::Bls12_381Swapped),
+            0x82 => Some(CurveId::Bn254Swapped),
+            0x84 => Some(CurveId::Bls24_479Swapped),
+            0x85 => Some(CurveId::Bls48_581Swapped),
             _ => None,
         }
     }
 
-    pub fn name(self) -> &'static str {
+    /// The curve with G1 and G2 exchanged (a swapped curve unswaps; P-256,
+    /// which has no pairing, stays itself).
+    pub const fn swapped(self) -> CurveId {
         match self {
+            CurveId::Bls12_381 => CurveId::Bls12_381Swapped,
+            CurveId::Bn254 => CurveId::Bn254Swapped,
+            CurveId::Bls24_479 => CurveId::Bls24_479Swapped,
+            CurveId::Bls48_581 => CurveId::Bls48_581Swapped,
+            CurveId::Bls12_381Swapped => CurveId::Bls12_381,
+            CurveId::Bn254Swapped => CurveId::Bn254,
+            CurveId::Bls24_479Swapped => CurveId::Bls24_479,
+            CurveId::Bls48_581Swapped => CurveId::Bls48_581,
+            CurveId::P256 => CurveId::P256,
+        }
+    }
+
+    pub const fn is_swapped(self) -> bool {
+        (self as u8) & 0x80 != 0
+    }
+
+    /// The underlying curve, in the standard placement.
+    pub const fn unswapped(self) -> CurveId {
+        if self.is_swapped() {
+            self.swapped()
+        } else {
+            self
+        }
+    }
+
+    pub fn placement(self) -> Placement {
+        if self.is_swapped() {
+            Placement::Swapped
+        } else {
+            Placement::Standard
+        }
+    }
+
+    /// This curve in `placement`.
+    pub fn with_placement(self, placement: Placement) -> CurveId {
+        match placement {
+            Placement::Standard => self.unswapped(),
+            Placement::Swapped => self.unswapped().swapped(),
+        }
+    }
+
+    /// The curve's name; the placement is not part of it ([`CurveId::label`]).
+    pub fn name(self) -> &'static str {
+        match self.unswapped() {
             CurveId::Bls12_381 => "bls12-381",
             CurveId::Bn254 => "bn254",
             CurveId::P256 => "p256",
             CurveId::Bls24_479 => "bls24-479",
-            CurveId::Bls48_581 => "bls48-581",
+            _ => "bls48-581",
+        }
+    }
+
+    /// The name, followed by " (swapped placement)" when G1 and G2 are
+    /// exchanged: what messages print.
+    pub fn label(self) -> String {
+        match self.placement() {
+            Placement::Standard => self.name().to_owned(),
+            Placement::Swapped => format!("{} (swapped placement)", self.name()),
         }
     }
 
@@ -112,11 +218,11 @@ impl CurveId {
     /// [`CurveId::for_level`]; P-256 is 128). [`CurveId::security_bits`] is
     /// the estimate.
     pub fn level(self) -> u32 {
-        match self {
+        match self.unswapped() {
             CurveId::Bn254 => 100,
             CurveId::Bls12_381 | CurveId::P256 => 128,
             CurveId::Bls24_479 => 192,
-            CurveId::Bls48_581 => 256,
+            _ => 256,
         }
     }
 
@@ -137,12 +243,12 @@ impl CurveId {
     ///   friendly-curves-11 §4.3 selects it (security categories after
     ///   Barbulescu–Duquesne, J. Cryptology 2019).
     pub fn security_bits(self) -> u32 {
-        match self {
+        match self.unswapped() {
             CurveId::Bls12_381 => 120,
             CurveId::Bn254 => 100,
             CurveId::P256 => 128,
             CurveId::Bls24_479 => 192,
-            CurveId::Bls48_581 => 256,
+            _ => 256,
         }
     }
 }

@@ -352,7 +352,9 @@ pub fn seal_with<R: Read, W: Write, G: RngCore + CryptoRng>(
         .into());
     }
     if let Some(s) = options.signer {
-        if s.curve() != hp.curve {
+        // Signing keys have one placement: a file in the swapped placement
+        // is signed on its underlying curve.
+        if s.curve() != hp.curve.unswapped() {
             return Err(EnvelopeError::SignerCurve {
                 key: s.curve().name(),
                 file: hp.curve.name(),
@@ -455,7 +457,7 @@ pub fn open_with<R: Read, W: Write>(
         output.flush()?;
         return Ok(Opened { len, signer: None });
     }
-    let curve = head.preamble.curve;
+    let curve = head.preamble.curve.unswapped();
     let block_len = signature::block_len(curve).ok_or(SignatureError::NoPairing("P-256"))?;
     let lead = head.signer_known_first().then(|| Lead {
         block: Zeroizing::new(Vec::with_capacity(block_len)),

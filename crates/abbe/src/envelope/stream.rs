@@ -114,11 +114,11 @@ impl Aead {
     /// The AEAD of the security level of `curve`.
     pub fn for_curve(curve: crate::curve::CurveId) -> Aead {
         use crate::curve::CurveId;
-        match curve {
+        match curve.unswapped() {
             CurveId::Bn254 => Aead::Aes128Gcm,
             CurveId::Bls12_381 | CurveId::P256 => Aead::Aes256Gcm,
             CurveId::Bls24_479 => Aead::Aes192Gcm,
-            CurveId::Bls48_581 => Aead::Aes256Gcm,
+            _ => Aead::Aes256Gcm,
         }
     }
 }

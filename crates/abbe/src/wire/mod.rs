@@ -292,9 +292,9 @@ impl Preamble {
                 detail: format!(
                     "made for {} on {}, expected {} on {}",
                     self.scheme.name(),
-                    self.curve.name(),
+                    self.curve.label(),
                     scheme.name(),
-                    curve.name()
+                    curve.label()
                 ),
             });
         }

@@ -37,6 +37,16 @@
 //! curve); the variable-time linear combinations take public scalars only:
 //! the LSSS entries M_ij and the decryption coefficients γ_i.
 //!
+//!
+//! ## The swapped placement
+//! [`crate::curve::Swapped`] (`abbe setup --placement swapped`) exchanges G1
+//! and G2: every hash and per-row element moves to G2 and the decryption
+//! aggregates are paired on the ciphertext's lines, so the mirror is slower
+//! at every operation (the lab's placement table); `--optimize` keeps the
+//! standard placement. Security rests on the decisional linear assumption in
+//! both source groups (the paper's), itself symmetric in G1 and G2 with the
+//! two source groups exchanged, as plausible as the original on these curves
+//! (no efficient isomorphism either way).
 
 use crate::curve::{wipe, Curve, FixedBaseTable, Group, Scalar, Target};
 use crate::wire::codec::{nonzero, object, secrets_match};
