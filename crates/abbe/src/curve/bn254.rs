@@ -759,13 +759,14 @@ fn shared_miller_loop(terms: &[(G1Projective, &G2Lines)]) -> Fq12 {
     type Cfg = ark_bn254::Config;
     let ps: Vec<G1Projective> = terms.iter().map(|(p, _)| *p).collect();
     let ps = G1Projective::normalize_batch(&ps);
-    let mut pairs: Vec<(&G1Affine, core::slice::Iter<'_, (Fq2, Fq2, Fq2)>)> = ps
+    type Line = (Fq2, Fq2, Fq2);
+    let mut pairs: Vec<(&G1Affine, core::slice::Iter<'_, Line>)> = ps
         .iter()
         .zip(terms)
         .filter(|(p, (_, q))| !p.is_zero() && !q.0.infinity)
         .map(|(p, (_, q))| (p, q.0.ell_coeffs.iter()))
         .collect();
-    let ell = |f: &mut Fq12, c: Option<&(Fq2, Fq2, Fq2)>, p: &G1Affine| {
+    let ell = |f: &mut Fq12, c: Option<&Line>, p: &G1Affine| {
         // Lines are prepared for the full loop; a short list (impossible
         // for a prepared point) would only leave the value wrong.
         if let Some((c0, c1, c2)) = c {
