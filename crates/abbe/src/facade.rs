@@ -154,6 +154,13 @@ pub fn placed_curve(
         (None, None) => Placement::Standard,
     };
     let placed = curve.with_placement(placement);
+    if placed.placement() != placement {
+        return Err(Error::Unsupported(format!(
+            "{} on {} has no swapped placement (it has no pairing)",
+            scheme.name(),
+            curve.name()
+        )));
+    }
     self::scheme_allowing_insecure(scheme, placed)?;
     Ok(placed)
 }

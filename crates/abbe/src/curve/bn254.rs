@@ -312,9 +312,146 @@ where
     P: ark_ec::short_weierstrass::SWCurveConfig,
     P::BaseField: MaskedLimbs,
 {
-    const DIGITS: usize = 63;
     let mut limbs = k.into_bigint().0;
-    // k < r < 2^254: adding 1 cannot carry out of the top limb.
+    let even = make_odd(&mut limbs);
+    let mut digits = [0i8; 64];
+    odd_digits(limbs, &mut digits);
+    let table = odd_multiples(p);
+    let mut acc = pick(&table, digits[63], 0);
+    for &d in digits[..63].iter().rev() {
+        for _ in 0..4 {
+            acc = ark_ff::AdditiveGroup::double(&acc);
+        }
+        acc += pick(&table, d, 0);
+    }
+    minus_if(acc, p, even)
+}
+
+/// `p·k` in G1 with the GLV endomorphism φ(x, y) = (βx, y) = [λ]P, in
+/// constant time: k = k1 + k2·λ (mod r) with |k1|, |k2| < 2^130 by a
+/// rounded lattice reduction done with fixed-length integer arithmetic,
+/// then [`mul_ct`]'s regular window over both halves at once — 33 windows
+/// of four doublings instead of 64. Signs of k1 and k2 are applied by
+/// masked negation of the picked entries.
+fn mul_ct_glv(p: &G1Projective, k: &Fr) -> G1Projective {
+    let (mut k1, neg1, mut k2, neg2) = glv_split(k);
+    let even1 = make_odd(&mut k1);
+    let even2 = make_odd(&mut k2);
+    let (mut d1, mut d2) = ([0i8; 33], [0i8; 33]);
+    odd_digits(k1, &mut d1);
+    odd_digits(k2, &mut d2);
+    let t1 = odd_multiples(p);
+    let t2 = t1.map(|q| endomorphism(&q));
+    let mut acc = pick(&t1, d1[32], neg1) + pick(&t2, d2[32], neg2);
+    for i in (0..32).rev() {
+        for _ in 0..4 {
+            acc = ark_ff::AdditiveGroup::double(&acc);
+        }
+        acc += pick(&t1, d1[i], neg1);
+        acc += pick(&t2, d2[i], neg2);
+    }
+    // Undo the +1 of an even half: subtract ±P or ±φ(P).
+    let acc = minus_if(acc, &pick(&t1, 1, neg1), even1);
+    minus_if(acc, &pick(&t2, 1, neg2), even2)
+}
+
+/// The constant-time multiplication of each group: GLV on G1, the plain
+/// regular window on G2.
+trait CtMul: Sized {
+    fn ct_mul(&self, k: &Fr) -> Self;
+}
+
+impl CtMul for G1Projective {
+    fn ct_mul(&self, k: &Fr) -> Self {
+        mul_ct_glv(self, k)
+    }
+}
+
+impl CtMul for G2Projective {
+    fn ct_mul(&self, k: &Fr) -> Self {
+        mul_ct(self, k)
+    }
+}
+
+/// φ(x, y) = (βx, y) on Jacobian coordinates (x = X/Z²): [λ]P on G1.
+fn endomorphism(p: &G1Projective) -> G1Projective {
+    use ark_ec::scalar_mul::glv::GLVConfig;
+    let mut q = *p;
+    q.x *= <ark_bn254::g1::Config as GLVConfig>::ENDO_COEFFS[0];
+    q
+}
+
+/// The lattice {(a, b) : a + b·λ ≡ 0 (mod r)} of BN254's G1 has the short
+/// basis v1 = (A, −B), v2 = (B, C) (A·C + B² = r; arkworks'
+/// `SCALAR_DECOMP_COEFFS`). Babai rounding of (k, 0) is c1 = ⌊k·C/r⌉,
+/// c2 = ⌊k·B/r⌉, computed as ⌊(k·G_i + 2^255) / 2^256⌋ with
+/// G1 = ⌊2^256·C/r⌋, G2 = ⌊2^256·B/r⌋ (off by at most one, which keeps
+/// |k1|, |k2| < 2^129).
+const GLV_A: [u64; 2] = [0x8211bbeb7d4f1128, 0x6f4d8248eeb859fc];
+const GLV_B: u64 = 0x89d3256894d213e3;
+const GLV_C: [u64; 2] = [0x0be4e1541221250b, 0x6f4d8248eeb859fd];
+const GLV_G1: [u64; 3] = [0x5398fd0300ff6565, 0x4ccef014a773d2d2, 0x2];
+const GLV_G2: [u64; 2] = [0xd91d232ec7e0b3d7, 0x2];
+
+/// (|k1|, k1 < 0 as a mask, |k2|, k2 < 0 as a mask) with k = k1 + k2·λ.
+fn glv_split(k: &Fr) -> ([u64; 4], u64, [u64; 4], u64) {
+    let limbs = k.into_bigint().0;
+    let round = |g: &[u64]| -> Fr {
+        // k·g + 2^255, then the limbs from bit 256 up: fixed-length
+        // schoolbook multiplication, no data-dependent branch.
+        let mut prod = [0u64; 8];
+        for (i, &a) in limbs.iter().enumerate() {
+            let mut carry = 0u128;
+            for (j, &b) in g.iter().enumerate() {
+                let t = prod[i + j] as u128 + (a as u128) * (b as u128) + carry;
+                prod[i + j] = t as u64;
+                carry = t >> 64;
+            }
+            let mut at = i + g.len();
+            while at < 8 {
+                let t = prod[at] as u128 + carry;
+                prod[at] = t as u64;
+                carry = t >> 64;
+                at += 1;
+            }
+        }
+        let mut carry = 1u128 << 63;
+        for limb in prod.iter_mut().skip(3) {
+            let t = *limb as u128 + carry;
+            *limb = t as u64;
+            carry = t >> 64;
+        }
+        Fr::from_bigint(ark_ff::BigInt([prod[4], prod[5], prod[6], 0]))
+            .unwrap_or_else(<Fr as Zero>::zero)
+    };
+    let fr = |l: &[u64]| {
+        let mut b = [0u64; 4];
+        b[..l.len()].copy_from_slice(l);
+        Fr::from_bigint(ark_ff::BigInt(b)).unwrap_or_else(<Fr as Zero>::zero)
+    };
+    let (c1, c2) = (round(&GLV_G1), round(&GLV_G2));
+    let (a, b, c) = (fr(&GLV_A), fr(&[GLV_B]), fr(&GLV_C));
+    let k1 = *k - c1 * a - c2 * b;
+    let k2 = c1 * b - c2 * c;
+    let signed = |x: Fr| -> ([u64; 4], u64) {
+        // A small positive value has a zero top limb; a negative one is
+        // r − |x|, whose top limb is r's.
+        let pos = x.into_bigint().0;
+        let neg = (-x).into_bigint().0;
+        let m = mask(pos[3] != 0);
+        let mut out = [0u64; 4];
+        for i in 0..4 {
+            out[i] = (pos[i] & !m) | (neg[i] & m);
+        }
+        (out, m)
+    };
+    let ((k1, n1), (k2, n2)) = (signed(k1), signed(k2));
+    (k1, n1, k2, n2)
+}
+
+/// Makes an integer odd by adding one when it is even (no carry out for
+/// the values here); returns whether it was even, as 0 or 1.
+fn make_odd(limbs: &mut [u64; 4]) -> u64 {
     let even = 1 - (limbs[0] & 1);
     let mut carry = even;
     for l in limbs.iter_mut() {
@@ -322,9 +459,16 @@ where
         *l = v;
         carry = u64::from(c);
     }
-    // d_i = (k mod 32) − 16, then k ← (k − d_i)/16 = (k >> 4) | 1.
-    let mut digits = [0i8; DIGITS + 1];
-    for d in digits.iter_mut().take(DIGITS) {
+    even
+}
+
+/// Recodes an odd integer into `out.len() − 1` odd digits in [−15, 15] of
+/// base 16 (d_i = (k mod 32) − 16, k ← (k − d_i)/16, which stays odd) and
+/// the odd positive rest as the last digit (at most 15 when the integer is
+/// below 2^(4·(out.len() − 1) + 3)).
+fn odd_digits(mut limbs: [u64; 4], out: &mut [i8]) {
+    let n = out.len() - 1;
+    for d in out.iter_mut().take(n) {
         *d = (limbs[0] & 31) as i8 - 16;
         for i in 0..4 {
             let next = limbs.get(i + 1).copied().unwrap_or(0);
@@ -332,47 +476,63 @@ where
         }
         limbs[0] |= 1;
     }
-    digits[DIGITS] = limbs[0] as i8;
+    out[n] = limbs[0] as i8;
+}
 
+/// P, 3P, …, 15P.
+fn odd_multiples<P>(p: &Projective<P>) -> [Projective<P>; 8]
+where
+    P: ark_ec::short_weierstrass::SWCurveConfig,
+{
     let two = ark_ff::AdditiveGroup::double(p);
     let mut table = [*p; 8];
     for j in 1..8 {
         table[j] = table[j - 1] + two;
     }
-    let pick = |d: i8| -> Projective<P> {
-        let mag = d.unsigned_abs() as usize;
-        let (mut x, mut y, mut z) = (
-            P::BaseField::zeroed(),
-            P::BaseField::zeroed(),
-            P::BaseField::zeroed(),
-        );
-        for (j, e) in table.iter().enumerate() {
-            let m = mask(2 * j + 1 == mag);
-            x.or_masked(&e.x, m);
-            y.or_masked(&e.y, m);
-            z.or_masked(&e.z, m);
-        }
-        let neg_y = -y;
-        let (mut y2, mn, mp) = (P::BaseField::zeroed(), mask(d < 0), mask(d >= 0));
-        y2.or_masked(&y, mp);
-        y2.or_masked(&neg_y, mn);
-        Projective::new_unchecked(x, y2, z)
-    };
-    let mut acc = pick(digits[DIGITS]);
-    for &d in digits[..DIGITS].iter().rev() {
-        for _ in 0..4 {
-            acc = ark_ff::AdditiveGroup::double(&acc);
-        }
-        acc += pick(d);
-    }
-    let fixed = acc - p;
-    let (m_even, m_odd) = (mask(even == 1), mask(even == 0));
+    table
+}
+
+/// d·P for an odd digit d from the table of odd multiples, negated when
+/// `flip` (a mask) is set: a scan of all eight entries and masked selects.
+fn pick<P>(table: &[Projective<P>; 8], d: i8, flip: u64) -> Projective<P>
+where
+    P: ark_ec::short_weierstrass::SWCurveConfig,
+    P::BaseField: MaskedLimbs,
+{
+    let mag = d.unsigned_abs() as usize;
     let (mut x, mut y, mut z) = (
         P::BaseField::zeroed(),
         P::BaseField::zeroed(),
         P::BaseField::zeroed(),
     );
-    for (src, m) in [(&acc, m_odd), (&fixed, m_even)] {
+    for (j, e) in table.iter().enumerate() {
+        let m = mask(2 * j + 1 == mag);
+        x.or_masked(&e.x, m);
+        y.or_masked(&e.y, m);
+        z.or_masked(&e.z, m);
+    }
+    let neg_y = -y;
+    let mn = mask(d < 0) ^ flip;
+    let mut y2 = P::BaseField::zeroed();
+    y2.or_masked(&y, !mn);
+    y2.or_masked(&neg_y, mn);
+    Projective::new_unchecked(x, y2, z)
+}
+
+/// `acc − q` when `flag` is 1, else `acc`, by a constant-time select.
+fn minus_if<P>(acc: Projective<P>, q: &Projective<P>, flag: u64) -> Projective<P>
+where
+    P: ark_ec::short_weierstrass::SWCurveConfig,
+    P::BaseField: MaskedLimbs,
+{
+    let fixed = acc - q;
+    let (m_fix, m_keep) = (mask(flag == 1), mask(flag == 0));
+    let (mut x, mut y, mut z) = (
+        P::BaseField::zeroed(),
+        P::BaseField::zeroed(),
+        P::BaseField::zeroed(),
+    );
+    for (src, m) in [(&acc, m_keep), (&fixed, m_fix)] {
         x.or_masked(&src.x, m);
         y.or_masked(&src.y, m);
         z.or_masked(&src.z, m);
@@ -482,7 +642,7 @@ macro_rules! impl_group {
                 ark_ff::AdditiveGroup::double(self)
             }
             fn mul_secret(&self, s: &Fr) -> Self {
-                mul_ct(self, s)
+                <Self as CtMul>::ct_mul(self, s)
             }
             fn msm(points: &[Self], scalars: &[Fr]) -> Self {
                 let n = points.len().min(scalars.len());
@@ -860,6 +1020,49 @@ mod tests {
             );
             assert_eq!(ours.0, theirs, "{n} pairs");
         }
+    }
+
+    /// The GLV split recombines to k with both halves below 2^130, and
+    /// the GLV multiplication equals arkworks' on edge and random scalars.
+    #[test]
+    fn glv_multiplication() {
+        use super::*;
+        use rand_chacha::rand_core::SeedableRng;
+        let mut rng = rand_chacha::ChaCha20Rng::seed_from_u64(11);
+        use ark_ec::scalar_mul::glv::GLVConfig;
+        let lambda = <ark_bn254::g1::Config as GLVConfig>::LAMBDA;
+        let mut ks: Vec<Fr> = [0u64, 1, 2, 3, 15, 16, 17, 1 << 63]
+            .iter()
+            .map(|v| Fr::from(*v))
+            .collect();
+        ks.extend([
+            -<Fr as One>::one(),
+            -Fr::from(2u64),
+            lambda,
+            -lambda,
+            lambda + <Fr as One>::one(),
+        ]);
+        ks.extend((0..200).map(|_| <Fr as ScalarTrait>::random(&mut rng)));
+        let p = <G1Projective as Group>::generator() * <Fr as ScalarTrait>::random(&mut rng);
+        assert_eq!(endomorphism(&p), p * lambda);
+        for k in &ks {
+            let (a, na, b, nb) = glv_split(k);
+            assert!(
+                a[2] >> 2 == 0 && a[3] == 0 && b[2] >> 2 == 0 && b[3] == 0,
+                "{k}"
+            );
+            let as_fr = |l: [u64; 4], neg: u64| {
+                let v = Fr::from_bigint(ark_ff::BigInt(l)).unwrap();
+                if neg != 0 {
+                    -v
+                } else {
+                    v
+                }
+            };
+            assert_eq!(as_fr(a, na) + as_fr(b, nb) * lambda, *k);
+            assert_eq!(mul_ct_glv(&p, k), p * *k, "{k}");
+        }
+        assert!(mul_ct_glv(&G1Projective::zero(), &ks[9]).is_zero());
     }
 
     fn batch_matches_single<G: crate::curve::Group<Scalar = super::Fr>>() {
