@@ -6,8 +6,10 @@
 //! (no encoding or decoding, `Gt::generator()` is `unimplemented!()`), so
 //! ciphertexts and transformed ciphertexts could not be serialised, and its
 //! `asm` feature enables `std`, which turns on a leftover `println!` in the
-//! G2 cofactor clearing and subgroup check. arkworks has a shared multi-Miller
-//! loop over prepared G2 lines, validated deserialisation and no output.
+//! G2 cofactor clearing and subgroup check. arkworks has prepared G2 lines,
+//! validated deserialisation and no output; we run one shared Miller loop
+//! over the stored lines (`shared_miller_loop`) and our own constant-time
+//! multiplication for secret scalars (GLV on G1, `mul_ct_glv`).
 //!
 //! Hash-to-curve: arkworks has no RFC 9380 suite for BN254 (its G1 has
 //! a = 0 and no isogeny is provided), so we hash by try-and-increment on
