@@ -14,7 +14,14 @@ use std::process::Command;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
-const EXPERIMENTS: [&str; 5] = ["ghw11-fig8", "wang14", "chhatrapati22", "detabe", "perazzo"];
+const EXPERIMENTS: [&str; 6] = [
+    "ghw11-fig8",
+    "wang14",
+    "placement",
+    "chhatrapati22",
+    "detabe",
+    "perazzo",
+];
 
 fn abbe() -> Command {
     Command::new(env!("CARGO_BIN_EXE_abbe"))
