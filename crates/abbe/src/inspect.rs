@@ -36,20 +36,17 @@ pub fn placement_label(scheme: SchemeId, curve: crate::curve::CurveId) -> String
         return what.into();
     };
     let info = s.info();
-    let favours: Vec<&str> = [
-        (info.for_decryption, "decryption"),
-        (info.for_encryption, "encryption"),
+    let favours: Vec<(&str, &str)> = [
+        (info.for_decryption, "decryption", "decrypt"),
+        (info.for_encryption, "encryption", "encrypt"),
     ]
     .iter()
-    .filter(|(p, _)| *p == placement)
-    .map(|(_, what)| *what)
+    .filter(|(p, _, _)| *p == placement)
+    .map(|(_, op, flag)| (*op, *flag))
     .collect();
     match favours.as_slice() {
         [] => format!("{what}; not the placement --optimize picks for either operation"),
-        [one] => format!(
-            "{what}: the faster one for {one} (--optimize {})",
-            &one[..7]
-        ),
+        [(op, flag)] => format!("{what}: the faster one for {op} (--optimize {flag})"),
         _ => format!("{what}: the faster one for both encryption and decryption"),
     }
 }
