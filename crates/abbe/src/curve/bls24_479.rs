@@ -18,12 +18,17 @@
 //! * **Groups and sizes**: G1 ⊂ E(Fp), compressed 61 bytes (0x02|sign(y),
 //!   x); G2 ⊂ E'(Fp4), compressed 241 bytes; GT ⊂ Fp24*, 1440 bytes
 //!   (24 Fp coefficients, uncompressed); scalars 49 bytes big-endian.
-//! * **Constant time**: scalar multiplication in G1/G2 (fixed 4-bit windows,
-//!   complete addition formulas, table scan by `cmove`), GT exponentiation
-//!   (fixed windows, cyclotomic squarings, `cmove`), Z_r arithmetic and
+//! * **Constant time**: scalar multiplication in G1 (fixed 4-bit windows,
+//!   complete addition formulas, table scan by `cmove`), in G2 and GT by
+//!   the Galbraith–Scott endomorphism (ψ on G2, the Frobenius on GT, both
+//!   acting as x: the scalar is split into 8 base-|x| digits by a
+//!   constant-time division, then fixed 5-bit windows over all digits at
+//!   once, `cmove` scans; cyclotomic squarings in GT), Z_r arithmetic and
 //!   inversion (crypto-bigint), field inversion (miracl: fixed addition
 //!   chain). Not constant time, on public data only: decoding (square roots
-//!   and their failure), the subgroup checks, hash-to-curve (inputs are
+//!   and their failure), the subgroup checks ([r]P in G1 and GT; ψ(Q) = [x]Q
+//!   in G2, exact here because no prime factor of (x − 1)²/3 divides the G2
+//!   cofactor, see `in_g2`), hash-to-curve (inputs are
 //!   public attribute names), `msm` loops skip nothing but `sum_affine` is
 //!   the generic one, and the Miller loop skips identity inputs. Equality
 //!   of G1/G2 points is not constant time; `Target::ct_eq` is.
@@ -52,6 +57,22 @@ super::miracl::impl_fld!(G2Field, |x| {
     x.times_i();
     x.norm();
 });
+
+/// ψ = φ⁻¹∘π_p∘φ on E'(Fp4) in projective coordinates, as miracl's
+/// `ECP4::frob` (M-type twist) computes it; ψ(Q) = [x]Q on G2.
+fn psi(q: &super::miracl::Point<G2Field>) -> super::miracl::Point<G2Field> {
+    use std::sync::OnceLock;
+    static FROB: OnceLock<[FP2; 3]> = OnceLock::new();
+    let f = FROB.get_or_init(G2Point::frob_constants);
+    let (mut x, mut y, mut z) = (q.x, q.y, q.z);
+    x.frob(&f[2]);
+    x.pmul(&f[0]);
+    y.frob(&f[2]);
+    y.pmul(&f[1]);
+    y.times_i();
+    z.frob(&f[2]);
+    super::miracl::Point { x, y, z }
+}
 
 fn g2_field_from_fps(u: &[FP]) -> G2Field {
     G2Field::new_fp2s(&FP2::new_fps(&u[0], &u[1]), &FP2::new_fps(&u[2], &u[3]))
@@ -82,6 +103,9 @@ super::miracl::miracl_backend! {
     fr_wide: 80,
     hash: sha2::Sha384,
     gt_fp8s: 3,
+    seed_abs: 0x1_0002_0011_FF80,
+    seed_negative: false,
+    gls_digits: 8,
 }
 
 #[cfg(test)]
@@ -115,6 +139,20 @@ mod tests {
         t.mul(&c);
         t
     }
+
+    /// #E'(Fp^k/6) of the G2 twist (computed from p and t by the trace
+    /// recurrence; see `g2_cofactor_is_coprime_to_the_membership_polynomial`).
+    const TWIST_ORDER: &str = concat!(
+        "32a1325f34ff5660ff73cd3fd31321b506aa0495d013634d4e0c737637da4076f704e53b45b5",
+        "254974ebad58b41305cdabc515ecc2dc322931d06445bb52e4ce8e20ca3b71891ad54c4dc211",
+        "b051a434a7122d2b81b9bc768cc34b860c2015973d855f699b2be1125c874bfe8aba6dcc2d45",
+        "201407bb83bd450e018253ba6a2a23510bb33b02c29a37c7a7f245a0e9dfad9632c55abd0da5",
+        "f57ba0c8c1c271fa5e8e6eede8032da563fd1ccfd707752956cae43481a8d01dc3c82f914958",
+        "e91753db8a35f1c441a482824afe3d22977dbe0979c76d8db08a1dd9694062fbc823f3c38954",
+        "3869408b499563bd1679124",
+    );
+    /// The prime factors of (x − 1)²/3.
+    const MEMBERSHIP_PRIMES: &[u128] = &[3, 7, 11, 101, 349, 34569593];
 
     crate::curve::miracl::miracl_backend_tests!(Bls24, sha2::Sha384);
 

@@ -18,7 +18,9 @@
 //!   serialised here FP8 by FP8); scalars 65 bytes big-endian.
 //! * **Constant time / pairing / hash-to-curve**: as for BLS24-479 (see
 //!   [`super::bls24_479`]), with `pair8` (36 packed lines per key element),
-//!   SHA-512 and k = 256 (L = 105 bytes per Fp element).
+//!   SHA-512, k = 256 (L = 105 bytes per Fp element) and 16 base-|x| digits
+//!   in G2 and GT. The twist's b' = b/i is applied with a cached 1/i
+//!   (miracl's `FP8::div_i` inverts a constant on every call).
 
 use miracl_core::bls48581::ecp8::ECP8 as G2Point;
 use miracl_core::bls48581::fp16::FP16 as LineField;
@@ -32,9 +34,61 @@ super::miracl::impl_fld!(G2Field, |x| {
     // b' = b/i (D-type twist): 3b' = 3b/i.
     x.imul(3 * rom::CURVE_B_I);
     x.norm();
-    x.div_i();
-    x.norm();
+    x = div_i(&x);
 });
+
+/// x/i in Fp8, as miracl's `FP8::div_i` (→ `FP4::div_i` → `FP2::div_ip`)
+/// computes it, but with the Fp2 constant 1/(2^QNRI + √−1) inverted once:
+/// miracl inverts it on every call, which made each G2 addition cost two
+/// Fp2 inversions.
+fn div_i(x: &G2Field) -> G2Field {
+    use miracl_core::bls48581::fp;
+    use std::sync::OnceLock;
+    static QNR_INVERSE: OnceLock<FP2> = OnceLock::new();
+    let z = QNR_INVERSE.get_or_init(|| {
+        let mut z = FP2::new_ints(1 << fp::QNRI, 1);
+        z.inverse(None);
+        z
+    });
+    let positive = fp::TOWER == fp::POSITOWER;
+    let (a, b) = (x.geta(), x.getb());
+    // FP4::div_i of a: (a0, a1) ↦ ±(a1, a0/(2^QNRI + √−1)).
+    let mut u0 = a.geta();
+    u0.norm();
+    u0.mul(z);
+    if positive {
+        u0.neg();
+        u0.norm();
+    }
+    let mut u = FP4::new_fp2s(&a.getb(), &u0);
+    if positive {
+        u.neg();
+        u.norm();
+    }
+    let mut out = G2Field::new_fp4s(&b, &u);
+    if positive {
+        out.neg();
+        out.norm();
+    }
+    out
+}
+
+/// ψ = φ⁻¹∘π_p∘φ on E'(Fp8) in projective coordinates, as miracl's
+/// `ECP8::frob` (D-type twist) computes it; ψ(Q) = [x]Q on G2.
+fn psi(q: &super::miracl::Point<G2Field>) -> super::miracl::Point<G2Field> {
+    use std::sync::OnceLock;
+    static FROB: OnceLock<[FP2; 3]> = OnceLock::new();
+    let f = FROB.get_or_init(G2Point::frob_constants);
+    let (mut x, mut y, mut z) = (q.x, q.y, q.z);
+    x.frob(&f[2]);
+    x.qmul(&f[0]);
+    x.times_i2();
+    y.frob(&f[2]);
+    y.qmul(&f[1]);
+    y.times_i();
+    z.frob(&f[2]);
+    super::miracl::Point { x, y, z }
+}
 
 fn g2_field_from_fps(u: &[FP]) -> G2Field {
     let a = FP4::new_fp2s(&FP2::new_fps(&u[0], &u[1]), &FP2::new_fps(&u[2], &u[3]));
@@ -77,6 +131,9 @@ super::miracl::miracl_backend! {
     fr_wide: 96,
     hash: sha2::Sha512,
     gt_fp8s: 6,
+    seed_abs: 0x1_4000_0381,
+    seed_negative: true,
+    gls_digits: 16,
 }
 
 #[cfg(test)]
@@ -112,7 +169,43 @@ mod tests {
         t
     }
 
+    /// #E'(Fp^k/6) of the G2 twist (computed from p and t by the trace
+    /// recurrence; see `g2_cofactor_is_coprime_to_the_membership_polynomial`).
+    const TWIST_ORDER: &str = concat!(
+        "33325e51b8485cacb1cf7e79521a2c07ed618593bc2b823693827cddd5014128f299770734d9",
+        "658ec3da72c829e2bfdfa5bc0dcac0f0dd385da0b70a1f1800f3920706ac684379b30abec142",
+        "2f3428ce3b9ea1d92e0995ded30bb3f127dd47570d121a8200c4091f4c1a039e4dea3f3e733d",
+        "60d4788b3a2db1954fa31287ef5b2f8d31c9b5f5107074dc917ffa3ebef388907b3e2400a010",
+        "8fb4b983592be1718c4a206f401d2fd25126d86f05bd447da88d3240e4ebfd3c06ffacd5a603",
+        "5b85991083e27f7ec56e001b64a11949e1c61fca24a0634794818600eebf30801a216d1dc7e2",
+        "ac05b743e9bd89e033b09757a9e3f9dd4bcdfd8c7ca6e2b5c39833111583a14a800b430ae5ea",
+        "8a3c6ab3ad627523d1e7dedcf79a56483a81cf6a6deb7505ed45dc8a3d557237ef0f98ac7ca9",
+        "e577d5c7d429fdbdc87a0a0b056dd44b9c8ae1432ac96dde432512ea1782c476727732b7ace3",
+        "a30d90fd4ad586edd8ee2b5b10e3cff6cc31e9137f98d3debad7ca512af4f876915edb46c3d5",
+        "d51c4c3c7e268727ab914ae89f05c7a7f9fa1df8ee053622b60033bc7970f902d6a9ebc1b6ff",
+        "316d5457cdbd926cf183a6114ae6448650286067ababbd5d747a5117b691e1e7138f2e4f8d80",
+        "25df47f695681f0555463005c211ac9c52c56b7c96d4dbc30e86bcb3c7013de1913fa60e2e58",
+        "f1877fa6bd690f7f37858d699dcc083c27cd1837efb00d0bdda265e73adca2760f99d911463f",
+        "a51614aaf308a54f46a15f08ad24c378210c60aa64ff1772ec3d6d84fcaadd697aef4f87423b",
+        "215d4ab9aee8f260865b1",
+    );
+    /// The prime factors of (x − 1)²/3.
+    const MEMBERSHIP_PRIMES: &[u128] = &[2, 3, 7, 463, 276083];
+
     crate::curve::miracl::miracl_backend_tests!(Bls48, sha2::Sha512);
+
+    #[test]
+    fn cached_div_i_matches_miracl() {
+        let mut e = G2Field::new_int(7);
+        for _ in 0..5 {
+            e.sqr();
+            e.add(&G2Field::new_int(3));
+            e.norm();
+            let mut theirs = e;
+            theirs.div_i();
+            assert!(div_i(&e).equals(&theirs));
+        }
+    }
 
     #[test]
     fn r_is_t16_minus_t8_plus_1() {

@@ -19,6 +19,12 @@
 //! constant-time inversion), not miracl's `BIG` whose `modmul` reduces
 //! bit-serially with a data-dependent length and whose `invmodp` is
 //! documented by miracl as not side-channel safe.
+//!
+//! G2 and GT use the curve's endomorphism, which acts as the seed x on both
+//! (ψ = φ⁻¹∘π_p∘φ on G2, the p-power Frobenius on GT): multiplication and
+//! exponentiation split the scalar into base-|x| digits ([`base_digits`],
+//! [`Point::mul_endo`]), and G2 membership is ψ(Q) = [x]Q (`in_g2`, with the
+//! condition that makes it exact checked by a test).
 
 use sha2::digest::core_api::BlockSizeUser;
 use sha2::Digest;
@@ -253,13 +259,28 @@ impl<F: Fld> Point<F> {
         out
     }
 
+    /// Not (0 : 0 : 0): the value the complete formulas return for an
+    /// exceptional pair, which only points outside G1/G2 can reach.
+    pub(crate) fn is_valid(&self) -> bool {
+        !(self.x.is_zero() && self.y.is_zero() && self.z.is_zero())
+    }
+
+    /// `table[digit]` by a constant-time scan of the whole table.
+    fn select(table: &[Self], digit: u64) -> Self {
+        use subtle::ConstantTimeEq;
+        let mut pick = Self::identity();
+        for (i, entry) in table.iter().enumerate() {
+            pick.cmove(entry, (i as u64).ct_eq(&digit));
+        }
+        pick
+    }
+
     /// [k]P for the integer k given by little-endian limbs, of which the low
     /// `bits` bits are used. Fixed 4-bit windows: `bits` doublings and
     /// ⌈bits/4⌉ complete additions whatever k is, each window's multiple
     /// chosen by a constant-time scan of the 16-entry table. Constant time in
     /// k (the number of bits is public: r's length).
     pub(crate) fn mul_limbs(&self, limbs: &[u64], bits: usize) -> Self {
-        use subtle::ConstantTimeEq;
         let mut table = [Self::identity(); 16];
         for i in 1..16 {
             table[i] = table[i - 1].add(self);
@@ -269,15 +290,81 @@ impl<F: Fld> Point<F> {
         for w in (0..windows).rev() {
             acc = acc.dbl().dbl().dbl().dbl();
             let bit = 4 * w;
-            let digit = ((limbs[bit / 64] >> (bit % 64)) & 0xf) as u8;
-            let mut pick = Self::identity();
-            for (i, entry) in table.iter().enumerate() {
-                pick.cmove(entry, (i as u8).ct_eq(&digit));
-            }
-            acc = acc.add(&pick);
+            acc = acc.add(&Self::select(&table, (limbs[bit / 64] >> (bit % 64)) & 0xf));
         }
         acc
     }
+
+    /// Σ d_i·φ^i(P) for an endomorphism φ (Galbraith–Lin–Scott,
+    /// EUROCRYPT 2009): with φ acting as [b] and k = Σ d_i b^i this is
+    /// [k]P in `digit_bits` doublings instead of log k. Fixed 5-bit windows
+    /// over all digits at once; within a window the digits' multiples are
+    /// summed by Horner's rule in φ, (…(T[d_n]·φ + T[d_n−1])·φ + …) + T[d_0],
+    /// so φ is applied to running sums rather than to n tables. Every
+    /// window costs the same: W doublings, n complete additions, n − 1
+    /// applications of φ and n constant-time table scans.
+    pub(crate) fn mul_endo(
+        &self,
+        digits: &[u64],
+        digit_bits: usize,
+        phi: fn(&Self) -> Self,
+    ) -> Self {
+        const W: usize = 5;
+        let mut table = [Self::identity(); 1 << W];
+        for i in 1..table.len() {
+            table[i] = table[i - 1].add(self);
+        }
+        let window = |d: u64, j: usize| (d >> (W * j)) & ((1 << W) - 1);
+        let Some((last, rest)) = digits.split_last() else {
+            return Self::identity();
+        };
+        let mut acc = Self::identity();
+        for j in (0..digit_bits.div_ceil(W)).rev() {
+            for _ in 0..W {
+                acc = acc.dbl();
+            }
+            let mut h = Self::select(&table, window(*last, j));
+            for d in rest.iter().rev() {
+                h = phi(&h).add(&Self::select(&table, window(*d, j)));
+            }
+            acc = acc.add(&h);
+        }
+        acc
+    }
+}
+
+/// The digits of k (little-endian limbs) in base b: k = Σ d_i·b^i with
+/// 0 ≤ d_i < b for all but the last digit, which takes the remaining
+/// quotient (< b when k < b^n). Long division one bit at a time with a
+/// masked subtraction, so the time does not depend on k (a hardware
+/// divide's latency can depend on its operands). b < 2^62.
+pub(crate) fn base_digits(k: &[u64], b: u64, digits: &mut [u64]) {
+    use zeroize::Zeroize;
+    debug_assert!(b < 1 << 62 && b > 1);
+    let mut q = k.to_vec();
+    let n = digits.len();
+    for d in digits.iter_mut().take(n.saturating_sub(1)) {
+        let mut rem = 0u64;
+        for limb in q.iter_mut().rev() {
+            let mut quot = 0u64;
+            for bit in (0..64).rev() {
+                rem = (rem << 1) | ((*limb >> bit) & 1);
+                let diff = rem.wrapping_sub(b);
+                // rem < 2b < 2^63, so the top bit of rem − b is its borrow.
+                let ge = (diff >> 63) ^ 1;
+                let mask = ge.wrapping_neg();
+                rem = (diff & mask) | (rem & !mask);
+                quot |= ge << bit;
+            }
+            *limb = quot;
+        }
+        *d = rem;
+    }
+    if let Some(top) = digits.last_mut() {
+        debug_assert!(q[1..].iter().all(|&l| l == 0), "k ≥ b^n");
+        *top = q[0];
+    }
+    q.zeroize();
 }
 
 /// expand_message_xmd (RFC 9380 §5.3.1) with the hash `H`.
@@ -348,6 +435,9 @@ macro_rules! miracl_backend {
         fr_wide: $fr_wide:expr,
         hash: $hash:ty,
         gt_fp8s: $gt_fp8s:expr,
+        seed_abs: $seed_abs:expr,
+        seed_negative: $seed_neg:expr,
+        gls_digits: $gls_digits:expr,
     ) => {
         use miracl_core::$m::big::{self as mbig, BIG};
         use miracl_core::$m::dbig::DBIG;
@@ -550,7 +640,7 @@ macro_rules! miracl_backend {
         const MB: usize = mbig::MODBYTES;
 
         macro_rules! impl_point_ops {
-            ($p:ty) => {
+            ($p:ty, $mul:ident) => {
                 impl PartialEq for $p {
                     fn eq(&self, o: &Self) -> bool {
                         self.equals(o)
@@ -595,12 +685,11 @@ macro_rules! miracl_backend {
                         *self = Point::add(self, &o.neg());
                     }
                 }
-                /// Constant-time fixed-window multiplication (see
-                /// [`Point::mul_limbs`]).
+                /// Constant-time multiplication (see `$mul`).
                 impl core::ops::Mul<Fr> for $p {
                     type Output = $p;
                     fn mul(self, s: Fr) -> $p {
-                        self.mul_limbs(&s.to_le_limbs(), R_BITS)
+                        $mul(&self, &s)
                     }
                 }
             };
@@ -646,8 +735,48 @@ macro_rules! miracl_backend {
             };
         }
 
-        impl_point_ops!(Point<FP>);
-        impl_point_ops!(Point<G2Field>);
+        /// [k]P by fixed windows over all of r's bits ([`Point::mul_limbs`]).
+        fn g1_mul(p: &G1, k: &Fr) -> G1 {
+            p.mul_limbs(&k.to_le_limbs(), R_BITS)
+        }
+
+        /// |x|, the curve seed's absolute value, and its length in bits.
+        const SEED_ABS: u64 = $seed_abs;
+        const SEED_BITS: usize = (64 - SEED_ABS.leading_zeros()) as usize;
+        /// Whether x < 0.
+        const SEED_NEGATIVE: bool = $seed_neg;
+        /// Digits of a scalar in base |x|: r = x^GLS_DIGITS − x^(GLS_DIGITS/2) + 1.
+        const GLS_DIGITS: usize = $gls_digits;
+
+        /// ψ acting as [|x|] on G2: ψ itself for x > 0, −ψ for x < 0.
+        fn psi_abs(q: &G2) -> G2 {
+            if SEED_NEGATIVE {
+                psi(q).neg()
+            } else {
+                psi(q)
+            }
+        }
+
+        /// [k]Q on G2 by the Galbraith–Scott decomposition (PAIRING 2008,
+        /// "Exponentiation in pairing-friendly groups using homomorphisms"):
+        /// ψ acts on G2 as [p] = [x] and r = x^2m − x^m + 1 < |x|^2m, so
+        /// k < r is written in base |x| with 2m digits of |x|'s length and
+        /// [k]Q = Σ d_i·(±ψ)^i(Q) ([`Point::mul_endo`]): SEED_BITS doublings
+        /// instead of R_BITS. The digits are found and used in constant
+        /// time and wiped after.
+        fn g2_mul(q: &G2, k: &Fr) -> G2 {
+            use zeroize::Zeroize;
+            let mut limbs = k.to_le_limbs();
+            let mut digits = [0u64; GLS_DIGITS];
+            $crate::curve::miracl::base_digits(&limbs, SEED_ABS, &mut digits);
+            let out = q.mul_endo(&digits, SEED_BITS, psi_abs);
+            limbs.zeroize();
+            digits.zeroize();
+            out
+        }
+
+        impl_point_ops!(Point<FP>, g1_mul);
+        impl_point_ops!(Point<G2Field>, g2_mul);
 
         /// Compressed G1: 1 + MODBYTES bytes, 0x02 | sign(y) then x
         /// big-endian; the identity is all zeros.
@@ -804,7 +933,7 @@ macro_rules! miracl_backend {
                 if p.to_compressed() != bytes {
                     return Err(PointError::NotOnCurve("G2"));
                 }
-                if !in_subgroup(&p) {
+                if !in_g2(&p) {
                     return Err(PointError::NotInSubgroup("G2"));
                 }
                 Ok(p)
@@ -848,7 +977,7 @@ macro_rules! miracl_backend {
                 if p.to_uncompressed() != bytes {
                     return Err(PointError::NotOnCurve("G2"));
                 }
-                if !in_subgroup(&p) {
+                if !in_g2(&p) {
                     return Err(PointError::NotInSubgroup("G2"));
                 }
                 Ok(p)
@@ -856,10 +985,9 @@ macro_rules! miracl_backend {
         }
 
         /// [r]P = O: the check the CFRG pairing-friendly-curves draft
-        /// (§ Security Considerations) prescribes. It costs one full scalar
-        /// multiplication; miracl's faster endomorphism tests
-        /// (`g1member`/`g2member`) are not used because their correctness
-        /// for these curves rests on conditions we have not verified.
+        /// (§ Security Considerations) prescribes, used for G1 (G1 points
+        /// are cheap; G2 has the faster [`in_g2`]). It costs one full
+        /// scalar multiplication.
         ///
         /// The complete formulas are complete only on groups of odd order;
         /// E(Fp) of BLS48-581 has 2-torsion, and multiples of a point with a
@@ -870,6 +998,29 @@ macro_rules! miracl_backend {
         fn in_subgroup<F: $crate::curve::miracl::Fld>(p: &Point<F>) -> bool {
             let q = p.mul_limbs(&r_limbs(), R_BITS);
             q.z.is_zero() && q.x.is_zero() && !q.y.is_zero()
+        }
+
+        /// Membership of a point of E'(Fp^k/6) in G2 by ψ(Q) = [x]Q
+        /// (Scott, "A note on group membership tests for G1, G2 and GT on
+        /// BLS pairing-friendly curves", ePrint 2021/1130, §4): a ~|x|-bit
+        /// multiplication instead of [r]Q.
+        ///
+        /// Why it is exact here: ψ = φ⁻¹∘π_p∘φ (φ the twist isomorphism) is
+        /// conjugate to the p-Frobenius of E, so ψ² − [t]ψ + [p] = 0 on all
+        /// of E' (t = x + 1, checked by a test on a point outside G2). If
+        /// ψ(Q) = [x]Q then [x² − tx + p]Q = [p − x]Q = [(x − 1)²·r/3]Q = O,
+        /// so the order of Q divides gcd((x − 1)²r/3, #E') = r·gcd((x − 1)²/3,
+        /// h2) with h2 = #E'/r the G2 cofactor. That gcd is 1 for this
+        /// curve (a test checks every prime factor of (x − 1)²/3 against
+        /// #E'), so Q has order r or 1: Q ∈ G2. Conversely ψ acts on G2 as
+        /// [p] = [x] since p ≡ x (mod r).
+        ///
+        /// A point with a component of even order can make the complete
+        /// formulas return the invalid (0 : 0 : 0); it is rejected.
+        fn in_g2(q: &G2) -> bool {
+            let xq = q.mul_limbs(&[SEED_ABS], SEED_BITS);
+            let xq = if SEED_NEGATIVE { xq.neg() } else { xq };
+            xq.is_valid() && psi(q).equals(&xq)
         }
 
         // ---------------------------------------------------------------
@@ -935,6 +1086,59 @@ macro_rules! miracl_backend {
                 Gt(acc)
             }
 
+            /// Π φ^i(f)^(d_i) for the base-|x| digits d_i of an exponent k,
+            /// which is f^k: the p-power Frobenius acts on GT as [p] = [x]
+            /// (p ≡ x mod r), and φ is it for x > 0 or its conjugate for
+            /// x < 0 (conjugation inverts in the cyclotomic subgroup), so φ
+            /// acts as |x|. The exponentiation analogue of
+            /// [`Point::mul_endo`]: fixed 5-bit windows over all digits,
+            /// Horner's rule in φ within a window, cyclotomic squarings,
+            /// constant-time table scans; the same operations for every k.
+            fn pow_endo(&self, digits: &[u64]) -> Gt {
+                use std::sync::OnceLock;
+                use subtle::ConstantTimeEq;
+                const W: usize = 5;
+                static FROB: OnceLock<FP2> = OnceLock::new();
+                let f = FROB.get_or_init(|| {
+                    FP2::new_bigs(&BIG::new_ints(&rom::FRA), &BIG::new_ints(&rom::FRB))
+                });
+                let phi = |g: &mut GtField| {
+                    g.frob(f, 1);
+                    if SEED_NEGATIVE {
+                        g.conj();
+                    }
+                };
+                let mut table = [GtField::new_int(1); 1 << W];
+                for i in 1..table.len() {
+                    table[i] = table[i - 1];
+                    table[i].mul(&self.0);
+                }
+                let select = |d: u64, j: usize| {
+                    let digit = (d >> (W * j)) & ((1 << W) - 1);
+                    let mut pick = GtField::new_int(1);
+                    for (i, entry) in table.iter().enumerate() {
+                        pick.cmove(entry, (i as u64).ct_eq(&digit).unwrap_u8() as isize);
+                    }
+                    pick
+                };
+                let Some((last, rest)) = digits.split_last() else {
+                    return Gt(GtField::new_int(1));
+                };
+                let mut acc = GtField::new_int(1);
+                for j in (0..SEED_BITS.div_ceil(W)).rev() {
+                    for _ in 0..W {
+                        acc.usqr();
+                    }
+                    let mut h = select(*last, j);
+                    for d in rest.iter().rev() {
+                        phi(&mut h);
+                        h.mul(&select(*d, j));
+                    }
+                    acc.mul(&h);
+                }
+                Gt(acc)
+            }
+
             fn raw_bytes(&self) -> Vec<u8> {
                 let mut out = vec![0u8; GT_BYTES];
                 for (c, chunk) in gt_coeffs(&self.0).iter().zip(out.chunks_exact_mut(8 * MB)) {
@@ -953,12 +1157,15 @@ macro_rules! miracl_backend {
             fn is_one(&self) -> bool {
                 self.0.isunity()
             }
+            /// f^s by the Galbraith–Scott decomposition ([`Gt::pow_endo`]).
             fn pow(&self, s: &Fr) -> Self {
+                use zeroize::Zeroize;
                 let mut limbs = s.to_le_limbs();
-                let out = self.pow_limbs(&limbs, R_BITS);
-                for l in limbs.iter_mut() {
-                    wipe(l, 0);
-                }
+                let mut digits = [0u64; GLS_DIGITS];
+                $crate::curve::miracl::base_digits(&limbs, SEED_ABS, &mut digits);
+                let out = self.pow_endo(&digits);
+                limbs.zeroize();
+                digits.zeroize();
                 out
             }
             fn inverse(&self) -> Self {
@@ -1111,6 +1318,152 @@ macro_rules! miracl_backend_tests {
             // Generators have order r.
             assert!((ours * -Fr::one() + ours).is_identity());
             assert!(in_subgroup(&ours) && in_subgroup(&q));
+        }
+
+        /// Little-endian limbs of a big-endian byte string.
+        fn be_limbs(bytes: &[u8]) -> Vec<u64> {
+            let mut padded = vec![0u8; bytes.len().div_ceil(8) * 8];
+            let start = padded.len() - bytes.len();
+            padded[start..].copy_from_slice(bytes);
+            padded
+                .rchunks_exact(8)
+                .map(|c| u64::from_be_bytes(c.try_into().unwrap()))
+                .collect()
+        }
+
+        fn unhex(s: &str) -> Vec<u8> {
+            let s = if s.len() % 2 == 1 {
+                format!("0{s}")
+            } else {
+                s.to_string()
+            };
+            (0..s.len())
+                .step_by(2)
+                .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
+                .collect()
+        }
+
+        fn modulus_limbs() -> Vec<u64> {
+            let mut b = [0u8; MB];
+            BIG::new_ints(&rom::MODULUS).tobytes(&mut b);
+            be_limbs(&b)
+        }
+
+        fn scalars_to_try() -> Vec<Fr> {
+            let mut r = rng();
+            let x = Fr::from_u64(SEED_ABS);
+            let mut out = vec![
+                Fr::zero(),
+                Fr::one(),
+                -Fr::one(),
+                Fr::from_u64(2),
+                Fr::from_u64(31),
+                Fr::from_u64(32),
+                x,
+                x - Fr::one(),
+                x * x,
+                -x,
+            ];
+            out.extend((0..6).map(|_| Fr::random(&mut r)));
+            out
+        }
+
+        #[test]
+        fn base_digits_recombine_and_are_bounded() {
+            let x = Fr::from_u64(SEED_ABS);
+            for k in scalars_to_try() {
+                let mut digits = [0u64; GLS_DIGITS];
+                crate::curve::miracl::base_digits(&k.to_le_limbs(), SEED_ABS, &mut digits);
+                assert!(digits.iter().all(|&d| d < SEED_ABS), "{k:?}");
+                let back = digits
+                    .iter()
+                    .rev()
+                    .fold(Fr::zero(), |acc, &d| acc * x + Fr::from_u64(d));
+                assert_eq!(back, k);
+            }
+            // r < |x|^digits, so every k < r has that many digits.
+            let mut digits = [0u64; GLS_DIGITS];
+            crate::curve::miracl::base_digits(&r_limbs(), SEED_ABS, &mut digits);
+            assert!(digits[GLS_DIGITS - 1] < SEED_ABS);
+        }
+
+        #[test]
+        fn endomorphism_multiplication_matches_plain_windows() {
+            let q = <G2 as Group>::generator() * Fr::from_u64(77);
+            for k in scalars_to_try() {
+                assert_eq!(q * k, q.mul_limbs(&k.to_le_limbs(), R_BITS), "{k:?}");
+                assert!((<G2 as Group>::identity() * k).is_identity());
+                let g = $curve::pairing(&<G1 as Group>::generator(), &q);
+                assert_eq!(g.pow(&k), g.pow_limbs(&k.to_le_limbs(), R_BITS), "{k:?}");
+            }
+        }
+
+        /// ψ acts on G2 as [x], and satisfies ψ² − [t]ψ + [p] = 0 (t = x + 1)
+        /// on all of E', which the membership test [`in_g2`] relies on.
+        #[test]
+        fn psi_is_the_twisted_frobenius() {
+            let x_times = |q: &G2| {
+                let m = q.mul_limbs(&[SEED_ABS], SEED_BITS);
+                if SEED_NEGATIVE {
+                    m.neg()
+                } else {
+                    m
+                }
+            };
+            let q = <G2 as Group>::generator() * Fr::from_u64(1234);
+            assert_eq!(psi(&q), x_times(&q));
+            let out = g2_outside();
+            assert!(psi(&out) != x_times(&out));
+            // t = x + 1: |t| = |x| − 1 for x < 0, |x| + 1 for x > 0.
+            let t_abs = if SEED_NEGATIVE {
+                SEED_ABS - 1
+            } else {
+                SEED_ABS + 1
+            };
+            let t_psi = psi(&out).mul_limbs(&[t_abs], 64);
+            let minus_t_psi = if SEED_NEGATIVE { t_psi } else { t_psi.neg() };
+            let p_limbs = modulus_limbs();
+            let p_out = out.mul_limbs(&p_limbs, 64 * p_limbs.len());
+            let sum = psi(&psi(&out)).add(&minus_t_psi).add(&p_out);
+            assert!(sum.is_valid() && sum.is_identity());
+        }
+
+        /// The condition that makes ψ(Q) = [x]Q an exact G2 test (see
+        /// [`in_g2`]): no prime factor of (x − 1)²/3 divides the G2
+        /// cofactor #E'/r, i.e. (r being prime and not among them) #E'.
+        /// #E' (TWIST_ORDER) is q + 1 − t' for the sextic twist whose order
+        /// r divides, t' from the trace of the p^(k/6)-Frobenius; the test
+        /// confirms it kills a point of E' outside G2.
+        #[test]
+        fn g2_cofactor_is_coprime_to_the_membership_polynomial() {
+            let order = be_limbs(&unhex(TWIST_ORDER));
+            let out = g2_outside();
+            assert!(!out.is_identity());
+            let killed = out.mul_limbs(&order, 64 * order.len());
+            assert!(killed.is_valid() && killed.is_identity());
+            let x_minus_1 = if SEED_NEGATIVE {
+                SEED_ABS + 1
+            } else {
+                SEED_ABS - 1
+            } as u128;
+            let mut m = x_minus_1 * x_minus_1;
+            assert_eq!(m % 3, 0);
+            m /= 3;
+            for &l in MEMBERSHIP_PRIMES {
+                assert!(
+                    (2..).take_while(|d| d * d <= l).all(|d| l % d != 0),
+                    "{l} is prime"
+                );
+                assert_eq!(m % l, 0);
+                while m % l == 0 {
+                    m /= l;
+                }
+                let rem = unhex(TWIST_ORDER)
+                    .iter()
+                    .fold(0u128, |acc, &b| (acc * 256 + b as u128) % l);
+                assert_ne!(rem, 0, "{l} divides #E'");
+            }
+            assert_eq!(m, 1, "every prime factor of (x − 1)²/3 is listed");
         }
 
         #[test]
