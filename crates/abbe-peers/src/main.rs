@@ -5,13 +5,19 @@
 //!
 //! ```text
 //! cargo run --release -p abbe-peers -- [--quick] [--n 1,10,50,100] [--reps K] [--csv FILE]
+//! cargo run --release -p abbe-peers -- --bound [--n 100] [--only NAME]
 //! ```
+//!
+//! `--bound` replaces the peer tables by ours against their counted lower
+//! bounds ([`bound`]): each operation's curve operations counted, priced at
+//! their times measured in the same run.
 //!
 //! Peers, for measurement only (this crate is never a dependency of abbe):
 //! Fraunhofer-AISEC's rabe 0.4 (BN254 through rabe-bn) and Cosmian's
 //! abe_gpsw 2.0 (GPSW KP-ABE on BLS12-381). rabe is compared with our schemes
 //! on `Bn254`; ours on `Bls12` are printed for reference.
 
+mod bound;
 mod measure;
 mod ours;
 mod peers;
@@ -707,6 +713,111 @@ struct Args {
     /// Write the results as CSV to this file.
     #[arg(long)]
     csv: Option<std::path::PathBuf>,
+    /// Instead of the peer tables: our GPSW06, BSW07 and Waters11 at the
+    /// largest N against their counted lower bounds (see `bound.rs`).
+    #[arg(long)]
+    bound: bool,
+}
+
+/// `bound::row` for scheme `$k` on curve `$c`, placed by `$place`
+/// (`std`: `$c`; `swapped`: `Swapped<$c>`).
+macro_rules! bound_row {
+    ($k:ident, $c:ty, std, $name:expr, $curve:expr, $n:expr, $cfg:expr $(,)?) => {
+        bound::row::<$c, Ours<$k<$c>>, Ours<$k<bound::On<$c>>>>($name, $curve, $n, $cfg)
+    };
+    ($k:ident, $c:ty, swapped, $name:expr, $curve:expr, $n:expr, $cfg:expr $(,)?) => {
+        bound::row::<$c, Ours<$k<Swapped<$c>>>, Ours<$k<Swapped<bound::On<$c>>>>>(
+            $name, $curve, $n, $cfg,
+        )
+    };
+}
+
+/// The `--bound` table: each operation's median against its counted lower
+/// bound, in the placement `--optimize` picks for it.
+fn bound_table(n: usize, cfg: &Config, only: Option<&str>) -> String {
+    type Maker<'a> = Box<dyn Fn() -> bound::BoundRow + 'a>;
+    let makers: Vec<(&str, Maker)> = vec![
+        (
+            "GPSW06",
+            Box::new(|| bound_row!(Gpsw06, Bn254, std, "GPSW06", "BN254", n, cfg)),
+        ),
+        (
+            "GPSW06",
+            Box::new(|| bound_row!(Gpsw06, Bls12, std, "GPSW06", "BLS12-381", n, cfg)),
+        ),
+        (
+            "BSW07",
+            Box::new(|| bound_row!(Bsw07, Bn254, std, "BSW07", "BN254", n, cfg)),
+        ),
+        (
+            "BSW07",
+            Box::new(|| bound_row!(Bsw07, Bls12, std, "BSW07", "BLS12-381", n, cfg)),
+        ),
+        (
+            "Waters11",
+            Box::new(|| bound_row!(Waters11, Bn254, std, "Waters11", "BN254", n, cfg)),
+        ),
+        (
+            "Waters11",
+            Box::new(|| bound_row!(Waters11, Bls12, std, "Waters11", "BLS12-381", n, cfg)),
+        ),
+        (
+            "Waters11",
+            Box::new(|| {
+                bound_row!(
+                    Waters11,
+                    Bn254,
+                    swapped,
+                    "Waters11 swapped",
+                    "BN254",
+                    n,
+                    cfg
+                )
+            }),
+        ),
+        (
+            "Waters11",
+            Box::new(|| {
+                bound_row!(
+                    Waters11,
+                    Bls12,
+                    swapped,
+                    "Waters11 swapped",
+                    "BLS12-381",
+                    n,
+                    cfg
+                )
+            }),
+        ),
+    ];
+    let mut out = format!(
+        "Counted lower bounds, N = {n}: measured median (ms) / bound (ms) = ratio; the bound prices each counted curve operation at its median time on that curve, measured in this run.\n"
+    );
+    let _ = writeln!(
+        out,
+        "{:<18} {:<10} {:>24} {:>24} {:>24}",
+        "scheme", "curve", "keygen", "encrypt", "decrypt"
+    );
+    for (key, make) in &makers {
+        if only.is_some_and(|o| !key.contains(o)) {
+            continue;
+        }
+        let r = make();
+        eprintln!("  {} {}", r.name, r.curve);
+        let cells: Vec<String> = (0..3)
+            .map(|i| {
+                let m = ms(r.measured[i]);
+                let b = r.bound[i] * 1e3;
+                format!("{m:.2} / {b:.2} = {:.2}", m / b)
+            })
+            .collect();
+        let _ = writeln!(
+            out,
+            "{:<18} {:<10} {:>24} {:>24} {:>24}",
+            r.name, r.curve, cells[0], cells[1], cells[2]
+        );
+    }
+    out
 }
 
 fn main() -> std::io::Result<()> {
@@ -723,6 +834,11 @@ fn main() -> std::io::Result<()> {
         budget: Duration::from_secs_f64(args.budget.unwrap_or(if args.quick { 0.5 } else { 2.0 })),
         limit: Duration::from_secs_f64(args.limit),
     };
+    if args.bound {
+        let n = *args.n.iter().max().expect("--n is not empty");
+        print!("{}", bound_table(n, &cfg, args.only.as_deref()));
+        return Ok(());
+    }
     let mut groups = groups();
     if let Some(only) = &args.only {
         for g in &mut groups {
