@@ -11,7 +11,8 @@
 //! AES-256-GCM. AES4SeC's full form (Fig. 7) is AES4SeCi plus a signature:
 //! here the envelope's BLS signature over the header and the whole file
 //! (inside the encryption). At 192/256 the quick profile measures 4
-//! attributes with 5 runs (a BLS48 encapsulation takes ~0.3 s), and 100 MB
+//! attributes with 5 runs (their pairings and GT exponentiations are the
+//! slowest of the grid), and 100 MB
 //! files at 4 attributes with 3 runs; the full profile runs the paper's
 //! grid and 31 runs everywhere.
 
