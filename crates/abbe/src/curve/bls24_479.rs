@@ -26,9 +26,9 @@
 //!   once, `cmove` scans; cyclotomic squarings in GT), Z_r arithmetic and
 //!   inversion (crypto-bigint), field inversion (miracl: fixed addition
 //!   chain). Not constant time, on public data only: decoding (square roots
-//!   and their failure), the subgroup checks ([r]P in G1 and GT; ψ(Q) = [x]Q
-//!   in G2, exact here because no prime factor of (x − 1)²/3 divides the G2
-//!   cofactor, see `in_g2`), hash-to-curve (inputs are
+//!   and their failure), the subgroup checks ([r]P in G1; ψ(Q) = [x]Q in
+//!   G2 and g^p = g^x in GT, exact here because no prime factor of
+//!   (x − 1)²/3 divides the G2 cofactor or Φ_24(p), see `in_g2`, `in_gt`), hash-to-curve (inputs are
 //!   public attribute names), `msm` loops skip nothing but `sum_affine` is
 //!   the generic one, and the Miller loop skips identity inputs. Equality
 //!   of G1/G2 points is not constant time; `Target::ct_eq` is.

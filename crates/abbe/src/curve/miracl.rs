@@ -23,8 +23,9 @@
 //! G2 and GT use the curve's endomorphism, which acts as the seed x on both
 //! (ψ = φ⁻¹∘π_p∘φ on G2, the p-power Frobenius on GT): multiplication and
 //! exponentiation split the scalar into base-|x| digits ([`base_digits`],
-//! [`Point::mul_endo`]), and G2 membership is ψ(Q) = [x]Q (`in_g2`, with the
-//! condition that makes it exact checked by a test).
+//! [`Point::mul_endo`]), and membership is ψ(Q) = [x]Q in G2 and g^p = g^x
+//! in GT (`in_g2`, `in_gt`, with the condition that makes each exact
+//! checked by a test).
 
 use sha2::digest::core_api::BlockSizeUser;
 use sha2::Digest;
@@ -1191,7 +1192,7 @@ macro_rules! miracl_backend {
                 if g.is_one() {
                     return Ok(g);
                 }
-                if !pairing::gtcyclotomic(&g.0) || !g.pow_limbs(&r_limbs(), R_BITS).is_one() {
+                if !in_gt(&g) {
                     return Err(PointError::NotInSubgroup("GT"));
                 }
                 Ok(g)
@@ -1200,6 +1201,27 @@ macro_rules! miracl_backend {
                 use subtle::ConstantTimeEq;
                 bool::from(self.raw_bytes().ct_eq(&other.raw_bytes()))
             }
+        }
+
+        /// Membership of g ≠ 1 in GT by g^p = g^x (Scott, ePrint 2021/1130,
+        /// §5): miracl's `gtcyclotomic` puts the order of g in
+        /// Φ_k(p) = p^2m − p^m + 1, and g^p = g^x then makes it divide
+        /// gcd(Φ_k(p), p − x) = r·gcd(Φ_k(p), (x − 1)²/3) (r divides
+        /// p − x = (x − 1)²r/3 once). That gcd is 1 here: a test checks
+        /// every prime factor of (x − 1)²/3 against Φ_k(p). An exponent of
+        /// |x|'s length instead of r's.
+        fn in_gt(g: &Gt) -> bool {
+            if !pairing::gtcyclotomic(&g.0) {
+                return false;
+            }
+            let f = FP2::new_bigs(&BIG::new_ints(&rom::FRA), &BIG::new_ints(&rom::FRB));
+            let mut frob = g.0;
+            frob.frob(&f, 1);
+            let mut gx = g.pow_limbs(&[SEED_ABS], SEED_BITS).0;
+            if SEED_NEGATIVE {
+                gx.conj();
+            }
+            frob.equals(&gx)
         }
 
         // ---------------------------------------------------------------
@@ -1464,6 +1486,25 @@ macro_rules! miracl_backend_tests {
                 assert_ne!(rem, 0, "{l} divides #E'");
             }
             assert_eq!(m, 1, "every prime factor of (x − 1)²/3 is listed");
+        }
+
+        /// The condition that makes g^p = g^x an exact GT test (see
+        /// [`in_gt`]): no prime factor of (x − 1)²/3 divides
+        /// Φ_k(p) = p^2m − p^m + 1 (2m = GLS_DIGITS, as r = x^2m − x^m + 1).
+        #[test]
+        fn gt_order_is_coprime_to_the_membership_polynomial() {
+            let mut pb = [0u8; MB];
+            BIG::new_ints(&rom::MODULUS).tobytes(&mut pb);
+            for &l in MEMBERSHIP_PRIMES {
+                let p = pb.iter().fold(0u128, |acc, &b| (acc * 256 + b as u128) % l);
+                let pow = |e: usize| (0..e).fold(1u128, |acc, _| acc * p % l);
+                let m = GLS_DIGITS / 2;
+                let phi = (pow(2 * m) + l - pow(m) + 1) % l;
+                assert_ne!(phi, 0, "{l} divides Φ_k(p)");
+            }
+            // And the Frobenius acts on GT as x.
+            let g = $curve::pairing(&<G1 as Group>::generator(), &<G2 as Group>::generator());
+            assert!(in_gt(&g) && !in_gt(&Gt(gt_outside())));
         }
 
         #[test]
