@@ -835,6 +835,10 @@ fn main() -> std::io::Result<()> {
         limit: Duration::from_secs_f64(args.limit),
     };
     if args.bound {
+        if args.threads > 1 {
+            eprintln!("--bound: the bound is a serial sum; run it with --threads 1");
+            std::process::exit(2);
+        }
         let n = *args.n.iter().max().expect("--n is not empty");
         print!("{}", bound_table(n, &cfg, args.only.as_deref()));
         return Ok(());

@@ -140,20 +140,6 @@ mod tests {
         t
     }
 
-    /// #E'(Fp^k/6) of the G2 twist (computed from p and t by the trace
-    /// recurrence; see `g2_cofactor_is_coprime_to_the_membership_polynomial`).
-    const TWIST_ORDER: &str = concat!(
-        "32a1325f34ff5660ff73cd3fd31321b506aa0495d013634d4e0c737637da4076f704e53b45b5",
-        "254974ebad58b41305cdabc515ecc2dc322931d06445bb52e4ce8e20ca3b71891ad54c4dc211",
-        "b051a434a7122d2b81b9bc768cc34b860c2015973d855f699b2be1125c874bfe8aba6dcc2d45",
-        "201407bb83bd450e018253ba6a2a23510bb33b02c29a37c7a7f245a0e9dfad9632c55abd0da5",
-        "f57ba0c8c1c271fa5e8e6eede8032da563fd1ccfd707752956cae43481a8d01dc3c82f914958",
-        "e91753db8a35f1c441a482824afe3d22977dbe0979c76d8db08a1dd9694062fbc823f3c38954",
-        "3869408b499563bd1679124",
-    );
-    /// The prime factors of (x − 1)²/3.
-    const MEMBERSHIP_PRIMES: &[u128] = &[3, 7, 11, 101, 349, 34569593];
-
     crate::curve::miracl::miracl_backend_tests!(Bls24, sha2::Sha384);
 
     #[test]

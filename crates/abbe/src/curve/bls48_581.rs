@@ -169,29 +169,6 @@ mod tests {
         t
     }
 
-    /// #E'(Fp^k/6) of the G2 twist (computed from p and t by the trace
-    /// recurrence; see `g2_cofactor_is_coprime_to_the_membership_polynomial`).
-    const TWIST_ORDER: &str = concat!(
-        "33325e51b8485cacb1cf7e79521a2c07ed618593bc2b823693827cddd5014128f299770734d9",
-        "658ec3da72c829e2bfdfa5bc0dcac0f0dd385da0b70a1f1800f3920706ac684379b30abec142",
-        "2f3428ce3b9ea1d92e0995ded30bb3f127dd47570d121a8200c4091f4c1a039e4dea3f3e733d",
-        "60d4788b3a2db1954fa31287ef5b2f8d31c9b5f5107074dc917ffa3ebef388907b3e2400a010",
-        "8fb4b983592be1718c4a206f401d2fd25126d86f05bd447da88d3240e4ebfd3c06ffacd5a603",
-        "5b85991083e27f7ec56e001b64a11949e1c61fca24a0634794818600eebf30801a216d1dc7e2",
-        "ac05b743e9bd89e033b09757a9e3f9dd4bcdfd8c7ca6e2b5c39833111583a14a800b430ae5ea",
-        "8a3c6ab3ad627523d1e7dedcf79a56483a81cf6a6deb7505ed45dc8a3d557237ef0f98ac7ca9",
-        "e577d5c7d429fdbdc87a0a0b056dd44b9c8ae1432ac96dde432512ea1782c476727732b7ace3",
-        "a30d90fd4ad586edd8ee2b5b10e3cff6cc31e9137f98d3debad7ca512af4f876915edb46c3d5",
-        "d51c4c3c7e268727ab914ae89f05c7a7f9fa1df8ee053622b60033bc7970f902d6a9ebc1b6ff",
-        "316d5457cdbd926cf183a6114ae6448650286067ababbd5d747a5117b691e1e7138f2e4f8d80",
-        "25df47f695681f0555463005c211ac9c52c56b7c96d4dbc30e86bcb3c7013de1913fa60e2e58",
-        "f1877fa6bd690f7f37858d699dcc083c27cd1837efb00d0bdda265e73adca2760f99d911463f",
-        "a51614aaf308a54f46a15f08ad24c378210c60aa64ff1772ec3d6d84fcaadd697aef4f87423b",
-        "215d4ab9aee8f260865b1",
-    );
-    /// The prime factors of (x − 1)²/3.
-    const MEMBERSHIP_PRIMES: &[u128] = &[2, 3, 7, 463, 276083];
-
     crate::curve::miracl::miracl_backend_tests!(Bls48, sha2::Sha512);
 
     #[test]

@@ -738,7 +738,11 @@ macro_rules! miracl_backend {
 
         /// [k]P by fixed windows over all of r's bits ([`Point::mul_limbs`]).
         fn g1_mul(p: &G1, k: &Fr) -> G1 {
-            p.mul_limbs(&k.to_le_limbs(), R_BITS)
+            use zeroize::Zeroize;
+            let mut limbs = k.to_le_limbs();
+            let out = p.mul_limbs(&limbs, R_BITS);
+            limbs.zeroize();
+            out
         }
 
         /// |x|, the curve seed's absolute value, and its length in bits.
@@ -1012,9 +1016,10 @@ macro_rules! miracl_backend {
         /// ψ(Q) = [x]Q then [x² − tx + p]Q = [p − x]Q = [(x − 1)²·r/3]Q = O,
         /// so the order of Q divides gcd((x − 1)²r/3, #E') = r·gcd((x − 1)²/3,
         /// h2) with h2 = #E'/r the G2 cofactor. That gcd is 1 for this
-        /// curve (a test checks every prime factor of (x − 1)²/3 against
-        /// #E'), so Q has order r or 1: Q ∈ G2. Conversely ψ acts on G2 as
-        /// [p] = [x] since p ≡ x (mod r).
+        /// curve (a test derives #E' from p and t and checks it), so Q has
+        /// order r or 1, and E'(F_q) has one subgroup of order r (r ∤ q − 1,
+        /// so its r-torsion is not all of E'[r]): Q ∈ G2. Conversely ψ acts
+        /// on G2 as [p] = [x] since p ≡ x (mod r).
         ///
         /// A point with a component of even order can make the complete
         /// formulas return the invalid (0 : 0 : 0); it is rejected.
@@ -1177,9 +1182,8 @@ macro_rules! miracl_backend {
             fn to_bytes(&self) -> Vec<u8> {
                 self.raw_bytes()
             }
-            /// Canonical coefficients (re-encoding check), then membership:
-            /// in the cyclotomic subgroup (miracl's `gtcyclotomic`), and
-            /// f^r = 1 by an exponentiation by r.
+            /// Canonical coefficients (re-encoding check), then membership
+            /// ([`in_gt`]: cyclotomic, and f^p = f^x).
             fn from_bytes(bytes: &[u8]) -> Result<Self, PointError> {
                 if bytes.len() != GT_BYTES {
                     return Err(PointError::Length("GT", GT_BYTES, bytes.len()));
@@ -1207,9 +1211,8 @@ macro_rules! miracl_backend {
         /// §5): miracl's `gtcyclotomic` puts the order of g in
         /// Φ_k(p) = p^2m − p^m + 1, and g^p = g^x then makes it divide
         /// gcd(Φ_k(p), p − x) = r·gcd(Φ_k(p), (x − 1)²/3) (r divides
-        /// p − x = (x − 1)²r/3 once). That gcd is 1 here: a test checks
-        /// every prime factor of (x − 1)²/3 against Φ_k(p). An exponent of
-        /// |x|'s length instead of r's.
+        /// p − x = (x − 1)²r/3 once). That gcd is 1 here (a test computes
+        /// it). An exponent of |x|'s length instead of r's.
         fn in_gt(g: &Gt) -> bool {
             if !pairing::gtcyclotomic(&g.0) {
                 return false;
@@ -1353,18 +1356,6 @@ macro_rules! miracl_backend_tests {
                 .collect()
         }
 
-        fn unhex(s: &str) -> Vec<u8> {
-            let s = if s.len() % 2 == 1 {
-                format!("0{s}")
-            } else {
-                s.to_string()
-            };
-            (0..s.len())
-                .step_by(2)
-                .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
-                .collect()
-        }
-
         fn modulus_limbs() -> Vec<u64> {
             let mut b = [0u8; MB];
             BIG::new_ints(&rom::MODULUS).tobytes(&mut b);
@@ -1450,58 +1441,112 @@ macro_rules! miracl_backend_tests {
             assert!(sum.is_valid() && sum.is_identity());
         }
 
+        fn big(le_limbs: &[u64]) -> num_bigint::BigInt {
+            let bytes: Vec<u8> = le_limbs.iter().flat_map(|l| l.to_le_bytes()).collect();
+            num_bigint::BigInt::from_bytes_le(num_bigint::Sign::Plus, &bytes)
+        }
+
+        fn gcd(a: &num_bigint::BigInt, b: &num_bigint::BigInt) -> num_bigint::BigInt {
+            let (mut a, mut b) = (a.clone(), b.clone());
+            while b != num_bigint::BigInt::from(0) {
+                let t = &a % &b;
+                a = b;
+                b = t;
+            }
+            a
+        }
+
+        /// (p, r, x, m) with r = x^2m − x^m + 1 and G2 over F_q, q = p^m.
+        fn params() -> (
+            num_bigint::BigInt,
+            num_bigint::BigInt,
+            num_bigint::BigInt,
+            u32,
+        ) {
+            let x = num_bigint::BigInt::from(SEED_ABS) * if SEED_NEGATIVE { -1 } else { 1 };
+            (
+                big(&modulus_limbs()),
+                big(&r_limbs()),
+                x,
+                (GLS_DIGITS / 2) as u32,
+            )
+        }
+
+        /// #E'(F_q) of our G2 twist, derived from p and t = x + 1: the trace
+        /// of the q-Frobenius by t_(n+1) = t·t_n − p·t_(n−1), then the
+        /// sextic twists' orders q + 1 − T, T ∈ {±t_q, ±(t_q ± 3f)/2} with
+        /// 3f² = 4q − t_q²; ours is the one besides E itself that r
+        /// divides (the caller confirms it kills a point of our E').
+        fn twist_order() -> num_bigint::BigInt {
+            let (p, r, x, m) = params();
+            let t: num_bigint::BigInt = &x + 1;
+            let (mut t0, mut t1) = (num_bigint::BigInt::from(2), t.clone());
+            for _ in 1..m {
+                let next: num_bigint::BigInt = &t * &t1 - &p * &t0;
+                t0 = t1;
+                t1 = next;
+            }
+            let q: num_bigint::BigInt = p.pow(m);
+            let three_f2: num_bigint::BigInt = &q * 4 - &t1 * &t1;
+            let f = num_bigint::BigInt::sqrt(&(&three_f2 / num_bigint::BigInt::from(3)));
+            assert_eq!(&f * &f * 3, three_f2);
+            let f3: num_bigint::BigInt = &f * 3;
+            let candidates: [num_bigint::BigInt; 5] = [
+                -&t1,
+                (&t1 + &f3) / 2,
+                (&t1 - &f3) / 2,
+                (-&t1 + &f3) / 2,
+                (-&t1 - &f3) / 2,
+            ];
+            let orders: Vec<num_bigint::BigInt> = candidates
+                .iter()
+                .map(|tt| -> num_bigint::BigInt { &q + 1 - tt })
+                .filter(|n| (n % &r) == num_bigint::BigInt::from(0))
+                .collect();
+            assert_eq!(orders.len(), 1, "one sextic twist of order divisible by r");
+            orders[0].clone()
+        }
+
         /// The condition that makes ψ(Q) = [x]Q an exact G2 test (see
-        /// [`in_g2`]): no prime factor of (x − 1)²/3 divides the G2
-        /// cofactor #E'/r, i.e. (r being prime and not among them) #E'.
-        /// #E' (TWIST_ORDER) is q + 1 − t' for the sextic twist whose order
-        /// r divides, t' from the trace of the p^(k/6)-Frobenius; the test
-        /// confirms it kills a point of E' outside G2.
+        /// [`in_g2`]): gcd((x − 1)²/3, #E'/r) = 1, with #E' derived from p
+        /// and t and confirmed on our curve by killing a point outside G2;
+        /// r divides #E' once, so G2 is E'(F_q)'s only subgroup of order r.
         #[test]
         fn g2_cofactor_is_coprime_to_the_membership_polynomial() {
-            let order = be_limbs(&unhex(TWIST_ORDER));
+            let (_, r, x, _) = params();
+            let order = twist_order();
+            let (sign, bytes) = order.to_bytes_le();
+            assert_eq!(sign, num_bigint::Sign::Plus);
+            let limbs: Vec<u64> = bytes
+                .chunks(8)
+                .map(|c| {
+                    let mut b = [0u8; 8];
+                    b[..c.len()].copy_from_slice(c);
+                    u64::from_le_bytes(b)
+                })
+                .collect();
             let out = g2_outside();
             assert!(!out.is_identity());
-            let killed = out.mul_limbs(&order, 64 * order.len());
+            let killed = out.mul_limbs(&limbs, 64 * limbs.len());
             assert!(killed.is_valid() && killed.is_identity());
-            let x_minus_1 = if SEED_NEGATIVE {
-                SEED_ABS + 1
-            } else {
-                SEED_ABS - 1
-            } as u128;
-            let mut m = x_minus_1 * x_minus_1;
-            assert_eq!(m % 3, 0);
-            m /= 3;
-            for &l in MEMBERSHIP_PRIMES {
-                assert!(
-                    (2..).take_while(|d| d * d <= l).all(|d| l % d != 0),
-                    "{l} is prime"
-                );
-                assert_eq!(m % l, 0);
-                while m % l == 0 {
-                    m /= l;
-                }
-                let rem = unhex(TWIST_ORDER)
-                    .iter()
-                    .fold(0u128, |acc, &b| (acc * 256 + b as u128) % l);
-                assert_ne!(rem, 0, "{l} divides #E'");
-            }
-            assert_eq!(m, 1, "every prime factor of (x − 1)²/3 is listed");
+            let h2: num_bigint::BigInt = &order / &r;
+            assert_ne!(&h2 % &r, num_bigint::BigInt::from(0));
+            let c: num_bigint::BigInt = (&x - 1) * (&x - 1) / 3;
+            assert_eq!(gcd(&c, &h2), num_bigint::BigInt::from(1));
         }
 
         /// The condition that makes g^p = g^x an exact GT test (see
-        /// [`in_gt`]): no prime factor of (x − 1)²/3 divides
-        /// Φ_k(p) = p^2m − p^m + 1 (2m = GLS_DIGITS, as r = x^2m − x^m + 1).
+        /// [`in_gt`]): gcd((x − 1)²/3, Φ_k(p)) = 1 with Φ_k(p) = p^2m − p^m + 1
+        /// (as r = x^2m − x^m + 1), and r divides p − x = (x − 1)²r/3 once.
         #[test]
         fn gt_order_is_coprime_to_the_membership_polynomial() {
-            let mut pb = [0u8; MB];
-            BIG::new_ints(&rom::MODULUS).tobytes(&mut pb);
-            for &l in MEMBERSHIP_PRIMES {
-                let p = pb.iter().fold(0u128, |acc, &b| (acc * 256 + b as u128) % l);
-                let pow = |e: usize| (0..e).fold(1u128, |acc, _| acc * p % l);
-                let m = GLS_DIGITS / 2;
-                let phi = (pow(2 * m) + l - pow(m) + 1) % l;
-                assert_ne!(phi, 0, "{l} divides Φ_k(p)");
-            }
+            let (p, r, x, m) = params();
+            let phi: num_bigint::BigInt = p.pow(2 * m) - p.pow(m) + 1;
+            assert_eq!(&phi % &r, num_bigint::BigInt::from(0));
+            let c: num_bigint::BigInt = (&x - 1) * (&x - 1) / 3;
+            assert_eq!((&x - 1) * (&x - 1) * &r / 3, &p - &x);
+            assert_ne!(&c % &r, num_bigint::BigInt::from(0));
+            assert_eq!(gcd(&c, &phi), num_bigint::BigInt::from(1));
             // And the Frobenius acts on GT as x.
             let g = $curve::pairing(&<G1 as Group>::generator(), &<G2 as Group>::generator());
             assert!(in_gt(&g) && !in_gt(&Gt(gt_outside())));
