@@ -20,7 +20,7 @@
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
-use abbe::curve::counting::{Counted, OpCounts};
+use abbe::curve::counting::OpCounts;
 use abbe::curve::{Curve, Group, Scalar, Target};
 use rand_core::OsRng;
 
@@ -204,6 +204,9 @@ pub struct BoundRow {
     pub bound: [f64; 3],
 }
 
+/// A [`row`] for one scheme and curve.
+pub type RowFn = fn(&'static str, &'static str, usize, &Config) -> BoundRow;
+
 /// Measures `S` on `C`, then the unit costs of `C` right after (so both
 /// run in the same conditions), and prices `SC` (the same subject on
 /// `Counted<C>`).
@@ -227,22 +230,19 @@ pub fn row<C: Curve, S: Subject, SC: Subject>(
     }
 }
 
-/// `Counted<C>`, spelled for the callers' type lists.
-pub type On<C> = Counted<C>;
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::ours::Ours;
     use abbe::abe::Gpsw06;
-    use abbe::curve::Bls12;
+    use abbe::curve::{Bls12, Counted};
 
     /// GPSW06 at N = 3: keygen and encryption hash each attribute once;
     /// the warm decryption runs N + 1 pairs and one final exponentiation;
     /// every count is priced at a positive cost.
     #[test]
     fn counts_follow_the_scheme_and_price_positively() {
-        let [kg, enc, dec] = counts::<Ours<Gpsw06<On<Bls12>>>>(3);
+        let [kg, enc, dec] = counts::<Ours<Gpsw06<Counted<Bls12>>>>(3);
         assert_eq!((kg.hash_g1, enc.hash_g1), (3, 3));
         assert_eq!((dec.miller_loops, dec.final_exps, dec.hash_g1), (4, 1, 0));
         let units = UnitCosts::measure::<Bls12>(1);

@@ -27,7 +27,7 @@ use std::time::Duration;
 
 use abbe::abe::yct14::InsecureYct14;
 use abbe::abe::{Bsw07, FameCp, FameKp, Gpsw06, Gpsw06Small, Waters11};
-use abbe::curve::{Bls12, Bn254, Swapped};
+use abbe::curve::{Bls12, Bn254, Counted, Swapped};
 use clap::Parser;
 
 use measure::{measure, Config, Measured, Subject};
@@ -719,75 +719,36 @@ struct Args {
     bound: bool,
 }
 
-/// `bound::row` for scheme `$k` on curve `$c`, placed by `$place`
-/// (`std`: `$c`; `swapped`: `Swapped<$c>`).
+/// `bound::row` for scheme `$k` on curve `$c`, in the standard placement
+/// or the swapped one.
 macro_rules! bound_row {
-    ($k:ident, $c:ty, std, $name:expr, $curve:expr, $n:expr, $cfg:expr $(,)?) => {
-        bound::row::<$c, Ours<$k<$c>>, Ours<$k<bound::On<$c>>>>($name, $curve, $n, $cfg)
+    ($k:ident, $c:ty, std) => {
+        bound::row::<$c, Ours<$k<$c>>, Ours<$k<Counted<$c>>>> as bound::RowFn
     };
-    ($k:ident, $c:ty, swapped, $name:expr, $curve:expr, $n:expr, $cfg:expr $(,)?) => {
-        bound::row::<$c, Ours<$k<Swapped<$c>>>, Ours<$k<Swapped<bound::On<$c>>>>>(
-            $name, $curve, $n, $cfg,
-        )
+    ($k:ident, $c:ty, swapped) => {
+        bound::row::<$c, Ours<$k<Swapped<$c>>>, Ours<$k<Swapped<Counted<$c>>>>> as bound::RowFn
     };
 }
 
 /// The `--bound` table: each operation's median against its counted lower
 /// bound, in the placement `--optimize` picks for it.
 fn bound_table(n: usize, cfg: &Config, only: Option<&str>) -> String {
-    type Maker<'a> = Box<dyn Fn() -> bound::BoundRow + 'a>;
-    let makers: Vec<(&str, Maker)> = vec![
+    let rows: [(&str, &str, bound::RowFn); 8] = [
+        ("GPSW06", "BN254", bound_row!(Gpsw06, Bn254, std)),
+        ("GPSW06", "BLS12-381", bound_row!(Gpsw06, Bls12, std)),
+        ("BSW07", "BN254", bound_row!(Bsw07, Bn254, std)),
+        ("BSW07", "BLS12-381", bound_row!(Bsw07, Bls12, std)),
+        ("Waters11", "BN254", bound_row!(Waters11, Bn254, std)),
+        ("Waters11", "BLS12-381", bound_row!(Waters11, Bls12, std)),
         (
-            "GPSW06",
-            Box::new(|| bound_row!(Gpsw06, Bn254, std, "GPSW06", "BN254", n, cfg)),
+            "Waters11 swapped",
+            "BN254",
+            bound_row!(Waters11, Bn254, swapped),
         ),
         (
-            "GPSW06",
-            Box::new(|| bound_row!(Gpsw06, Bls12, std, "GPSW06", "BLS12-381", n, cfg)),
-        ),
-        (
-            "BSW07",
-            Box::new(|| bound_row!(Bsw07, Bn254, std, "BSW07", "BN254", n, cfg)),
-        ),
-        (
-            "BSW07",
-            Box::new(|| bound_row!(Bsw07, Bls12, std, "BSW07", "BLS12-381", n, cfg)),
-        ),
-        (
-            "Waters11",
-            Box::new(|| bound_row!(Waters11, Bn254, std, "Waters11", "BN254", n, cfg)),
-        ),
-        (
-            "Waters11",
-            Box::new(|| bound_row!(Waters11, Bls12, std, "Waters11", "BLS12-381", n, cfg)),
-        ),
-        (
-            "Waters11",
-            Box::new(|| {
-                bound_row!(
-                    Waters11,
-                    Bn254,
-                    swapped,
-                    "Waters11 swapped",
-                    "BN254",
-                    n,
-                    cfg
-                )
-            }),
-        ),
-        (
-            "Waters11",
-            Box::new(|| {
-                bound_row!(
-                    Waters11,
-                    Bls12,
-                    swapped,
-                    "Waters11 swapped",
-                    "BLS12-381",
-                    n,
-                    cfg
-                )
-            }),
+            "Waters11 swapped",
+            "BLS12-381",
+            bound_row!(Waters11, Bls12, swapped),
         ),
     ];
     let mut out = format!(
@@ -798,11 +759,11 @@ fn bound_table(n: usize, cfg: &Config, only: Option<&str>) -> String {
         "{:<18} {:<10} {:>24} {:>24} {:>24}",
         "scheme", "curve", "keygen", "encrypt", "decrypt"
     );
-    for (key, make) in &makers {
-        if only.is_some_and(|o| !key.contains(o)) {
+    for (name, curve, row) in rows {
+        if only.is_some_and(|o| !name.contains(o)) {
             continue;
         }
-        let r = make();
+        let r = row(name, curve, n, cfg);
         eprintln!("  {} {}", r.name, r.curve);
         let cells: Vec<String> = (0..3)
             .map(|i| {

@@ -27,9 +27,9 @@
 //!   inversion (crypto-bigint), field inversion (miracl: fixed addition
 //!   chain). Not constant time, on public data only: decoding (square roots
 //!   and their failure), the subgroup checks ([r]P in G1; ψ(Q) = [x]Q in
-//!   G2 and g^p = g^x in GT, exact here because no prime factor of
-//!   (x − 1)²/3 divides the G2 cofactor or Φ_24(p), see `in_g2`, `in_gt`), hash-to-curve (inputs are
-//!   public attribute names), `msm` loops skip nothing but `sum_affine` is
+//!   G2 and g^p = g^x in GT, exact here because (x − 1)²/3 is coprime to
+//!   the G2 cofactor and to Φ_24(p), see `in_g2`, `in_gt`), hash-to-curve
+//!   (inputs are public attribute names), `msm` loops skip nothing but `sum_affine` is
 //!   the generic one, and the Miller loop skips identity inputs. Equality
 //!   of G1/G2 points is not constant time; `Target::ct_eq` is.
 //! * **Pairing**: miracl's optimal-ate Miller loop with precomputed G2 lines
@@ -59,11 +59,11 @@ super::miracl::impl_fld!(G2Field, |x| {
 });
 
 /// ψ = φ⁻¹∘π_p∘φ on E'(Fp4) in projective coordinates, as miracl's
-/// `ECP4::frob` (M-type twist) computes it; ψ(Q) = [x]Q on G2.
-fn psi(q: &super::miracl::Point<G2Field>) -> super::miracl::Point<G2Field> {
-    use std::sync::OnceLock;
-    static FROB: OnceLock<[FP2; 3]> = OnceLock::new();
-    let f = FROB.get_or_init(G2Point::frob_constants);
+/// `ECP4::frob` (M-type twist) computes it from `frob_constants` `f`.
+fn twisted_frobenius(
+    q: &super::miracl::Point<G2Field>,
+    f: &[FP2; 3],
+) -> super::miracl::Point<G2Field> {
     let (mut x, mut y, mut z) = (q.x, q.y, q.z);
     x.frob(&f[2]);
     x.pmul(&f[0]);

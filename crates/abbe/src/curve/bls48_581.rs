@@ -74,11 +74,11 @@ fn div_i(x: &G2Field) -> G2Field {
 }
 
 /// ψ = φ⁻¹∘π_p∘φ on E'(Fp8) in projective coordinates, as miracl's
-/// `ECP8::frob` (D-type twist) computes it; ψ(Q) = [x]Q on G2.
-fn psi(q: &super::miracl::Point<G2Field>) -> super::miracl::Point<G2Field> {
-    use std::sync::OnceLock;
-    static FROB: OnceLock<[FP2; 3]> = OnceLock::new();
-    let f = FROB.get_or_init(G2Point::frob_constants);
+/// `ECP8::frob` (D-type twist) computes it from `frob_constants` `f`.
+fn twisted_frobenius(
+    q: &super::miracl::Point<G2Field>,
+    f: &[FP2; 3],
+) -> super::miracl::Point<G2Field> {
     let (mut x, mut y, mut z) = (q.x, q.y, q.z);
     x.frob(&f[2]);
     x.qmul(&f[0]);
