@@ -646,10 +646,15 @@ fn protect<'py>(
 /// (bytes, or None when it cannot); an exception it raises ends the trace.
 /// `master`: the master key, for the schemes that trace privately; `to`:
 /// the recipient set the decoder decrypts for (default every user).
+/// `probe_like`: probes carry one of these plaintexts (the operator's real
+/// content, each at most 16 MiB) instead of random bytes of varied length.
 /// Returns {"accused": user or None, "verdict", "queries", "error",
-/// "evidence": [{"line", "index", "queries", "decrypted", "low", "high"}]}.
+/// "rounds": [{"line", "index", "rounds", "queries_each", "decrypted_low",
+/// "decrypted_high", "p_value", "threshold"}] (the accusation tests of each
+/// pair index, index + 1), "evidence": [{"line", "index", "queries",
+/// "decrypted", "low", "high"}] (the search's estimates)}.
 #[pyfunction]
-#[pyo3(signature = (pk, decoder, *, master=None, to=None, error=1e-6, max_queries=100_000, passphrase=None))]
+#[pyo3(signature = (pk, decoder, *, master=None, to=None, error=1e-6, max_queries=100_000, probe_like=None, passphrase=None))]
 #[allow(clippy::too_many_arguments)]
 fn trace<'py>(
     py: Python<'py>,
@@ -659,13 +664,18 @@ fn trace<'py>(
     to: Option<&str>,
     error: f64,
     max_queries: u64,
+    probe_like: Option<Vec<Vec<u8>>>,
     passphrase: Option<&str>,
 ) -> PyResult<Bound<'py, PyDict>> {
-    use abbe::bcast::trace::{TraceOptions, TraceVerdict};
+    use abbe::bcast::trace::{Probes, TraceOptions, TraceVerdict};
     let mk = master.map(|m| m.bytes(passphrase)).transpose()?;
     let options = TraceOptions {
         error,
         max_queries,
+        probes: match probe_like {
+            Some(files) => Probes::Like(files.into_iter().map(Into::into).collect()),
+            None => Probes::default(),
+        },
         ..TraceOptions::default()
     };
     // The decoder's exception, kept to re-raise as it was.
@@ -708,6 +718,20 @@ fn trace<'py>(
     d.set_item("verdict", verdict)?;
     d.set_item("queries", report.queries)?;
     d.set_item("error", report.error)?;
+    let rounds = pyo3::types::PyList::empty(py);
+    for r in &report.rounds {
+        let row = PyDict::new(py);
+        row.set_item("line", r.line)?;
+        row.set_item("index", r.index)?;
+        row.set_item("rounds", r.rounds)?;
+        row.set_item("queries_each", r.queries_each)?;
+        row.set_item("decrypted_low", r.decrypted_low)?;
+        row.set_item("decrypted_high", r.decrypted_high)?;
+        row.set_item("p_value", r.p_value)?;
+        row.set_item("threshold", r.threshold)?;
+        rounds.append(row)?;
+    }
+    d.set_item("rounds", rounds)?;
     let evidence = pyo3::types::PyList::empty(py);
     for e in &report.evidence {
         let row = PyDict::new(py);
@@ -723,15 +747,23 @@ fn trace<'py>(
     Ok(d)
 }
 
-/// What an object is, as a dict (never secret material): kind, scheme,
-/// curve, level, and the scheme's own fields for keys and headers.
+/// What an object is, as a dict of values (never secret material): kind,
+/// scheme, curve, level, sizes in bytes and format version as ints,
+/// `signed` as a bool, `header_id` as hex, and the scheme's own fields for
+/// keys and headers; keys as `abbe inspect --json` prints them.
 #[pyfunction]
 fn inspect<'py>(py: Python<'py>, obj: KeyArg<'_>) -> PyResult<Bound<'py, PyDict>> {
+    use abbe::inspect::Value;
     let bytes = obj.raw()?;
     let fields = abbe::inspect::inspect(&bytes).map_err(py_err)?;
     let d = PyDict::new(py);
-    for (k, v) in fields {
-        d.set_item(k, v)?;
+    for f in fields {
+        let key = f.key();
+        match f.value {
+            Value::Text(t) => d.set_item(key, t)?,
+            Value::Number(n) | Value::Bytes(n) => d.set_item(key, n)?,
+            Value::Flag(b) => d.set_item(key, b)?,
+        }
     }
     Ok(d)
 }

@@ -125,5 +125,6 @@ def trace(
     to: Optional[str] = None,
     error: float = 1e-6,
     max_queries: int = 100000,
+    probe_like: Optional[Sequence[bytes]] = None,
     passphrase: Optional[str] = None,
 ) -> dict[str, Any]: ...

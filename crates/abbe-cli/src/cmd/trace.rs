@@ -4,13 +4,14 @@
 use crate::dispatch::check_same_scheme;
 use crate::keyfile::{open_public, read_object};
 use crate::{CliError, Result};
-use abbe::bcast::trace::{TraceOptions, TraceProgress, TraceVerdict};
+use abbe::bcast::trace::{Probes, TraceOptions, TraceProgress, TraceVerdict, MAX_PROBE_BYTES};
 use abbe::facade;
 use abbe::wire::ObjectKind;
 use indicatif::{ProgressBar, ProgressStyle};
 use rand_core::OsRng;
 use std::io::{Read, Write};
 use std::path::PathBuf;
+use std::os::unix::process::CommandExt;
 use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
@@ -45,26 +46,42 @@ pub struct Args {
     /// is reported as not decrypting (showing it takes about 30/ε queries).
     #[arg(long, value_name = "ε", default_value_t = 0.01)]
     min_success: f64,
-    /// Seconds one query may take; a decoder still running then is killed
-    /// and the query counts as not decrypted.
-    #[arg(long, default_value_t = 60)]
+    /// Seconds one query may take (1 to 604800); a decoder still running
+    /// then is killed with every process it started, and the query counts
+    /// as not decrypted.
+    #[arg(long, default_value_t = 60, value_parser = clap::value_parser!(u64).range(1..=604_800))]
     query_timeout: u64,
+    /// Probes carry the content of these files (one drawn at random per
+    /// query, each at most 16 MiB) instead of random bytes of varied length
+    /// (64 B to 1 MiB): for a decoder that inspects what it decrypts. Use
+    /// content the decoder cannot already have.
+    #[arg(long, value_name = "FILE", num_args = 1..)]
+    probe_like: Vec<PathBuf>,
 }
 
-/// Most bytes of a decoder's output compared with the probe's plaintext
-/// (32 bytes); a longer output is not a decryption.
-const MAX_OUTPUT: u64 = 4096;
-
 pub fn run(args: Args) -> Result<()> {
+    let probes = if args.probe_like.is_empty() {
+        Probes::default()
+    } else {
+        Probes::Like(
+            args.probe_like
+                .iter()
+                .map(|p| read_probe(p))
+                .collect::<Result<_>>()?,
+        )
+    };
     let options = TraceOptions {
         error: args.error,
         max_queries: args.max_queries,
         min_success: args.min_success,
+        probes,
         ..TraceOptions::default()
     };
-    options
-        .check()
-        .map_err(|why| CliError::Other(format!("{why} (--error, --max-queries, --min-success)")))?;
+    options.check().map_err(|why| {
+        CliError::Other(format!(
+            "{why} (--error, --max-queries, --min-success, --probe-like)"
+        ))
+    })?;
     let (ppre, src) = open_public(&args.public)?;
     let mk = match &args.master {
         Some(path) => {
@@ -75,7 +92,9 @@ pub fn run(args: Args) -> Result<()> {
         None => None,
     };
     let timeout = Duration::from_secs(args.query_timeout.max(1));
-    let mut decoder = |ct: &[u8]| run_decoder(&args.decoder, ct, timeout);
+    // An output longer than every probe is not a decryption.
+    let max_output = options.probes.max_len() as u64;
+    let mut decoder = |ct: &[u8]| run_decoder(&args.decoder, ct, timeout, max_output);
     let pb = ProgressBar::new(args.max_queries);
     if let Ok(style) = ProgressStyle::with_template("tracing {pos} queries ({elapsed}) {msg}") {
         pb.set_style(style);
@@ -126,7 +145,35 @@ pub fn run(args: Args) -> Result<()> {
         report.users,
         report.error
     ));
-    out.push_str("line\tindex\tqueries\tdecrypted\tp low\tp high\n");
+    if let Some(r) = report.accusation() {
+        out.push_str(&format!(
+            "evidence: {} queries at each of indices {} and {}, shuffled, decrypted {} and {} times; \
+             p = {:.1e} ≤ {:.1e} (round {} of this pair)\n",
+            r.queries_each,
+            r.index,
+            r.index + 1,
+            r.decrypted_low,
+            r.decrypted_high,
+            r.p_value,
+            r.threshold,
+            r.rounds
+        ));
+    }
+    out.push_str("accusation rounds: line\tindex\trounds\tqueries each\tdecrypted at index\tat index+1\tp\tthreshold\n");
+    for r in &report.rounds {
+        out.push_str(&format!(
+            "{}\t{}\t{}\t{}\t{}\t{}\t{:.1e}\t{:.1e}\n",
+            r.line + 1,
+            r.index,
+            r.rounds,
+            r.queries_each,
+            r.decrypted_low,
+            r.decrypted_high,
+            r.p_value,
+            r.threshold
+        ));
+    }
+    out.push_str("steering estimates: line\tindex\tqueries\tdecrypted\tp low\tp high\n");
     for e in &report.evidence {
         out.push_str(&format!(
             "{}\t{}\t{}\t{}\t{:.3}\t{:.3}\n",
@@ -175,13 +222,35 @@ fn pipe_thread(f: impl FnOnce() + Send + 'static) -> std::io::Result<()> {
         .map(drop)
 }
 
-/// Runs the decoder on one ciphertext: its stdout (at most [`MAX_OUTPUT`]
-/// bytes), or nothing when it runs past `timeout` (then it is killed).
+/// One `--probe-like` file.
+fn read_probe(path: &std::path::Path) -> Result<std::sync::Arc<[u8]>> {
+    let mut data = Vec::new();
+    std::fs::File::open(path)
+        .and_then(|f| f.take(MAX_PROBE_BYTES as u64 + 1).read_to_end(&mut data))
+        .map_err(|e| CliError::Other(format!("--probe-like {}: {e}", path.display())))?;
+    if data.len() > MAX_PROBE_BYTES {
+        return Err(CliError::Other(format!(
+            "--probe-like {}: over 16 MiB (probes are held in memory)",
+            path.display()
+        )));
+    }
+    Ok(data.into())
+}
+
+/// Runs the decoder on one ciphertext: its stdout (when at most
+/// `max_output` bytes), or nothing when it runs past `timeout`.
 ///
-/// The pipes are served by detached threads and never waited on past the
-/// deadline: a process the decoder left behind may hold them open. Too many
-/// of those at once end the trace with an error.
-fn run_decoder(command: &str, ct: &[u8], timeout: Duration) -> std::io::Result<Vec<u8>> {
+/// The decoder runs in a process group of its own, killed whole when the
+/// query ends: nothing it started outlives its query. The pipes are served
+/// by detached threads and never waited on past the deadline: a process
+/// that left the group may hold them open. Too many of those at once end
+/// the trace with an error.
+fn run_decoder(
+    command: &str,
+    ct: &[u8],
+    timeout: Duration,
+    max_output: u64,
+) -> std::io::Result<Vec<u8>> {
     let stuck = STUCK_PIPES.load(Ordering::SeqCst);
     if stuck > MAX_STUCK_PIPES {
         return Err(std::io::Error::other(format!(
@@ -191,6 +260,7 @@ fn run_decoder(command: &str, ct: &[u8], timeout: Duration) -> std::io::Result<V
     let mut child = Command::new("sh")
         .arg("-c")
         .arg(command)
+        .process_group(0)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
@@ -209,7 +279,7 @@ fn run_decoder(command: &str, ct: &[u8], timeout: Duration) -> std::io::Result<V
         pipe_thread(move || {
             let mut out = Vec::new();
             if let Some(s) = stdout {
-                let _ = s.take(MAX_OUTPUT + 1).read_to_end(&mut out);
+                let _ = s.take(max_output + 1).read_to_end(&mut out);
             }
             let _ = sender.send(out);
         })
@@ -218,28 +288,44 @@ fn run_decoder(command: &str, ct: &[u8], timeout: Duration) -> std::io::Result<V
         stop(&mut child);
         return Err(e);
     }
-    let deadline = Instant::now() + timeout;
+    let deadline = Instant::now().checked_add(timeout);
     let mut pause = Duration::from_micros(200);
     loop {
         if child.try_wait()?.is_some() {
             break;
         }
-        if Instant::now() >= deadline {
+        if deadline.is_some_and(|d| Instant::now() >= d) {
             stop(&mut child);
             return Ok(Vec::new());
         }
         std::thread::sleep(pause);
         pause = (pause * 2).min(Duration::from_millis(20));
     }
-    let left = deadline.saturating_duration_since(Instant::now());
+    // The shell is done: whatever it left running in its group goes too
+    // (its output so far stays in the pipe for the reader).
+    kill_group(&child);
+    let left = deadline.map_or(Duration::from_secs(1), |d| {
+        d.saturating_duration_since(Instant::now())
+    });
     Ok(match output.recv_timeout(left) {
-        Ok(out) if out.len() as u64 <= MAX_OUTPUT => out,
+        Ok(out) if out.len() as u64 <= max_output => out,
         _ => Vec::new(),
     })
 }
 
-/// Kills the decoder's shell and reaps it.
+/// Kills every process of the decoder's group (its shell is the leader).
+fn kill_group(child: &Child) {
+    if let Some(pgid) = i32::try_from(child.id())
+        .ok()
+        .and_then(rustix::process::Pid::from_raw)
+    {
+        let _ = rustix::process::kill_process_group(pgid, rustix::process::Signal::KILL);
+    }
+}
+
+/// Kills the decoder's group and reaps its shell.
 fn stop(child: &mut Child) {
+    kill_group(child);
     let _ = child.kill();
     let _ = child.wait();
 }

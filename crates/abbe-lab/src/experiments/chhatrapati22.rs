@@ -55,7 +55,7 @@ pub fn measure(ctx: &mut Ctx) -> Result<(), LabError> {
     };
     let full_steps = super::chhatrapati22_full::SYSTEMS.len()
         * if ctx.profile == Profile::Full { 5 } else { 2 }
-        + 12;
+        + 13;
     ctx.plan((ns.len() * SCHEMES.len() * curves.len() + 2 + full_steps) as u64);
     for &n in &ns {
         scheme::<ElGamalP256>(ctx, "elgamal-p256", "p256", 128, n)?;
@@ -575,6 +575,7 @@ pub fn report(rows: &[Row], _r: &ReportCtx) -> Section {
     tables.extend(super::chhatrapati22_full::tables(rows));
     tables.push(super::chhatrapati22_full::size_table(rows));
     tables.push(super::chhatrapati22_full::tracing_table(rows));
+    tables.push(super::chhatrapati22_full::accusation_table(rows));
 
     let mut figures = Vec::new();
     for op in ["setup", "keygen", "encrypt", "decrypt"] {
