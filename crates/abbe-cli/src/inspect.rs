@@ -3,6 +3,7 @@
 use crate::{io, CliError, Result};
 use abbe::armor::{self, ArmorError};
 use abbe::envelope;
+use abbe::inspect::{field, valued, Field, Value};
 use abbe::wire::{ObjectKind, Preamble};
 use std::fmt::Write as _;
 use std::fs::File;
@@ -10,9 +11,17 @@ use std::io::{Read, Write as _};
 use std::path::Path;
 use zeroize::Zeroizing;
 
-pub fn run(path: &Path) -> Result<()> {
-    let mut o = String::new();
-    describe(path, &mut o)?;
+pub fn run(path: &Path, json: bool) -> Result<()> {
+    let fields = describe(path)?;
+    let o = if json {
+        to_json(&fields)
+    } else {
+        let mut o = String::new();
+        for f in &fields {
+            let _ = writeln!(o, "{:<16}{}", format!("{}:", f.name), f.text());
+        }
+        o
+    };
     // A closed pipe (`abbe inspect f | head`) is not an error.
     match std::io::stdout().lock().write_all(o.as_bytes()) {
         Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
@@ -22,7 +31,31 @@ pub fn run(path: &Path) -> Result<()> {
     }
 }
 
-fn describe(path: &Path, o: &mut String) -> Result<()> {
+/// The fields as one JSON object, keys as [`Field::key`]; a key that
+/// occurs twice gets an array of its values.
+fn to_json(fields: &[Field]) -> String {
+    use serde_json::{Map, Value as J};
+    let mut map = Map::new();
+    for f in fields {
+        let v = match &f.value {
+            Value::Text(t) => J::from(t.as_str()),
+            Value::Number(n) | Value::Bytes(n) => J::from(*n),
+            Value::Flag(b) => J::from(*b),
+        };
+        match map.get_mut(&f.key()) {
+            Some(J::Array(a)) => a.push(v),
+            Some(old) => *old = J::Array(vec![old.take(), v]),
+            None => {
+                map.insert(f.key(), v);
+            }
+        }
+    }
+    let mut out = J::Object(map).to_string();
+    out.push('\n');
+    out
+}
+
+fn describe(path: &Path) -> Result<Vec<Field>> {
     let f = File::open(path)
         .map_err(|e| CliError::Other(format!("cannot read {}: {e}", path.display())))?;
     let size = f.metadata().map(|m| m.len()).unwrap_or(0);
@@ -39,14 +72,14 @@ fn describe(path: &Path, o: &mut String) -> Result<()> {
         _ => invalid(e),
     })?;
     let p = Preamble::parse(&pre)?;
-    let mut fields = vec![("file".to_string(), path.display().to_string())];
+    let mut fields = vec![field("file", path.display().to_string())];
     fields.extend(abbe::inspect::preamble_fields(&p, pre[4]));
-    fields.push(("size".into(), format!("{size} bytes")));
+    fields.push(valued("size", Value::Bytes(size)));
     if armored {
-        fields.push((
-            "armor".into(),
-            format!("ASCII (-----BEGIN ABBE {}-----)", armor::label(p.kind)),
-        ));
+        fields.push(
+            field("armor", "ASCII")
+                .noted(format!("-----BEGIN ABBE {}-----", armor::label(p.kind))),
+        );
     }
     match p.kind {
         ObjectKind::EncryptedFile | ObjectKind::TransformedFile => {
@@ -69,8 +102,5 @@ fn describe(path: &Path, o: &mut String) -> Result<()> {
             );
         }
     }
-    for (k, v) in fields {
-        let _ = writeln!(o, "{:<16}{v}", format!("{k}:"));
-    }
-    Ok(())
+    Ok(fields)
 }

@@ -74,7 +74,14 @@ enum Command {
     #[command(subcommand)]
     Mqtt(cmd::mqtt::MqttCommand),
     /// Describe a key or ciphertext (never prints secret material).
-    Inspect { file: PathBuf },
+    Inspect {
+        /// The key, ciphertext or other abbe object (armored or binary).
+        file: PathBuf,
+        /// One JSON object of the fields' values (sizes as numbers, the
+        /// header id as hex), for scripts.
+        #[arg(long)]
+        json: bool,
+    },
     /// The lab: regenerate the papers' tables and figures here, with the
     /// papers' values beside ours and a verdict on each claim.
     Lab(lab::LabArgs),
@@ -126,7 +133,7 @@ fn run(cmd: Command) -> Result<()> {
         Command::Transform(a) => cmd::transform::run(a),
         Command::Proxy(cmd) => proxy::run(cmd),
         Command::Mqtt(cmd) => cmd::mqtt::run(cmd),
-        Command::Inspect { file } => inspect::run(&file),
+        Command::Inspect { file, json } => inspect::run(&file, json),
         Command::Demo { curve } => demo::run(parse_curve(&curve)?),
         Command::Lab(args) => run_lab(args),
     }

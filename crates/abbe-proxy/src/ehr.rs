@@ -209,7 +209,7 @@ impl Loopback {
                 header_id: Some(abbe::outsource::header_id(
                     &envelope::read_head(&mut cur)?.header,
                 )?),
-                allow_cpa: false,
+                ..abbe::outsource::Expect::default()
             }
         };
         let fetched: Vec<u8>;

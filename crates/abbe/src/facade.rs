@@ -539,23 +539,32 @@ pub fn encrypt_with(
 }
 
 /// Decrypts a ciphertext file from `input` to `output` with a user key
-/// bundle (or a retrieval key, for a transformed file). The output is
-/// written one authenticated chunk at a time: on error, discard it. With
-/// `verify_with` (a verifying key), only a file signed by it is accepted.
+/// bundle. The output is written one authenticated chunk at a time: on
+/// error, discard it. With `verify_with` (a verifying key), only a file
+/// signed by it is accepted. A transformed file (with a retrieval key)
+/// needs [`decrypt_expecting`]: its original must be named.
 pub fn decrypt(
+    key: &[u8],
+    input: impl Read,
+    output: impl Write,
+    verify_with: Option<&[u8]>,
+) -> Result<envelope::Opened, Error> {
+    decrypt_expecting(key, input, output, verify_with, &outsource::Expect::default())
+}
+
+/// [`decrypt`] with what a final outsourced decryption checks (`expect`):
+/// a transformed file is decrypted with a retrieval key only as a
+/// transformation of the original whose header id `expect` names, unless
+/// `expect.any_original`.
+pub fn decrypt_expecting(
     key: &[u8],
     mut input: impl Read,
     output: impl Write,
     verify_with: Option<&[u8]>,
+    expect: &outsource::Expect,
 ) -> Result<envelope::Opened, Error> {
     let head = envelope::read_head(&mut input)?;
-    let session = session_of(
-        of_object(key)?,
-        key,
-        None,
-        &head,
-        &outsource::Expect::default(),
-    )?;
+    let session = session_of(of_object(key)?, key, None, &head, expect)?;
     Ok(envelope::open_with(
         &head,
         &session,

@@ -8,32 +8,96 @@ use crate::envelope::Head;
 use crate::facade::{self, Error};
 use crate::wire::{self, ObjectKind, Preamble, SchemeId};
 
-/// A field: (name, value).
-pub type Field = (String, String);
+/// A field: its name, its value (what scripts read: `abbe inspect
+/// --json`, Python's `inspect`) and what it means (what people read).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Field {
+    pub name: String,
+    pub value: Value,
+    pub note: Option<String>,
+}
 
-fn field(name: &str, value: impl Into<String>) -> Field {
-    (name.into(), value.into())
+/// A field's value.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Value {
+    Text(String),
+    Number(u64),
+    /// A length in bytes.
+    Bytes(u64),
+    Flag(bool),
+}
+
+impl Field {
+    /// The value followed by its note, as `abbe inspect` prints it.
+    pub fn text(&self) -> String {
+        let value = match &self.value {
+            Value::Text(t) => t.clone(),
+            Value::Number(n) => n.to_string(),
+            Value::Bytes(n) => format!("{n} bytes"),
+            Value::Flag(true) => "yes".into(),
+            Value::Flag(false) => "no".into(),
+        };
+        match &self.note {
+            Some(note) => format!("{value} ({note})"),
+            None => value,
+        }
+    }
+    /// The name as a JSON key: `header id` → `header_id`.
+    pub fn key(&self) -> String {
+        self.name.replace(' ', "_").to_ascii_lowercase()
+    }
+    /// Adds what the value means.
+    pub fn noted(mut self, note: impl Into<String>) -> Field {
+        self.note = Some(note.into());
+        self
+    }
+}
+
+/// A text field.
+pub fn field(name: &str, value: impl Into<String>) -> Field {
+    valued(name, Value::Text(value.into()))
+}
+
+/// A field of any value.
+pub fn valued(name: &str, value: Value) -> Field {
+    Field {
+        name: name.into(),
+        value,
+        note: None,
+    }
 }
 
 /// The curve's name and estimated security, for messages.
 pub fn curve_label(id: crate::curve::CurveId) -> String {
+    curve_field(id).text()
+}
+
+fn curve_field(id: crate::curve::CurveId) -> Field {
     let name = match id {
         crate::curve::CurveId::P256 => "P-256",
         other => other.name(),
     };
-    format!("{name} (~{}-bit security)", id.security_bits())
+    field("curve", name).noted(format!("~{}-bit security", id.security_bits()))
 }
 
 /// The group placement of a (scheme, curve) and what it favours.
 pub fn placement_label(scheme: SchemeId, curve: crate::curve::CurveId) -> String {
+    placement_field(scheme, curve).text()
+}
+
+fn placement_field(scheme: SchemeId, curve: crate::curve::CurveId) -> Field {
     use crate::curve::Placement;
     let placement = curve.placement();
-    let what = match placement {
-        Placement::Standard => "standard (as the scheme's paper file places G1 and G2)",
-        Placement::Swapped => "swapped (G1 and G2 exchanged)",
+    let (name, what) = match placement {
+        Placement::Standard => (
+            "standard",
+            "as the scheme's paper file places G1 and G2",
+        ),
+        Placement::Swapped => ("swapped", "G1 and G2 exchanged"),
     };
+    let placed = |note: String| field("placement", name).noted(note);
     let Ok(s) = facade::scheme_allowing_insecure(scheme, curve) else {
-        return what.into();
+        return placed(what.into());
     };
     let info = s.info();
     let favours: Vec<(&str, &str)> = [
@@ -44,11 +108,11 @@ pub fn placement_label(scheme: SchemeId, curve: crate::curve::CurveId) -> String
     .filter(|(p, _, _)| *p == placement)
     .map(|(_, op, flag)| (*op, *flag))
     .collect();
-    match favours.as_slice() {
+    placed(match favours.as_slice() {
         [] => format!("{what}; not the placement --optimize picks for either operation"),
-        [(op, flag)] => format!("{what}: the faster one for {op} (--optimize {flag})"),
+        [(op, flag)] => format!("{what}: the faster one for {op}, --optimize {flag}"),
         _ => format!("{what}: the faster one for both encryption and decryption"),
-    }
+    })
 }
 
 /// What the preamble says: kind, scheme (with YCT14's warning), curve,
@@ -61,12 +125,15 @@ pub fn preamble_fields(p: &Preamble, format_version: u8) -> Vec<Field> {
     if p.scheme == SchemeId::Yct14 {
         out.push(field("WARNING", "yct14 is BROKEN (published attacks recover keys and plaintexts): benchmarking only, never protect data with it; every other command refuses it without --insecure-benchmark-only"));
     }
-    out.push(field("curve", curve_label(p.curve)));
+    out.push(curve_field(p.curve));
     if p.curve != crate::curve::CurveId::P256 {
-        out.push(field("placement", placement_label(p.scheme, p.curve)));
+        out.push(placement_field(p.scheme, p.curve));
     }
-    out.push(field("level", p.curve.level().to_string()));
-    out.push(field("format version", format_version.to_string()));
+    out.push(valued("level", Value::Number(p.curve.level().into())));
+    out.push(valued(
+        "format version",
+        Value::Number(format_version.into()),
+    ));
     out
 }
 
@@ -74,37 +141,35 @@ pub fn preamble_fields(p: &Preamble, format_version: u8) -> Vec<Field> {
 /// length when known.
 pub fn head_fields(head: &Head, payload: Option<u64>) -> Result<Vec<Field>, Error> {
     let hp = Preamble::parse(&head.header)?;
-    let mut out = vec![field(
-        "header",
-        format!("{} ({} bytes)", hp.kind.describe(), head.header.len()),
-    )];
+    let mut out = vec![
+        field("header", hp.kind.describe()),
+        valued("header size", Value::Bytes(head.header.len() as u64)),
+    ];
     if let Some(n) = payload {
-        out.push(field(
-            "payload",
-            format!("{n} bytes ({} STREAM, 64 KiB chunks)", head.aead.name()),
-        ));
+        out.push(
+            valued("payload", Value::Bytes(n))
+                .noted(format!("{} STREAM, 64 KiB chunks", head.aead.name())),
+        );
     }
-    out.push(field(
-        "signed",
-        if head.is_signed() {
-            "yes (the signer is inside the encryption: decrypt to see it)"
-        } else {
-            "no"
-        },
-    ));
+    let signed = valued("signed", Value::Flag(head.is_signed()));
+    out.push(if head.is_signed() {
+        signed.noted("the signer is inside the encryption: decrypt to see it")
+    } else {
+        signed
+    });
     out.extend(match hp.kind {
         _ if hp.scheme == SchemeId::Yct14 => yct14_fields(),
         ObjectKind::RccaKemHeader => {
-            let mut fields = facade::scheme(hp.scheme, hp.curve)?.describe(&head.header)?;
+            let mut fields = described(hp.scheme, hp.curve, &head.header)?;
             fields.push(header_id_field(&head.header)?);
             fields
         }
         ObjectKind::RccaTransformedKemHeader => vec![
             header_id_field(&head.header)?,
-            field("note", "finish it with `abbe decrypt --key <retrieval key> --expect-header <the original's header id>`"),
+            field("note", "finish it with `abbe decrypt --key <retrieval key> --original <the original file>` (or --expect-header <its header id>)"),
         ],
         ObjectKind::KemHeader | ObjectKind::CcaKemHeader => {
-            facade::scheme(hp.scheme, hp.curve)?.describe(&head.header)?
+            described(hp.scheme, hp.curve, &head.header)?
         }
         _ => vec![field(
             "note",
@@ -153,15 +218,28 @@ pub fn object_fields(obj: &[u8]) -> Result<Vec<Field>, Error> {
             ]
         }
         _ if p.scheme == SchemeId::Yct14 => yct14_fields(),
-        _ => facade::scheme(p.scheme, p.curve)?.describe(obj)?,
+        _ => described(p.scheme, p.curve, obj)?,
     })
+}
+
+/// The scheme's own fields of an object (its policy, attributes, users…).
+fn described(
+    scheme: SchemeId,
+    curve: crate::curve::CurveId,
+    obj: &[u8],
+) -> Result<Vec<Field>, Error> {
+    Ok(facade::scheme(scheme, curve)?
+        .describe(obj)?
+        .into_iter()
+        .map(|(name, value)| field(&name, value))
+        .collect())
 }
 
 /// Every field of an object held in memory, a ciphertext file included.
 pub fn inspect(obj: &[u8]) -> Result<Vec<Field>, Error> {
     let p = Preamble::parse(obj)?;
     let mut out = preamble_fields(&p, obj.get(4).copied().unwrap_or(0));
-    out.push(field("size", format!("{} bytes", obj.len())));
+    out.push(valued("size", Value::Bytes(obj.len() as u64)));
     if matches!(
         p.kind,
         ObjectKind::EncryptedFile | ObjectKind::TransformedFile
@@ -179,12 +257,8 @@ pub fn inspect(obj: &[u8]) -> Result<Vec<Field>, Error> {
 /// decrypt --expect-header` checks.
 fn header_id_field(header: &[u8]) -> Result<Field, Error> {
     let id = crate::outsource::header_id(header)?;
-    Ok(field(
-        "header id",
-        format!(
-            "{} (`abbe decrypt --expect-header` checks that a transformed file is of this ciphertext)",
-            wire::hex(&id)
-        ),
+    Ok(field("header id", wire::hex(&id)).noted(
+        "`abbe decrypt --expect-header` checks that a transformed file is of this ciphertext",
     ))
 }
 
@@ -225,8 +299,8 @@ mod tests {
         let get = |fields: &[Field], name: &str| {
             fields
                 .iter()
-                .find(|f| f.0 == name)
-                .map(|f| f.1.clone())
+                .find(|f| f.name == name)
+                .map(|f| f.text())
                 .unwrap_or_else(|| panic!("no field {name} in {fields:?}"))
         };
         let f = inspect(&ct).unwrap();
@@ -234,13 +308,22 @@ mod tests {
         // 5 plaintext bytes and the 16-byte tag of their one chunk.
         assert!(get(&f, "payload").starts_with("21 bytes"));
         assert!(get(&f, "header id").len() > 64);
+        // Scripts read the bare id.
+        let id = f.iter().find(|f| f.key() == "header_id").unwrap();
+        assert_eq!(
+            id.value,
+            Value::Text(wire::hex(&crate::outsource::header_id(&{
+                let mut r = &ct[..];
+                crate::envelope::read_head(&mut r).unwrap().header
+            }).unwrap()))
+        );
         let f = inspect(&key).unwrap();
         assert_eq!(get(&f, "kind"), "user decryption key");
         let f = inspect(&mk).unwrap();
         assert!(get(&f, "note").contains("secret"));
         // No field carries the key's bytes.
         let hex = wire::hex(&mk[mk.len() - 16..]);
-        assert!(f.iter().all(|(_, v)| !v.contains(&hex)));
+        assert!(f.iter().all(|f| !f.text().contains(&hex)));
         assert!(inspect(b"not an object").is_err());
     }
 }

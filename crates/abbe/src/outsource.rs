@@ -235,12 +235,21 @@ pub fn transform_bytes(tk: &[u8], header: &[u8]) -> Result<Vec<u8>, OutsourceErr
 
 /// What the final decryption of a transformation must check besides the
 /// RCCA equation.
+///
+/// Anyone with the public key can encrypt, so a proxy can hand back a
+/// valid transformation of a ciphertext of its own choosing: an RCCA
+/// transformation is decrypted only against the [`header_id`] of the
+/// original the user asked about, unless the user waived that with
+/// `any_original`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Expect {
     /// The [`header_id`] of the ciphertext the user asked about: the
-    /// transformation must be of that header (`--expect-header`; with
-    /// `--proxy` the id of the header sent).
+    /// transformation must be of that header (`--expect-header`,
+    /// `--original`; with `--proxy` the id of the header sent).
     pub header_id: Option<[u8; 32]>,
+    /// Decrypt an RCCA transformation without a header id: whatever
+    /// ciphertext it is of (`--any-original`).
+    pub any_original: bool,
     /// Accept CPA transformations (kind 7), which nothing checks: a proxy
     /// could have chosen their content (`--allow-cpa`).
     pub allow_cpa: bool,
@@ -283,8 +292,9 @@ pub fn header_id(object: &[u8]) -> Result<[u8; 32], OutsourceError> {
 /// The final step of outsourced decryption: a retrieval key (kind 14, or
 /// kind 5 for CPA) and a transformed header (kind 13 or 7) → the session
 /// key. RCCA transformations from a lying proxy are rejected; a
-/// transformation of another header than `expect.header_id` is refused; an
-/// RCCA retrieval key refuses CPA transformations unless `expect.allow_cpa`.
+/// transformation of another header than `expect.header_id` is refused, and
+/// one without an expected header id unless `expect.any_original`; an RCCA
+/// retrieval key refuses CPA transformations unless `expect.allow_cpa`.
 pub fn decrypt_transformed_bytes(
     rk: &[u8],
     transformed: &[u8],
@@ -298,6 +308,16 @@ pub fn decrypt_transformed_bytes(
             return Err(OutsourceError::Kind(
                 "the transformed ciphertext is not of the expected header (its header id differs): \
                  the proxy returned a transformation of another ciphertext"
+                    .into(),
+            ))
+        }
+        (ObjectKind::RccaTransformedKemHeader, None) if !expect.any_original => {
+            return Err(OutsourceError::Kind(
+                "which ciphertext is this a transformation of? A proxy can return a valid \
+                 transformation of any ciphertext, so a transformed file is decrypted only \
+                 against its original: give the original file (--original; Python: original=) \
+                 or its header id (--expect-header, as `abbe inspect --json` prints it; \
+                 Python: expect_header=), or waive the check (--any-original)"
                     .into(),
             ))
         }
@@ -375,7 +395,14 @@ mod tests {
 
     const CPA: Expect = Expect {
         header_id: None,
+        any_original: false,
         allow_cpa: true,
+    };
+    /// The check waived, for the tests of everything else.
+    const ANY: Expect = Expect {
+        header_id: None,
+        any_original: true,
+        allow_cpa: false,
     };
 
     #[test]
@@ -423,23 +450,29 @@ mod tests {
         let (k2, h2) = Rcca::<W>::encapsulate(&pk, &policy, &mut rng).unwrap();
         let t2 = transform_bytes(&tk, &h2.to_bytes()).unwrap();
         assert_eq!(
-            decrypt_transformed_bytes(&rk, &t2, &Expect::default())
+            decrypt_transformed_bytes(&rk, &t2, &ANY)
                 .unwrap()
                 .as_bytes(),
             k2.as_bytes()
         );
+        // Without the original's header id, nothing is decrypted unless the
+        // check was waived.
+        let e = decrypt_transformed_bytes(&rk, &t2, &Expect::default()).unwrap_err();
+        assert!(e.to_string().contains("which ciphertext"), "{e}");
         // The header id survives the transformation and binds it: the
         // transformation of another RCCA header is refused.
         let id2 = header_id(&h2.to_bytes()).unwrap();
         assert_eq!(header_id(&t2).unwrap(), id2);
         let expect2 = Expect {
             header_id: Some(id2),
-            allow_cpa: false,
+            ..Expect::default()
         };
         assert!(decrypt_transformed_bytes(&rk, &t2, &expect2).is_ok());
         let (_, other) = Rcca::<W>::encapsulate(&pk, &policy, &mut rng).unwrap();
         let t_other = transform_bytes(&tk, &other.to_bytes()).unwrap();
-        assert!(decrypt_transformed_bytes(&rk, &t_other, &Expect::default()).is_ok());
+        // A proxy's substitution: valid, and refused unless waived.
+        assert!(decrypt_transformed_bytes(&rk, &t_other, &ANY).is_ok());
+        assert!(decrypt_transformed_bytes(&rk, &t_other, &Expect::default()).is_err());
         let e = decrypt_transformed_bytes(&rk, &t_other, &expect2).unwrap_err();
         assert!(e.to_string().contains("header id"), "{e}");
         assert!(decrypt_transformed_bytes(&rk, &t1, &expect2).is_err());
@@ -450,7 +483,7 @@ mod tests {
         let mut lie = t2.clone();
         let n = lie.len();
         lie[n - 1] ^= 1;
-        assert!(decrypt_transformed_bytes(&rk, &lie, &Expect::default()).is_err());
+        assert!(decrypt_transformed_bytes(&rk, &lie, &ANY).is_err());
 
         // CCA headers and garbage are refused with a message, never a panic.
         let (_, h3) = Cca::<W>::encapsulate(&pk, &policy, &mut rng).unwrap();
@@ -477,7 +510,7 @@ mod tests {
             );
             let t = prepared.transform(&h2.to_bytes()).unwrap();
             assert_eq!(
-                decrypt_transformed_bytes(&rk, &t, &Expect::default())
+                decrypt_transformed_bytes(&rk, &t, &expect2)
                     .unwrap()
                     .as_bytes(),
                 k2.as_bytes()

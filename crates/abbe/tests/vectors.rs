@@ -203,7 +203,7 @@ fn check_compatible<K: Kem>(name: &str, v: &Vector) {
                 )
                 .unwrap(),
             ),
-            allow_cpa: false,
+            ..abbe::outsource::Expect::default()
         };
         let session =
             abbe::outsource::decrypt_transformed_bytes(&v["retrieval-key"], &head.header, &expect)

@@ -39,14 +39,26 @@ pub struct Args {
     /// cpa`): nothing checks those, so whoever made it chose its content.
     #[arg(long)]
     allow_cpa: bool,
-    /// Decrypt a transformed file only if it is a transformation of the
-    /// ciphertext whose header id `abbe inspect` printed (RCCA files):
-    /// a proxy that hands back whole transformed files could otherwise
-    /// substitute any ciphertext it can create.
-    #[arg(long, value_name = "HEADER ID")]
+    /// The original ciphertext a transformed file must be a transformation
+    /// of (its header is read; a proxy that returns whole transformed files
+    /// could otherwise substitute any ciphertext it can create). A
+    /// transformed file needs this, --expect-header or --any-original.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["expect_header", "any_original", "proxy"])]
+    original: Option<PathBuf>,
+    /// The header id of that original (`abbe inspect --json FILE` prints it
+    /// as `header_id`), when the original is not at hand.
+    #[arg(long, value_name = "HEADER ID", conflicts_with = "any_original")]
     expect_header: Option<String>,
+    /// Decrypt a transformed file of whatever ciphertext the proxy chose,
+    /// unchecked.
+    #[arg(long)]
+    any_original: bool,
+    /// Where to write the plaintext (default: stdout); written only once
+    /// all of it is authentic.
     #[arg(short = 'o', long)]
     output: Option<PathBuf>,
+    /// The ciphertext or transformed file (armored or binary; default:
+    /// stdin).
     input: Option<PathBuf>,
 }
 
@@ -60,11 +72,18 @@ pub fn run(args: Args) -> Result<()> {
         token_file,
         verify_with,
         allow_cpa,
+        original,
         expect_header,
+        any_original,
         output,
         input,
     } = args;
-    let expect = expected(expect_header.as_deref(), allow_cpa)?;
+    let expect_header = match original {
+        Some(path) => Some(original_header_id(&path)?),
+        None => expect_header,
+    };
+    let mut expect = expected(expect_header.as_deref(), allow_cpa)?;
+    expect.any_original = any_original;
     let verify_with = verify_with.as_deref().map(read_verifying_key).transpose()?;
     if let (Some(url), Some(id)) = (proxy_url, tk_id) {
         let client = proxy::client(&url, token_file.as_deref(), proxy_ca.as_deref())?;
@@ -168,7 +187,23 @@ pub(crate) fn expected(
     Ok(abbe::outsource::Expect {
         header_id,
         allow_cpa,
+        ..abbe::outsource::Expect::default()
     })
+}
+
+/// The header id (hex) of the original ciphertext file at `path`.
+fn original_header_id(path: &std::path::Path) -> Result<String> {
+    let mut reader = io::open_ciphertext(Some(&path.to_path_buf()), "reading --original")?;
+    let head = envelope::read_head(&mut reader)?;
+    if head.preamble.kind != ObjectKind::EncryptedFile {
+        return Err(CliError::Invalid(format!(
+            "--original {}: a transformed file; give the ciphertext it was made from",
+            path.display()
+        )));
+    }
+    let id = abbe::outsource::header_id(&head.header)
+        .map_err(|e| CliError::Invalid(format!("--original {}: {e}", path.display())))?;
+    Ok(abbe::wire::hex(&id))
 }
 
 /// Refuses an original ciphertext's KEM header whose header id is not the
