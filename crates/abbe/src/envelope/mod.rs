@@ -258,6 +258,7 @@ pub fn read_head<R: Read>(input: &mut R) -> Result<Head, EnvelopeError> {
     if header.len() != len {
         return Err(WireError::Truncated("KEM header").into());
     }
+    check_header_matches(&preamble, &header)?;
     let header_digest = if preamble.kind == ObjectKind::TransformedFile {
         let mut d = [0u8; 32];
         read_exact_or(input, &mut d, "header digest")?;
@@ -294,6 +295,51 @@ pub fn read_head<R: Read>(input: &mut R) -> Result<Head, EnvelopeError> {
         aead,
         flags,
     })
+}
+
+/// The file's preamble names the scheme and curve of the KEM header it
+/// carries, which is the one authenticated (its digest is the payload's
+/// associated data): a preamble that says otherwise is refused, so that
+/// what `abbe inspect` reports and which code decrypts are the header's.
+/// A ciphertext file carries a KEM header (kinds 6, 10, 12), a transformed
+/// file a transformed one (7, 13).
+fn check_header_matches(file: &Preamble, header: &[u8]) -> Result<(), EnvelopeError> {
+    let inner = Preamble::parse(header)?;
+    let fits = match file.kind {
+        ObjectKind::EncryptedFile => matches!(
+            inner.kind,
+            ObjectKind::KemHeader | ObjectKind::CcaKemHeader | ObjectKind::RccaKemHeader
+        ),
+        _ => matches!(
+            inner.kind,
+            ObjectKind::TransformedKemHeader | ObjectKind::RccaTransformedKemHeader
+        ),
+    };
+    if !fits {
+        return Err(WireError::WrongKind {
+            expected: if file.kind == ObjectKind::EncryptedFile {
+                "KEM header inside a ciphertext file"
+            } else {
+                "transformed KEM header inside a transformed file"
+            },
+            found: inner.kind.describe(),
+        }
+        .into());
+    }
+    if (inner.scheme, inner.curve) != (file.scheme, file.curve) {
+        return Err(WireError::Invalid {
+            what: "file preamble",
+            detail: format!(
+                "it names {} on {}, but its KEM header is {} on {}",
+                file.scheme.name(),
+                file.curve.label(),
+                inner.scheme.name(),
+                inner.curve.label()
+            ),
+        }
+        .into());
+    }
+    Ok(())
 }
 
 fn write_head<W: Write>(head: &Head, output: &mut W) -> std::io::Result<()> {
