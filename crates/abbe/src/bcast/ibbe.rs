@@ -5,8 +5,10 @@
 //! identities Gentry–Waters pad a set with.
 //!
 //! An identity is a UTF-8 string (`alice@example.com`): 1 to
-//! [`MAX_IDENTITY_BYTES`] bytes, no control characters and no comma (the
-//! separator of `--to-identities`), surrounding whitespace dropped. It is
+//! [`MAX_IDENTITY_BYTES`] bytes, no comma (the separator of
+//! `--to-identities`) and nothing that does not show (controls, zero-width
+//! and bidirectional characters: [`crate::policy::visible`]), surrounding
+//! whitespace dropped. It is
 //! hashed to H(ID) ∈ Z_r with SHA-512 under a domain tag that names the
 //! scheme (so one string is a different element in every scheme), reduced
 //! wide; the schemes' algebra uses H(ID). Two identities of one set that
@@ -27,19 +29,34 @@ pub const MAX_RECIPIENTS: u32 = MAX_USERS;
 /// The longest identity, in bytes.
 pub const MAX_IDENTITY_BYTES: usize = 256;
 
-/// Checks an identity's text (already trimmed).
-fn check_identity(t: &str) -> Result<(), &'static str> {
+/// What an identity may be, for messages.
+const IDENTITY: &str = "an identity (1–256 bytes of visible UTF-8, no comma)";
+
+/// Checks an identity's text (already trimmed): Err(byte offset within it,
+/// what is wrong).
+fn check_identity(t: &str) -> Result<(), (usize, String)> {
     if t.is_empty() {
-        return Err("an empty identity");
+        return Err((0, "an empty identity".into()));
     }
     if t.len() > MAX_IDENTITY_BYTES {
-        return Err("an identity longer than 256 bytes");
+        return Err((0, format!("an identity of {} bytes", t.len())));
     }
-    if t.chars().any(|c| c.is_control() || c == ',') {
-        return Err("an identity with a comma or a control character");
+    if let Some(at) = t.find(',') {
+        return Err((at, "a comma (the separator of identity lists)".into()));
+    }
+    // Invisible and reordering characters (U+200B, U+202E, …) would let one
+    // identity pass for another where it is shown.
+    if let Some((at, c)) = crate::policy::visible::first_invisible(t) {
+        return Err((
+            at,
+            format!(
+                "{} (an invisible, control or reordering character)",
+                crate::policy::visible::describe(c)
+            ),
+        ));
     }
     if t.trim() != t {
-        return Err("an identity with surrounding whitespace");
+        return Err((0, "surrounding whitespace".into()));
     }
     Ok(())
 }
@@ -61,14 +78,9 @@ impl Identity {
 impl Side for Identity {
     fn parse(input: &str) -> Result<Self, PolicyError> {
         let t = input.trim();
-        check_identity(t).map_err(|e| {
-            PolicyError::at(
-                ErrorKind::Argument,
-                0,
-                "an identity (1–256 bytes of UTF-8, no comma or control character)",
-                e,
-            )
-        })?;
+        let start = input.len() - input.trim_start().len();
+        check_identity(t)
+            .map_err(|(at, e)| PolicyError::at(ErrorKind::Identity, start + at, IDENTITY, e))?;
         Ok(Identity(t.to_owned()))
     }
     fn describe(&self) -> String {
@@ -144,11 +156,11 @@ impl Side for Identities {
         for item in input.split(',') {
             let t = item.trim();
             let start = pos + (item.len() - item.trim_start().len());
-            check_identity(t).map_err(|e| {
+            check_identity(t).map_err(|(at, e)| {
                 PolicyError::at(
-                    ErrorKind::Argument,
-                    start,
-                    "comma-separated identities (1–256 bytes of UTF-8 each)",
+                    ErrorKind::Identity,
+                    start + at,
+                    "comma-separated identities (1–256 bytes of visible UTF-8 each)",
                     e,
                 )
             })?;
@@ -187,7 +199,7 @@ impl crate::wire::codec::Codec for Identity {
     }
     fn decode(r: &mut Reader<'_>, what: &'static str) -> Result<Self, WireError> {
         let s = r.str(what)?;
-        check_identity(s).map_err(|e| invalid(what, e))?;
+        check_identity(s).map_err(|(_, e)| invalid(what, e))?;
         Ok(Identity(s.to_owned()))
     }
 }

@@ -108,7 +108,7 @@ impl Side for UserIndex {
 fn parse_index(t: &str, pos: usize) -> Result<u32, PolicyError> {
     if t.is_empty() || !t.bytes().all(|b| b.is_ascii_digit()) {
         return Err(PolicyError::at(
-            ErrorKind::Syntax,
+            ErrorKind::Users,
             pos,
             "a user index (a positive integer)",
             t,
@@ -117,7 +117,7 @@ fn parse_index(t: &str, pos: usize) -> Result<u32, PolicyError> {
     match t.parse::<u64>() {
         Ok(v) if v >= 1 && v <= MAX_USERS as u64 => Ok(v as u32),
         _ => Err(PolicyError::at(
-            ErrorKind::Number,
+            ErrorKind::Users,
             pos,
             format!("a user index in [1, {MAX_USERS}]"),
             t,
@@ -158,7 +158,7 @@ impl Recipients {
         for &(lo, hi) in &ranges {
             if lo == 0 || lo > hi || hi > MAX_USERS {
                 return Err(PolicyError::new(
-                    ErrorKind::Argument,
+                    ErrorKind::Users,
                     format!("ranges a-b with 1 ≤ a ≤ b ≤ {MAX_USERS}"),
                     format!("{lo}-{hi}"),
                 ));
@@ -174,7 +174,7 @@ impl Recipients {
         }
         if out.is_empty() {
             return Err(PolicyError::new(
-                ErrorKind::Argument,
+                ErrorKind::Users,
                 "at least one recipient",
                 "an empty set",
             ));
@@ -421,7 +421,7 @@ impl Side for Recipients {
                 let hi = parse_index(b.trim(), start)?;
                 if lo > hi {
                     return Err(PolicyError::at(
-                        ErrorKind::Argument,
+                        ErrorKind::Users,
                         start,
                         "a range a-b with a ≤ b",
                         t,
@@ -453,7 +453,7 @@ impl Side for Everyone {
             Ok(Everyone)
         } else {
             Err(PolicyError::at(
-                ErrorKind::Argument,
+                ErrorKind::Users,
                 0,
                 "`all` (this scheme encrypts to every user of its setup)",
                 t,

@@ -89,7 +89,8 @@ pub enum Policy {
 ///
 /// Names must be 1..=256 bytes long and must not contain `#`, which is
 /// reserved for the numeric bag-of-bits markers so that they can never
-/// collide with user attributes.
+/// collide with user attributes, nor characters that do not show
+/// ([`super::visible`]).
 pub fn validate_name(name: &str) -> Result<(), PolicyError> {
     if name.len() < MIN_NAME_BYTES || name.len() > MAX_NAME_BYTES {
         return Err(PolicyError::new(
@@ -103,6 +104,16 @@ pub fn validate_name(name: &str) -> Result<(), PolicyError> {
             ErrorKind::Name,
             "an attribute name without '#' (reserved for numeric markers)",
             format!("'{}'", super::lex::truncate(name, 40)),
+        ));
+    }
+    if let Some((at, c)) = super::visible::first_invisible(name) {
+        return Err(PolicyError::new(
+            ErrorKind::Name,
+            "an attribute name of visible characters",
+            format!(
+                "{} (invisible or reordering) at byte {at} of the name",
+                super::visible::describe(c)
+            ),
         ));
     }
     Ok(())

@@ -23,6 +23,23 @@ pub enum ErrorKind {
     Argument,
     /// A randomised generator gave up after its bounded number of retries.
     RetryLimit,
+    /// An identity (identity-based broadcast) is empty, too long, or holds
+    /// a comma or a character that does not show.
+    Identity,
+    /// A user index or set of user indices (broadcast) is malformed or out
+    /// of range.
+    Users,
+}
+
+impl ErrorKind {
+    /// What the erroneous input was, for messages.
+    fn subject(self) -> &'static str {
+        match self {
+            ErrorKind::Identity => "identity",
+            ErrorKind::Users => "user index",
+            _ => "policy",
+        }
+    }
 }
 
 /// Error returned by every fallible operation of the policy engine.
@@ -98,13 +115,17 @@ impl fmt::Display for PolicyError {
         match self.position {
             Some(p) => write!(
                 f,
-                "policy error at byte {p}: expected {} but found {}",
-                self.expected, self.found
+                "{} error at byte {p}: expected {} but found {}",
+                self.kind.subject(),
+                self.expected,
+                self.found
             ),
             None => write!(
                 f,
-                "policy error: expected {} but found {}",
-                self.expected, self.found
+                "{} error: expected {} but found {}",
+                self.kind.subject(),
+                self.expected,
+                self.found
             ),
         }
     }

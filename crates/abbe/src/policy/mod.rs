@@ -24,7 +24,7 @@
 //!
 //! User attribute names are 1..=256 bytes and may not contain `#`, which is
 //! reserved for the bag-of-bits markers of numeric attributes (see
-//! [`numeric`]).
+//! [`numeric`]), nor characters that do not show ([`visible`]).
 //!
 //! # From policy to scheme
 //!
@@ -47,6 +47,7 @@ mod postfix;
 mod print;
 pub mod sharing;
 mod tree;
+pub mod visible;
 
 #[cfg(test)]
 mod proptests;
