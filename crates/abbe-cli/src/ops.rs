@@ -25,6 +25,69 @@ impl From<Mode> for abbe::facade::Mode {
     }
 }
 
+/// A flag that carries a key's or a ciphertext's side, the side kinds it
+/// is for, and its value.
+pub struct SideFlag {
+    pub flag: &'static str,
+    pub kinds: &'static [abbe::kem::SideKind],
+    pub value: Option<String>,
+}
+
+/// What a side kind is and the flag that gives it, for messages.
+fn side_wanted(kind: abbe::kem::SideKind) -> (&'static str, &'static str) {
+    use abbe::kem::SideKind;
+    match kind {
+        SideKind::Attributes => ("attributes", "--attrs \"a, b, age = 42\""),
+        SideKind::Policy => ("a policy", "--policy \"a and b\""),
+        SideKind::User => ("a user index", "--user N"),
+        SideKind::Users => ("a set of users", "--to \"1-100, 200\" or --to-file"),
+        SideKind::Everyone => ("every user of the setup", "no recipient flag"),
+        SideKind::Identity => ("an identity", "--identity alice@example.com"),
+        SideKind::Identities => (
+            "identities",
+            "--to-identities \"alice@example.com, bob@example.com\" or --to-file",
+        ),
+    }
+}
+
+/// The one side flag of `flags` given for a scheme whose side is `kind`:
+/// a flag for another kind of scheme is refused, naming the one this
+/// scheme takes (policy and attributes swapped are left to
+/// [`side_text`], which says which side of ABE takes which).
+pub fn pick_side(
+    scheme: &str,
+    command: &str,
+    kind: abbe::kem::SideKind,
+    flags: Vec<SideFlag>,
+) -> Result<Vec<SideFlag>> {
+    use abbe::kem::SideKind;
+    let given: Vec<SideFlag> = flags.into_iter().filter(|f| f.value.is_some()).collect();
+    if given.len() > 1 {
+        let names: Vec<&str> = given.iter().map(|f| f.flag).collect();
+        return Err(CliError::Other(format!(
+            "give one of {} to `abbe {command}`, not several",
+            names.join(", ")
+        )));
+    }
+    let abe = |k: SideKind| matches!(k, SideKind::Attributes | SideKind::Policy);
+    if let Some(f) = given.first() {
+        if !f.kinds.contains(&kind) && !(abe(kind) && f.kinds.iter().any(|k| abe(*k))) {
+            let (what, flag) = side_wanted(kind);
+            let objects = if command == "keygen" {
+                "keys"
+            } else {
+                "ciphertexts"
+            };
+            let (for_what, _) = side_wanted(f.kinds[0]);
+            return Err(CliError::Other(format!(
+                "{scheme} {objects} are made for {what} ({flag}); {} gives {for_what}, which {scheme} does not take",
+                f.flag
+            )));
+        }
+    }
+    Ok(given)
+}
+
 /// The flag a broadcast side is given with, when it is missing.
 pub fn missing_side(kind: abbe::kem::SideKind, command: &str) -> Option<CliError> {
     use abbe::kem::SideKind;

@@ -378,16 +378,75 @@ fn modes_cannot_be_swapped() {
         ],
     );
     let id_of = |file: &str| {
-        let text = String::from_utf8(t.ok(None, &["inspect", file])).unwrap();
-        text.lines()
-            .find_map(|l| l.strip_prefix("header id:"))
-            .map(|l| l.trim().split(' ').next().unwrap().to_string())
+        let text = String::from_utf8(t.ok(None, &["inspect", "--json", file])).unwrap();
+        let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+        v["header_id"]
+            .as_str()
             .unwrap_or_else(|| panic!("no header id in {text}"))
+            .to_string()
     };
     let id = id_of("msg.rcca");
     assert_eq!(id.len(), 64);
     assert_eq!(id_of("msg.t"), id, "the transformation keeps the header id");
     assert_ne!(id_of("evil.t2"), id);
+    // Without naming the original, a transformed file is not decrypted:
+    // the proxy's substitute would otherwise pass (issue 34, point 6).
+    for file in ["msg.t", "evil.t2"] {
+        let e = t.fails(
+            None,
+            &["decrypt", "--key", "alice.rk", "-o", "out", file],
+            3,
+        );
+        assert!(e.contains("which ciphertext"), "{e}");
+        assert_no_output(&t, "out");
+    }
+    // --original reads the id from the original file.
+    let e = t.fails(
+        None,
+        &[
+            "decrypt",
+            "--key",
+            "alice.rk",
+            "--original",
+            "msg.rcca",
+            "-o",
+            "out",
+            "evil.t2",
+        ],
+        3,
+    );
+    assert!(e.contains("header id"), "{e}");
+    assert_no_output(&t, "out");
+    t.ok(
+        None,
+        &[
+            "decrypt",
+            "--key",
+            "alice.rk",
+            "--original",
+            "msg.rcca",
+            "-o",
+            "out",
+            "msg.t",
+        ],
+    );
+    assert_eq!(t.read("out"), b"what the owner wrote");
+    fs::remove_file(t.path("out")).unwrap();
+    // Waived explicitly, whatever the proxy chose is decrypted.
+    t.ok(
+        None,
+        &[
+            "decrypt",
+            "--key",
+            "alice.rk",
+            "--any-original",
+            "-o",
+            "out",
+            "evil.t2",
+        ],
+    );
+    assert_eq!(t.read("out"), b"what an attacker chose");
+    fs::remove_file(t.path("out")).unwrap();
     let e = t.fails(
         None,
         &[
@@ -778,4 +837,218 @@ fn the_placement_is_chosen_at_setup_and_bound_to_every_object() {
         assert!(r.stderr.contains(says), "{}", r.stderr);
         assert!(!t.path("x").exists());
     }
+}
+
+/// The file preamble's scheme and curve bytes must be those of the KEM
+/// header it carries (the header is what is authenticated): a Waters11
+/// BN254 file relabelled as swapped, as BLS48-581 or as BSW07 is refused by
+/// `decrypt` and by `inspect`, with nothing written (issue 34, point 7).
+#[test]
+fn a_file_preamble_must_name_its_header() {
+    let t = T::new();
+    waters11_doctor(&t, "alice.key");
+    fs::write(t.path("msg"), b"the record").unwrap();
+    t.ok(
+        None,
+        &[
+            "encrypt",
+            "--public",
+            "w/public.key",
+            "--policy",
+            "doctor",
+            "-o",
+            "ok.abbe",
+            "msg",
+        ],
+    );
+    let file = t.read("ok.abbe");
+    for (what, at, value) in [
+        ("placement bit", 7, file[7] | 0x80),
+        ("curve bls48-581", 7, 5),
+        ("scheme bsw07", 6, 2),
+    ] {
+        let mut bad = file.clone();
+        bad[at] = value;
+        fs::write(t.path("bad.abbe"), &bad).unwrap();
+        let e = t.fails(
+            None,
+            &["decrypt", "--key", "alice.key", "-o", "out", "bad.abbe"],
+            3,
+        );
+        assert!(e.contains("file preamble"), "{what}: {e}");
+        assert_no_output(&t, "out");
+        let e = t.fails(None, &["inspect", "bad.abbe"], 3);
+        assert!(e.contains("file preamble"), "{what}: {e}");
+    }
+    t.ok(
+        None,
+        &["decrypt", "--key", "alice.key", "-o", "out", "ok.abbe"],
+    );
+    assert_eq!(t.read("out"), b"the record");
+}
+
+/// Identities that do not show as what they are — a zero-width space, a
+/// right-to-left override, a non-breaking space — are refused, with an
+/// error that says "identity" and where, never "policy error".
+#[test]
+fn identities_must_be_visible() {
+    let t = T::new();
+    fs::write(t.path("msg"), b"m").unwrap();
+    t.ok(
+        None,
+        &[
+            "setup",
+            "--scheme",
+            "gw09-ibbe",
+            "--level",
+            "100",
+            "--max-recipients",
+            "4",
+            "--out",
+            "i",
+        ],
+    );
+    for (id, at) in [
+        ("alice\u{200b}@example.com", 5),
+        ("\u{202e}moc.elpmaxe@ecila", 0),
+        ("alice\u{a0}smith@example.com", 5),
+    ] {
+        let e = t.fails(
+            None,
+            &[
+                "keygen",
+                "--master",
+                "i/master.key",
+                "--identity",
+                id,
+                "-o",
+                "k",
+            ],
+            1,
+        );
+        assert!(e.contains(&format!("identity error at byte {at}")), "{e}");
+        assert!(e.contains("U+"), "{e}");
+        assert_no_output(&t, "k");
+        let e = t.fails(
+            None,
+            &[
+                "encrypt",
+                "--public",
+                "i/public.key",
+                "--to-identities",
+                &format!("bob@example.com, {id}"),
+                "-o",
+                "c",
+                "msg",
+            ],
+            1,
+        );
+        assert!(e.contains("identity error"), "{e}");
+        assert_no_output(&t, "c");
+    }
+}
+
+/// Flags a scheme does not take are refused, by every command that takes
+/// them, naming what the scheme takes: `--max-recipients` for BGW05, a user
+/// index for an ABE scheme (it would become an attribute "5"), `--to` for
+/// an identity-based scheme (it would become an identity "1-3"), a policy
+/// for a broadcast scheme, `--public` where keys need none.
+#[test]
+fn flags_a_scheme_does_not_take_are_refused() {
+    let t = T::new();
+    fs::write(t.path("msg"), b"m").unwrap();
+    let e = t.fails(
+        None,
+        &[
+            "setup",
+            "--scheme",
+            "bgw05",
+            "--level",
+            "100",
+            "--users",
+            "8",
+            "--max-recipients",
+            "4",
+            "--out",
+            "b",
+        ],
+        1,
+    );
+    assert!(e.contains("max-recipients"), "{e}");
+    assert!(!t.path("b/public.key").exists());
+    waters11_doctor(&t, "alice.key");
+    for (flag, value, said) in [
+        ("--user", "5", "a user index"),
+        ("--identity", "alice@example.com", "an identity"),
+    ] {
+        let e = t.fails(
+            None,
+            &["keygen", "--master", "w/master.key", flag, value, "-o", "k"],
+            1,
+        );
+        assert!(e.contains("attributes") && e.contains(said), "{e}");
+        assert_no_output(&t, "k");
+    }
+    let e = t.fails(
+        None,
+        &[
+            "keygen",
+            "--master",
+            "w/master.key",
+            "--attrs",
+            "doctor",
+            "--public",
+            "w/public.key",
+            "-o",
+            "k",
+        ],
+        1,
+    );
+    assert!(e.contains("--public"), "{e}");
+    t.ok(
+        None,
+        &[
+            "setup", "--scheme", "gw09-ibbe", "--level", "100", "--out", "i",
+        ],
+    );
+    let e = t.fails(
+        None,
+        &[
+            "encrypt",
+            "--public",
+            "i/public.key",
+            "--to",
+            "1-3",
+            "-o",
+            "c",
+            "msg",
+        ],
+        1,
+    );
+    assert!(e.contains("identities") && e.contains("--to "), "{e}");
+    t.ok(
+        None,
+        &[
+            "setup", "--scheme", "bgw05", "--level", "100", "--users", "8", "--out", "b",
+        ],
+    );
+    let e = t.fails(
+        None,
+        &[
+            "encrypt",
+            "--public",
+            "b/public.key",
+            "--policy",
+            "doctor",
+            "-o",
+            "c",
+            "msg",
+        ],
+        1,
+    );
+    assert!(
+        e.contains("a set of users") && !e.contains("key-policy"),
+        "{e}"
+    );
+    assert_no_output(&t, "c");
 }

@@ -202,6 +202,15 @@ impl ParamsKind {
     }
 }
 
+impl ParamsKind {
+    /// Refuses every parameter of `p` this kind does not take (what
+    /// [`Params::from_setup`] does first, for front ends that set up by
+    /// another path).
+    pub fn refuse_others(self, p: &SetupParams) -> Result<(), KemError> {
+        refuse_others(p, self)
+    }
+}
+
 /// Refuses every parameter of `p` that `kind` does not take.
 fn refuse_others(p: &SetupParams, kind: ParamsKind) -> Result<(), KemError> {
     let given = [

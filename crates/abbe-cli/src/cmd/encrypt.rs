@@ -71,15 +71,62 @@ pub fn run(args: Args) -> Result<()> {
     let (pre, src) = open_public(&public)?;
     let scheme = scheme_for(&pre)?;
     let info = scheme.info();
-    // Broadcast ciphertexts are for a set of users or identities.
+    // Each side flag is for one kind of scheme: `--to 1-3` given to an
+    // identity-based scheme would otherwise name an identity "1-3".
     let identities = info.ciphertext_side == SideKind::Identities;
-    let attrs = match (attrs, to.or(to_identities), to_file) {
-        (a @ Some(_), _, _) => a,
-        (None, Some(t), _) => Some(t),
-        (None, None, Some(f)) if identities => Some(broadcast::read_identity_file(&f)?),
-        (None, None, Some(f)) => Some(broadcast::read_index_file(&f)?),
-        (None, None, None) => None,
+    let to_file = match to_file {
+        Some(f) if identities => Some(broadcast::read_identity_file(&f)?),
+        Some(f) if info.ciphertext_side == SideKind::Users => {
+            Some(broadcast::read_index_file(&f)?)
+        }
+        Some(_) => {
+            return Err(CliError::Other(format!(
+                "{} ciphertexts are not for a list of recipients (--to-file is for broadcast schemes)",
+                pre.scheme.name()
+            )))
+        }
+        None => None,
     };
+    let given = ops::pick_side(
+        pre.scheme.name(),
+        "encrypt",
+        info.ciphertext_side,
+        vec![
+            ops::SideFlag {
+                flag: "--policy",
+                kinds: &[SideKind::Policy],
+                value: policy,
+            },
+            ops::SideFlag {
+                flag: "--attrs",
+                kinds: &[SideKind::Attributes],
+                value: attrs,
+            },
+            ops::SideFlag {
+                flag: "--to",
+                kinds: &[SideKind::Users, SideKind::Everyone],
+                value: to,
+            },
+            ops::SideFlag {
+                flag: "--to-identities",
+                kinds: &[SideKind::Identities],
+                value: to_identities,
+            },
+            ops::SideFlag {
+                flag: "--to-file",
+                kinds: &[SideKind::Users, SideKind::Identities],
+                value: to_file,
+            },
+        ],
+    )?;
+    let (mut policy, mut attrs) = (None, None);
+    for f in given {
+        if f.flag == "--policy" {
+            policy = f.value;
+        } else {
+            attrs = f.value;
+        }
+    }
     let is_policy = info.ciphertext_side == SideKind::Policy;
     // A scheme without recipient sets encrypts to everybody.
     let attrs = match (info.ciphertext_side, attrs) {

@@ -53,8 +53,6 @@ pub fn run(args: Args) -> Result<()> {
         armor,
         passphrase,
     } = args;
-    // Broadcast keys are for a user index or an identity.
-    let attrs = attrs.or(user.map(|u| u.to_string())).or(identity);
     let (pre, bytes) = read_object(&master, &[ObjectKind::MasterKey])?;
     let public = match &public {
         Some(p) => {
@@ -68,11 +66,55 @@ pub fn run(args: Args) -> Result<()> {
     // GW09 and Waters09 keys are O(N): seconds at 10^6 users.
     let pb = user.map(|u| progress::spinner(format!("key for user {u}")));
     let scheme = scheme_for(&pre)?;
-    let is_policy = scheme.info().key_side == SideKind::Policy;
+    let info = scheme.info();
+    if public.is_some() && !matches!(info.key_side, SideKind::User | SideKind::Identity) {
+        return Err(crate::CliError::Other(format!(
+            "{} keys do not need the public key (--public is for broadcast schemes)",
+            pre.scheme.name()
+        )));
+    }
+    // Each side flag is for one kind of scheme: a user index given to an
+    // ABE scheme would otherwise become an attribute named "5".
+    let given = ops::pick_side(
+        pre.scheme.name(),
+        "keygen",
+        info.key_side,
+        vec![
+            ops::SideFlag {
+                flag: "--attrs",
+                kinds: &[SideKind::Attributes],
+                value: attrs,
+            },
+            ops::SideFlag {
+                flag: "--policy",
+                kinds: &[SideKind::Policy],
+                value: policy,
+            },
+            ops::SideFlag {
+                flag: "--user",
+                kinds: &[SideKind::User],
+                value: user.map(|u| u.to_string()),
+            },
+            ops::SideFlag {
+                flag: "--identity",
+                kinds: &[SideKind::Identity],
+                value: identity,
+            },
+        ],
+    )?;
+    let (mut policy, mut attrs) = (None, None);
+    for f in given {
+        if f.flag == "--policy" {
+            policy = f.value;
+        } else {
+            attrs = f.value;
+        }
+    }
+    let is_policy = info.key_side == SideKind::Policy;
     if let (None, None, Some(e)) = (
         &attrs,
         &policy,
-        ops::missing_side(scheme.info().key_side, "keygen"),
+        ops::missing_side(info.key_side, "keygen"),
     ) {
         return Err(e);
     }

@@ -125,6 +125,12 @@ pub fn run(args: Args) -> Result<()> {
     let mk_path = out.join("master.key");
     refuse_overwrite(&[&pk_path, &mk_path], force)?;
     let keys = keyfile::KeyOut::new(armor, passphrase, &mk_path.display().to_string())?;
+    // Every path refuses the parameters this scheme has no use for.
+    facade
+        .info()
+        .params
+        .refuse_others(&params)
+        .map_err(|e| CliError::Other(e.to_string()))?;
     if let (Some(n), SchemeId::Bgw05, false) = (users, scheme, curve.is_swapped()) {
         // BGW05's public key is linear in N (128 MB at N = 10^6 on
         // BN254): stream it to disk instead of building it in memory.
