@@ -7,7 +7,7 @@
 
 use abbe::envelope::{self, SealOptions};
 use abbe::facade::{self, Error as FacadeError, Mode};
-use abbe::kem::{SetupParams, SideKind};
+use abbe::kem::{SetupParams, SideInput, SideKind};
 use abbe::policy::AttributeSet;
 use abbe::signature::AnySigningKey;
 use abbe::wire::{ObjectKind, Preamble, SchemeId};
@@ -274,10 +274,10 @@ fn keygen(
     let mk = mk.bytes(passphrase)?;
     let s = facade::of_object(&mk).map_err(py_err)?;
     let side = match (s.info().key_side, attrs, policy, user, identity) {
-        (SideKind::Attributes, Some(a), None, None, None) => a.join(", "),
-        (SideKind::Policy, None, Some(p), None, None) => p.to_string(),
-        (SideKind::User, None, None, Some(u), None) => u.to_string(),
-        (SideKind::Identity, None, None, None, Some(i)) => i.to_string(),
+        (SideKind::Attributes, Some(a), None, None, None) => SideArg::Items(a),
+        (SideKind::Policy, None, Some(p), None, None) => SideArg::Text(p.to_string()),
+        (SideKind::User, None, None, Some(u), None) => SideArg::Text(u.to_string()),
+        (SideKind::Identity, None, None, None, Some(i)) => SideArg::Text(i.to_string()),
         (kind, ..) => {
             let want = match kind {
                 SideKind::Attributes => "attrs=[...]",
@@ -292,9 +292,29 @@ fn keygen(
         }
     };
     let key = py
-        .allow_threads(|| s.keygen(&mk, &side, public, &mut OsRng))
+        .allow_threads(|| side.with(|side| s.keygen_for(&mk, side, public, &mut OsRng)))
         .map_err(py_err)?;
     SecretKey::new(key)
+}
+
+/// A key's or a ciphertext's side as Python gave it: a string, or a list
+/// whose items reach the library one by one (never joined into text that
+/// is split again: an item "a, b" is refused, not read as two).
+enum SideArg {
+    Text(String),
+    Items(Vec<String>),
+}
+
+impl SideArg {
+    fn with<T>(&self, f: impl FnOnce(SideInput<'_>) -> T) -> T {
+        match self {
+            SideArg::Text(t) => f(SideInput::Text(t)),
+            SideArg::Items(items) => {
+                let items: Vec<&str> = items.iter().map(String::as_str).collect();
+                f(SideInput::Items(&items))
+            }
+        }
+    }
 }
 
 // ---------------------------------------------------------------- encrypt, decrypt
@@ -308,17 +328,17 @@ fn target(
     attrs: Option<Vec<String>>,
     to: Option<&str>,
     to_identities: Option<Vec<String>>,
-) -> PyResult<String> {
+) -> PyResult<SideArg> {
     match (policy, attrs, to, to_identities) {
-        (Some(p), None, None, None) => Ok(p.to_string()),
-        (None, Some(a), None, None) => Ok(a.join(", ")),
-        (None, None, Some(t), None) => Ok(t.to_string()),
-        (None, None, None, Some(ids)) => Ok(ids.join(", ")),
+        (Some(p), None, None, None) => Ok(SideArg::Text(p.to_string())),
+        (None, Some(a), None, None) => Ok(SideArg::Items(a)),
+        (None, None, Some(t), None) => Ok(SideArg::Text(t.to_string())),
+        (None, None, None, Some(ids)) => Ok(SideArg::Items(ids)),
         (None, None, None, None)
             if facade::of_object(pk).map_err(py_err)?.info().ciphertext_side
                 == SideKind::Everyone =>
         {
-            Ok("all".into())
+            Ok(SideArg::Text("all".into()))
         }
         _ => Err(invalid(
             "give exactly one of policy= (ciphertext-policy schemes), attrs= (key-policy), to= (broadcast) or to_identities= (identity-based broadcast)",
@@ -375,7 +395,9 @@ fn encrypt<'py>(
                 aead: None,
                 signer: signer.as_ref(),
             };
-            facade::encrypt(pk, &target, mode, data, &mut out, &opts, &mut OsRng).map(|_| out)
+            target
+                .with(|t| facade::encrypt(pk, t, mode, data, &mut out, &opts, &mut OsRng))
+                .map(|_| out)
         })
         .map_err(py_err)?;
     Ok(PyBytes::new(py, &out))
@@ -526,15 +548,8 @@ fn encrypt_stream(
             signer: signer.as_ref(),
         };
         let mut out = std::io::BufWriter::with_capacity(1 << 16, PyWriter(dst));
-        let n = facade::encrypt(
-            pk,
-            &target,
-            mode,
-            PyReader(src),
-            &mut out,
-            &opts,
-            &mut OsRng,
-        )?;
+        let n = target
+            .with(|t| facade::encrypt(pk, t, mode, PyReader(src), &mut out, &opts, &mut OsRng))?;
         // Dropping a BufWriter would flush and swallow a failed last write.
         out.flush().map_err(envelope::EnvelopeError::Io)?;
         Ok(n)
@@ -763,7 +778,8 @@ impl PyPolicy {
 
     /// Whether the attributes `attrs` (["doctor", "age = 42"]) satisfy it.
     fn satisfied_by(&self, attrs: Vec<String>) -> PyResult<bool> {
-        let set = AttributeSet::parse(&attrs.join(", ")).map_err(invalid)?;
+        let items: Vec<&str> = attrs.iter().map(String::as_str).collect();
+        let set = AttributeSet::from_items(&items).map_err(invalid)?;
         Ok(self.tree.is_satisfied(&set))
     }
 

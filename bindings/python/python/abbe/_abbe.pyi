@@ -36,7 +36,8 @@ class Policy:
     def __init__(self, text: str) -> None: ...
     @property
     def attributes(self) -> list[str]: ...
-    def satisfied_by(self, attrs: Sequence[str]) -> bool: ...
+    def satisfied_by(self, attrs: Sequence[str]) -> bool:
+        """Each item is one attribute ("doctor", "age = 42"); an item holding more is refused."""
 
 class ProxyClient:
     """A client of ``abbe proxy serve``."""
@@ -59,6 +60,10 @@ def setup(
     optimize: Optional[str] = None,
     placement: Optional[str] = None,
 ) -> Tuple[bytes, SecretKey]: ...
+# List arguments (attrs=, to_identities=) reach the library item by item:
+# each item is exactly one attribute ("doctor", "age = 42", '"head of ward"')
+# or one identity; an item holding a list ("a, b") raises InvalidInput naming
+# the item, never read as two.
 def keygen(
     mk: KeyLike,
     *,
