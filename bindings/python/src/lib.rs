@@ -7,16 +7,17 @@
 
 use abbe::envelope::{self, SealOptions};
 use abbe::facade::{self, Error as FacadeError, Mode};
-use abbe::kem::{SetupParams, SideKind};
+use abbe::kem::{SetupParams, SideInput, SideKind};
 use abbe::policy::AttributeSet;
 use abbe::signature::AnySigningKey;
 use abbe::wire::{ObjectKind, Preamble, SchemeId};
-use pyo3::exceptions::PyException;
+use pyo3::exceptions::{PyException, PyOSError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict};
+use pyo3::sync::GILOnceCell;
+use pyo3::types::{PyBytes, PyDict, PyInt, PyTuple, PyType};
 use rand_core::OsRng;
 use std::io::{Read, Write};
-use zeroize::Zeroizing;
+use zeroize::{Zeroize, Zeroizing};
 
 pyo3::create_exception!(
     abbe,
@@ -37,13 +38,37 @@ pyo3::create_exception!(
     "The key does not satisfy the ciphertext's policy, or is not among its recipients (the CLI's exit 3)."
 );
 
+/// `abbe.StreamError`: an [`Error`] and an `OSError`, made at import (a
+/// class with two bases, which `create_exception!` cannot declare).
+static STREAM_ERROR: GILOnceCell<Py<PyType>> = GILOnceCell::new();
+
+const STREAM_ERROR_DOC: &str =
+    "A file object given to encrypt_stream or decrypt_stream failed or broke \
+the file protocol. Also an OSError (as Python's own buffered files report a misbehaving raw \
+stream); the file object's exception is its __cause__, and an OSError's errno is kept.";
+
+fn stream_error_type(py: Python<'_>) -> PyResult<&Bound<'_, PyType>> {
+    STREAM_ERROR
+        .get_or_try_init(py, || {
+            let bases = PyTuple::new(py, [py.get_type::<Error>(), py.get_type::<PyOSError>()])?;
+            let attrs = PyDict::new(py);
+            attrs.set_item("__module__", "abbe")?;
+            attrs.set_item("__doc__", STREAM_ERROR_DOC)?;
+            let class = py
+                .get_type::<PyType>()
+                .call1(("StreamError", bases, attrs))?;
+            Ok(class.downcast_into::<PyType>()?.unbind())
+        })
+        .map(|t| t.bind(py))
+}
+
 fn py_err(e: FacadeError) -> PyErr {
+    use envelope::{EnvelopeError, StreamError};
     match e {
         FacadeError::NotSatisfied => NotSatisfied::new_err(e.to_string()),
         FacadeError::Invalid(_) => InvalidInput::new_err(e.to_string()),
-        FacadeError::Envelope(envelope::EnvelopeError::Io(_)) | FacadeError::Unsupported(_) => {
-            Error::new_err(e.to_string())
-        }
+        FacadeError::Envelope(EnvelopeError::Io(_) | EnvelopeError::Stream(StreamError::Io(_)))
+        | FacadeError::Unsupported(_) => Error::new_err(e.to_string()),
         FacadeError::Envelope(_) => InvalidInput::new_err(e.to_string()),
     }
 }
@@ -274,10 +299,10 @@ fn keygen(
     let mk = mk.bytes(passphrase)?;
     let s = facade::of_object(&mk).map_err(py_err)?;
     let side = match (s.info().key_side, attrs, policy, user, identity) {
-        (SideKind::Attributes, Some(a), None, None, None) => a.join(", "),
-        (SideKind::Policy, None, Some(p), None, None) => p.to_string(),
-        (SideKind::User, None, None, Some(u), None) => u.to_string(),
-        (SideKind::Identity, None, None, None, Some(i)) => i.to_string(),
+        (SideKind::Attributes, Some(a), None, None, None) => SideArg::Items(a),
+        (SideKind::Policy, None, Some(p), None, None) => SideArg::Text(p.to_string()),
+        (SideKind::User, None, None, Some(u), None) => SideArg::Text(u.to_string()),
+        (SideKind::Identity, None, None, None, Some(i)) => SideArg::Text(i.to_string()),
         (kind, ..) => {
             let want = match kind {
                 SideKind::Attributes => "attrs=[...]",
@@ -292,9 +317,29 @@ fn keygen(
         }
     };
     let key = py
-        .allow_threads(|| s.keygen(&mk, &side, public, &mut OsRng))
+        .allow_threads(|| side.with(|side| s.keygen_for(&mk, side, public, &mut OsRng)))
         .map_err(py_err)?;
     SecretKey::new(key)
+}
+
+/// A key's or a ciphertext's side as Python gave it: a string, or a list
+/// whose items reach the library one by one (never joined into text that
+/// is split again: an item "a, b" is refused, not read as two).
+enum SideArg {
+    Text(String),
+    Items(Vec<String>),
+}
+
+impl SideArg {
+    fn with<T>(&self, f: impl FnOnce(SideInput<'_>) -> T) -> T {
+        match self {
+            SideArg::Text(t) => f(SideInput::Text(t)),
+            SideArg::Items(items) => {
+                let items: Vec<&str> = items.iter().map(String::as_str).collect();
+                f(SideInput::Items(&items))
+            }
+        }
+    }
 }
 
 // ---------------------------------------------------------------- encrypt, decrypt
@@ -308,17 +353,17 @@ fn target(
     attrs: Option<Vec<String>>,
     to: Option<&str>,
     to_identities: Option<Vec<String>>,
-) -> PyResult<String> {
+) -> PyResult<SideArg> {
     match (policy, attrs, to, to_identities) {
-        (Some(p), None, None, None) => Ok(p.to_string()),
-        (None, Some(a), None, None) => Ok(a.join(", ")),
-        (None, None, Some(t), None) => Ok(t.to_string()),
-        (None, None, None, Some(ids)) => Ok(ids.join(", ")),
+        (Some(p), None, None, None) => Ok(SideArg::Text(p.to_string())),
+        (None, Some(a), None, None) => Ok(SideArg::Items(a)),
+        (None, None, Some(t), None) => Ok(SideArg::Text(t.to_string())),
+        (None, None, None, Some(ids)) => Ok(SideArg::Items(ids)),
         (None, None, None, None)
             if facade::of_object(pk).map_err(py_err)?.info().ciphertext_side
                 == SideKind::Everyone =>
         {
-            Ok("all".into())
+            Ok(SideArg::Text("all".into()))
         }
         _ => Err(invalid(
             "give exactly one of policy= (ciphertext-policy schemes), attrs= (key-policy), to= (broadcast) or to_identities= (identity-based broadcast)",
@@ -375,7 +420,9 @@ fn encrypt<'py>(
                 aead: None,
                 signer: signer.as_ref(),
             };
-            facade::encrypt(pk, &target, mode, data, &mut out, &opts, &mut OsRng).map(|_| out)
+            target
+                .with(|t| facade::encrypt(pk, t, mode, data, &mut out, &opts, &mut OsRng))
+                .map(|_| out)
         })
         .map_err(py_err)?;
     Ok(PyBytes::new(py, &out))
@@ -452,61 +499,278 @@ fn decrypt_to(
     }
 }
 
-/// A Python file-like object read through `read(n)`, with the GIL taken for
-/// each call only.
-struct PyReader(Py<PyAny>);
+/// Why a file object failed: what abbe says, and the exception it raised
+/// (none when it broke the file protocol itself, e.g. by answering more
+/// than it was given).
+struct FileFailure {
+    message: String,
+    raised: Option<PyErr>,
+}
+
+impl FileFailure {
+    fn broke(message: String) -> FileFailure {
+        FileFailure {
+            message,
+            raised: None,
+        }
+    }
+
+    fn raised(py: Python<'_>, call: &str, e: PyErr) -> FileFailure {
+        let name = e
+            .get_type(py)
+            .name()
+            .map_or_else(|_| "an exception".into(), |n| n.to_string());
+        FileFailure {
+            message: format!("{call} raised {name}: {}", e.value(py)),
+            raised: Some(e),
+        }
+    }
+
+    /// The Python exception: `abbe.StreamError` with the file object's
+    /// exception as `__cause__` (and an OSError's errno); a
+    /// KeyboardInterrupt or SystemExit is not an error of abbe's and
+    /// passes as it was.
+    fn into_py_err(self, py: Python<'_>) -> PyErr {
+        let FileFailure { message, raised } = self;
+        if let Some(e) = raised
+            .as_ref()
+            .filter(|e| !e.is_instance_of::<PyException>(py))
+        {
+            return e.clone_ref(py);
+        }
+        let made = stream_error_type(py).and_then(|t| t.call1((message,)));
+        let err = match made {
+            Ok(value) => {
+                let errno = raised
+                    .as_ref()
+                    .filter(|e| e.is_instance_of::<PyOSError>(py))
+                    .and_then(|e| e.value(py).getattr("errno").ok());
+                if let Some(errno) = errno {
+                    // Kept for `except OSError as e: e.errno == ENOSPC`.
+                    let _ = value.setattr("errno", errno);
+                }
+                PyErr::from_value(value)
+            }
+            Err(e) => e,
+        };
+        err.set_cause(py, raised);
+        err
+    }
+}
+
+/// `io::Error` for a failure already recorded in the file object's
+/// wrapper (the wrapper, not this error, carries what Python raised).
+fn failed_io(f: &FileFailure) -> std::io::Error {
+    std::io::Error::other(f.message.clone())
+}
+
+/// `obj`'s method `name`, or the StreamError saying the object lacks it.
+fn file_method(
+    py: Python<'_>,
+    obj: &Bound<'_, PyAny>,
+    role: &str,
+    name: &str,
+) -> PyResult<Py<PyAny>> {
+    obj.getattr(name).map(Bound::unbind).map_err(|e| {
+        FileFailure {
+            message: format!("{role} has no {name}() method: give a binary file object"),
+            raised: Some(e),
+        }
+        .into_py_err(py)
+    })
+}
+
+/// A Python file object read through `read(n)`, with the GIL taken for
+/// each call only. `read(n)` must return bytes: at most n, b"" at the end.
+/// Anything else (more than n, str, None, an exception) fails the stream,
+/// and every later call fails without calling Python; the failure is kept
+/// for the exception raised to Python ([`FileFailure`]). None is refused:
+/// from a non-blocking stream it means "no data yet", and waiting for data
+/// here would spin.
+struct PyReader {
+    read: Py<PyAny>,
+    failure: Option<FileFailure>,
+}
+
+impl PyReader {
+    fn new(py: Python<'_>, src: &Bound<'_, PyAny>) -> PyResult<PyReader> {
+        Ok(PyReader {
+            read: file_method(py, src, "src", "read")?,
+            failure: None,
+        })
+    }
+
+    fn read_py(&self, py: Python<'_>, buf: &mut [u8]) -> Result<usize, FileFailure> {
+        let call = format!("src.read({})", buf.len());
+        let chunk = self
+            .read
+            .call1(py, (buf.len(),))
+            .map_err(|e| FileFailure::raised(py, &call, e))?;
+        let chunk = chunk.bind(py);
+        if chunk.is_none() {
+            return Err(FileFailure::broke(format!(
+                "{call} returned None, which a non-blocking stream returns when it has no data \
+                 yet: give a blocking file object"
+            )));
+        }
+        let Ok(bytes) = chunk.downcast::<PyBytes>() else {
+            return Err(FileFailure::broke(format!(
+                "{call} returned {} instead of bytes (open the file in binary mode)",
+                type_name(chunk)
+            )));
+        };
+        let data = bytes.as_bytes();
+        let Some(dst) = buf.get_mut(..data.len()) else {
+            return Err(FileFailure::broke(format!(
+                "{call} returned {} bytes",
+                data.len()
+            )));
+        };
+        dst.copy_from_slice(data);
+        Ok(data.len())
+    }
+}
 
 impl Read for PyReader {
     fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        Python::with_gil(|py| {
-            let chunk = self
-                .0
-                .call_method1(py, "read", (buf.len(),))
-                .map_err(std::io::Error::other)?;
-            let chunk: &[u8] = chunk.extract(py).map_err(|_| {
-                std::io::Error::other("read() must return bytes (open the file in binary mode)")
-            })?;
-            if chunk.len() > buf.len() {
-                return Err(std::io::Error::other("read(n) returned more than n bytes"));
-            }
-            buf[..chunk.len()].copy_from_slice(chunk);
-            Ok(chunk.len())
+        if let Some(f) = &self.failure {
+            return Err(failed_io(f));
+        }
+        if buf.is_empty() {
+            return Ok(0);
+        }
+        Python::with_gil(|py| match self.read_py(py, buf) {
+            Ok(n) => Ok(n),
+            Err(f) => Err(failed_io(self.failure.insert(f))),
         })
     }
 }
 
-/// A Python file-like object written through `write(b)`.
-struct PyWriter(Py<PyAny>);
+/// A Python file object written through `write(b)`. Its answer is checked,
+/// never trusted: a count in 1..=len(b) (a short write; 0 is refused, it
+/// would never end), or None, which from a plain object means it took
+/// everything, but from a raw stream (`io.RawIOBase`) that it is
+/// non-blocking and took nothing (refused, as data would be lost). Anything
+/// else fails the stream as [`PyReader`] does.
+struct PyWriter {
+    write: Py<PyAny>,
+    raw: bool,
+    failure: Option<FileFailure>,
+}
+
+impl PyWriter {
+    fn new(py: Python<'_>, dst: &Bound<'_, PyAny>) -> PyResult<PyWriter> {
+        let raw_io = py.import("io")?.getattr("RawIOBase")?;
+        Ok(PyWriter {
+            write: file_method(py, dst, "dst", "write")?,
+            raw: dst.is_instance(&raw_io)?,
+            failure: None,
+        })
+    }
+
+    fn write_py(&self, py: Python<'_>, buf: &[u8]) -> Result<usize, FileFailure> {
+        let call = "dst.write()";
+        // Fallible, unlike PyBytes::new (which panics on MemoryError).
+        let bytes = PyBytes::new_with(py, buf.len(), |b| {
+            b.copy_from_slice(buf);
+            Ok(())
+        })
+        .map_err(|e| FileFailure::raised(py, call, e))?;
+        let answer = self
+            .write
+            .call1(py, (bytes,))
+            .map_err(|e| FileFailure::raised(py, call, e))?;
+        let answer = answer.bind(py);
+        if answer.is_none() {
+            if self.raw {
+                return Err(FileFailure::broke(format!(
+                    "{call} of a raw stream returned None: it is non-blocking and took \
+                     nothing; give a blocking file object"
+                )));
+            }
+            return Ok(buf.len());
+        }
+        let count = answer
+            .downcast::<PyInt>()
+            .ok()
+            .and_then(|n| n.extract::<u64>().ok());
+        match count {
+            Some(n) if n > 0 && n <= buf.len() as u64 => Ok(n as usize),
+            _ if answer.is_instance_of::<PyInt>() => Err(FileFailure::broke(format!(
+                "{call} was given {} bytes and returned {}",
+                buf.len(),
+                shown(answer)
+            ))),
+            _ => Err(FileFailure::broke(format!(
+                "{call} returned {} instead of the number of bytes written",
+                type_name(answer)
+            ))),
+        }
+    }
+}
 
 impl Write for PyWriter {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        Python::with_gil(|py| {
-            let n = self
-                .0
-                .call_method1(py, "write", (PyBytes::new(py, buf),))
-                .map_err(std::io::Error::other)?;
-            // Raw files may write less; buffered ones return None or len.
-            Ok(n.extract::<Option<usize>>(py)
-                .ok()
-                .flatten()
-                .unwrap_or(buf.len()))
+        if let Some(f) = &self.failure {
+            return Err(failed_io(f));
+        }
+        if buf.is_empty() {
+            return Ok(0);
+        }
+        Python::with_gil(|py| match self.write_py(py, buf) {
+            Ok(n) => Ok(n),
+            Err(f) => Err(failed_io(self.failure.insert(f))),
         })
     }
     fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
+        match &self.failure {
+            Some(f) => Err(failed_io(f)),
+            None => Ok(()),
+        }
     }
 }
 
+/// The name of `obj`'s type, for messages.
+fn type_name(obj: &Bound<'_, PyAny>) -> String {
+    obj.get_type()
+        .name()
+        .map_or_else(|_| "an object".into(), |n| n.to_string())
+}
+
+/// `str(obj)`, shortened, for messages.
+fn shown(obj: &Bound<'_, PyAny>) -> String {
+    let text = obj.str().map_or_else(|_| "?".into(), |s| s.to_string());
+    match text.char_indices().nth(40) {
+        Some((cut, _)) => format!("{}...", &text[..cut]),
+        None => text,
+    }
+}
+
+/// The result of a stream call: a file object's failure first (what was
+/// raised, or how the object broke the protocol), whatever the facade
+/// made of it, and even if the facade succeeded.
+fn stream_result<T>(
+    py: Python<'_>,
+    result: Result<T, FacadeError>,
+    failures: [Option<FileFailure>; 2],
+) -> PyResult<T> {
+    if let Some(f) = failures.into_iter().flatten().next() {
+        return Err(f.into_py_err(py));
+    }
+    result.map_err(py_err)
+}
+
 /// Encrypts the binary file-like `src` into `dst` in constant memory;
-/// returns the plaintext length.
+/// returns the plaintext length. A failing or misbehaving file object
+/// raises `abbe.StreamError`.
 #[pyfunction]
 #[pyo3(signature = (pk, src, dst, *, policy=None, attrs=None, to=None, to_identities=None, mode=None, sign_with=None, passphrase=None))]
 #[allow(clippy::too_many_arguments)]
 fn encrypt_stream(
     py: Python<'_>,
     pk: &[u8],
-    src: Py<PyAny>,
-    dst: Py<PyAny>,
+    src: &Bound<'_, PyAny>,
+    dst: &Bound<'_, PyAny>,
     policy: Option<&str>,
     attrs: Option<Vec<String>>,
     to: Option<&str>,
@@ -520,51 +784,54 @@ fn encrypt_stream(
         self::mode(pk, mode)?,
     );
     let signer = signer(sign_with, passphrase)?;
-    py.allow_threads(|| {
+    let (mut reader, mut writer) = (PyReader::new(py, src)?, PyWriter::new(py, dst)?);
+    let result = py.allow_threads(|| -> Result<u64, FacadeError> {
         let opts = SealOptions {
             aead: None,
             signer: signer.as_ref(),
         };
-        let mut out = std::io::BufWriter::with_capacity(1 << 16, PyWriter(dst));
-        let n = facade::encrypt(
-            pk,
-            &target,
-            mode,
-            PyReader(src),
-            &mut out,
-            &opts,
-            &mut OsRng,
-        )?;
+        let mut out = std::io::BufWriter::with_capacity(1 << 16, &mut writer);
+        let n = target
+            .with(|t| facade::encrypt(pk, t, mode, &mut reader, &mut out, &opts, &mut OsRng))?;
         // Dropping a BufWriter would flush and swallow a failed last write.
         out.flush().map_err(envelope::EnvelopeError::Io)?;
         Ok(n)
-    })
-    .map_err(py_err)
+    });
+    stream_result(py, result, [reader.failure, writer.failure])
 }
 
 /// Decrypts the binary file-like `src` into `dst` in constant memory, one
 /// authenticated chunk at a time; returns the plaintext length. On an
-/// exception, discard what `dst` received.
+/// exception, discard what `dst` received. A failing or misbehaving file
+/// object raises `abbe.StreamError`.
 #[pyfunction]
 #[pyo3(signature = (key, src, dst, *, public=None, verify_with=None, passphrase=None))]
 fn decrypt_stream(
     py: Python<'_>,
     key: KeyArg<'_>,
-    src: Py<PyAny>,
-    dst: Py<PyAny>,
+    src: &Bound<'_, PyAny>,
+    dst: &Bound<'_, PyAny>,
     public: Option<&[u8]>,
     verify_with: Option<&[u8]>,
     passphrase: Option<&str>,
 ) -> PyResult<u64> {
     let key = key.bytes(passphrase)?;
-    py.allow_threads(|| {
-        let input = std::io::BufReader::with_capacity(1 << 16, PyReader(src));
-        let mut out = std::io::BufWriter::with_capacity(1 << 16, PyWriter(dst));
-        let opened = decrypt_to(&key, public, input, &mut out, verify_with)?;
-        out.flush().map_err(envelope::EnvelopeError::Io)?;
-        Ok(opened.len)
-    })
-    .map_err(py_err)
+    let (mut reader, mut writer) = (PyReader::new(py, src)?, PyWriter::new(py, dst)?);
+    let result = py.allow_threads(|| -> Result<u64, FacadeError> {
+        let input = std::io::BufReader::with_capacity(1 << 16, &mut reader);
+        let mut out = std::io::BufWriter::with_capacity(1 << 16, &mut writer);
+        let opened = decrypt_to(&key, public, input, &mut out, verify_with);
+        let flushed = opened.and_then(|o| {
+            out.flush().map_err(envelope::EnvelopeError::Io)?;
+            Ok(o.len)
+        });
+        // The buffer held plaintext: wiped, and on an error not written.
+        if let (_, Ok(mut rest)) = out.into_parts() {
+            rest.zeroize();
+        }
+        flushed
+    });
+    stream_result(py, result, [reader.failure, writer.failure])
 }
 
 // ---------------------------------------------------------------- outsourcing
@@ -795,7 +1062,8 @@ impl PyPolicy {
 
     /// Whether the attributes `attrs` (["doctor", "age = 42"]) satisfy it.
     fn satisfied_by(&self, attrs: Vec<String>) -> PyResult<bool> {
-        let set = AttributeSet::parse(&attrs.join(", ")).map_err(invalid)?;
+        let items: Vec<&str> = attrs.iter().map(String::as_str).collect();
+        let set = AttributeSet::from_items(&items).map_err(invalid)?;
         Ok(self.tree.is_satisfied(&set))
     }
 
@@ -914,6 +1182,7 @@ fn _abbe(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("Error", py.get_type::<Error>())?;
     m.add("InvalidInput", py.get_type::<InvalidInput>())?;
     m.add("NotSatisfied", py.get_type::<NotSatisfied>())?;
+    m.add("StreamError", stream_error_type(py)?)?;
     m.add_class::<SecretKey>()?;
     m.add_class::<PyPolicy>()?;
     m.add_class::<PyProxyClient>()?;

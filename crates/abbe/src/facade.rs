@@ -21,7 +21,7 @@ use crate::curve::{Bls12, Bls24, Bls48, Bn254, CurveId, Placement, Swapped};
 use crate::envelope::{self, EnvelopeError, SealOptions};
 use crate::kem::{
     self, Authority, BlindedKem, Kem, KemError, MasterKeyOf, Outsourcing, Params, ParamsKind,
-    ParamsOf, SessionKey, SetupParams, Side, SideKind,
+    ParamsOf, SessionKey, SetupParams, Side, SideInput, SideKind,
 };
 use crate::outsource::{self, OutsourceError};
 use crate::policy::PolicyError;
@@ -196,6 +196,17 @@ pub trait Scheme: Send + Sync {
         key_side: &str,
         pk: Option<&[u8]>,
         rng: &mut dyn CryptoRngCore,
+    ) -> Result<Zeroizing<Vec<u8>>, Error> {
+        self.keygen_for(mk, SideInput::Text(key_side), pk, rng)
+    }
+    /// [`Scheme::keygen`] for a side given as text or as a list of items
+    /// (attributes, one per item).
+    fn keygen_for(
+        &self,
+        mk: &[u8],
+        key_side: SideInput<'_>,
+        pk: Option<&[u8]>,
+        rng: &mut dyn CryptoRngCore,
     ) -> Result<Zeroizing<Vec<u8>>, Error>;
     /// A public key decoded once, for many encapsulations.
     fn public_key(&self, pk: &[u8]) -> Result<Box<dyn PublicKey>, Error> {
@@ -264,6 +275,16 @@ pub trait PublicKey: Send + Sync {
     fn encapsulate(
         &self,
         target: &str,
+        mode: Mode,
+        rng: &mut dyn CryptoRngCore,
+    ) -> Result<(SessionKey, Vec<u8>), Error> {
+        self.encapsulate_for(SideInput::Text(target), mode, rng)
+    }
+    /// [`PublicKey::encapsulate`] for a target given as text or as a list
+    /// of items (attributes or identities, one per item).
+    fn encapsulate_for(
+        &self,
+        target: SideInput<'_>,
         mode: Mode,
         rng: &mut dyn CryptoRngCore,
     ) -> Result<(SessionKey, Vec<u8>), Error>;
@@ -501,12 +522,13 @@ pub fn trace(
     scheme(pre.scheme, pre.curve)?.trace(pk, mk, target, tracing)
 }
 
-/// Encrypts `input` to `output` for `target` under the public key `pk`:
-/// a new session key, its header (in `mode`), the payload; signed when
-/// `options.signer` is given. Returns the plaintext length.
-pub fn encrypt(
+/// Encrypts `input` to `output` for `target` (text, or a list of items:
+/// [`SideInput`]) under the public key `pk`: a new session key, its header
+/// (in `mode`), the payload; signed when `options.signer` is given. Returns
+/// the plaintext length.
+pub fn encrypt<'t>(
     pk: &[u8],
-    target: &str,
+    target: impl Into<SideInput<'t>>,
     mode: Mode,
     input: impl Read,
     output: impl Write,
@@ -518,16 +540,16 @@ pub fn encrypt(
 }
 
 /// [`encrypt`] under a public key decoded once ([`Scheme::public_key`]).
-pub fn encrypt_with(
+pub fn encrypt_with<'t>(
     pk: &dyn PublicKey,
-    target: &str,
+    target: impl Into<SideInput<'t>>,
     mode: Mode,
     input: impl Read,
     output: impl Write,
     options: &SealOptions<'_>,
     rng: &mut dyn CryptoRngCore,
 ) -> Result<u64, Error> {
-    let (session, header) = pk.encapsulate(target, mode, rng)?;
+    let (session, header) = pk.encapsulate_for(target.into(), mode, rng)?;
     Ok(envelope::seal_with(
         &header,
         &session,
@@ -817,9 +839,9 @@ impl<K: Kem + 'static, O: Extension<K> + 'static> PublicKey for EntryPublicKey<K
         Entry::<K, O>(PhantomData).info()
     }
 
-    fn encapsulate(
+    fn encapsulate_for(
         &self,
-        target: &str,
+        target: SideInput<'_>,
         mode: Mode,
         mut rng: &mut dyn CryptoRngCore,
     ) -> Result<(SessionKey, Vec<u8>), Error> {
@@ -833,7 +855,7 @@ impl<K: Kem + 'static, O: Extension<K> + 'static> PublicKey for EntryPublicKey<K
         if mode != Mode::Cca && !O::SUPPORTED && !O::TRACEABLE {
             return Err(no_outsourcing::<K>());
         }
-        let target = K::CiphertextSide::parse(target)?;
+        let target = target.parse::<K::CiphertextSide>()?;
         let pk = &self.pk;
         match mode {
             Mode::Cca => {
@@ -977,14 +999,14 @@ impl<K: Kem + 'static, O: Extension<K> + 'static> Scheme for Entry<K, O> {
         Ok((pk.to_bytes(), Zeroizing::new(mk.to_bytes())))
     }
 
-    fn keygen(
+    fn keygen_for(
         &self,
         mk: &[u8],
-        key_side: &str,
+        key_side: SideInput<'_>,
         pk: Option<&[u8]>,
         mut rng: &mut dyn CryptoRngCore,
     ) -> Result<Zeroizing<Vec<u8>>, Error> {
-        let side = K::KeySide::parse(key_side)?;
+        let side = key_side.parse::<K::KeySide>()?;
         let mk = MasterKeyOf::<K>::from_bytes(mk)?;
         if pk.is_none() {
             if let Some(key) = K::Authority::keygen_without_public_key(&mk, &side) {
@@ -1488,5 +1510,78 @@ mod tests {
         assert!(e.to_string().contains("the ciphertext for waters11"), "{e}");
         assert!(s.user_key(&pk).is_err());
         assert!(s.public_key(&key).is_err());
+    }
+
+    #[test]
+    fn lists_reach_the_schemes_item_by_item() {
+        let mut rng = ChaCha20Rng::seed_from_u64(4);
+        let opts = SealOptions::default();
+        let items = |i: &'static [&'static str]| SideInput::Items(i);
+        // Waters11: keys for attribute items; a policy is text only.
+        let w = scheme(SchemeId::Waters11, CurveId::Bn254).unwrap();
+        let (pk, mk) = w.setup(&SetupParams::default(), &mut rng).unwrap();
+        let e = w
+            .keygen_for(
+                &mk,
+                items(&["doctor", "department = 7, admin"]),
+                None,
+                &mut rng,
+            )
+            .unwrap_err();
+        assert!(
+            matches!(&e, Error::Invalid(m) if m.contains("item [1]")),
+            "{e}"
+        );
+        let key = w
+            .keygen_for(&mk, items(&["doctor", "department = 7"]), None, &mut rng)
+            .unwrap();
+        let mut file = Vec::new();
+        let policy = items(&["admin"]);
+        assert!(encrypt(
+            &pk,
+            policy,
+            Mode::Cca,
+            &b"x"[..],
+            &mut file,
+            &opts,
+            &mut rng
+        )
+        .is_err());
+        encrypt(
+            &pk,
+            "doctor and department = 7",
+            Mode::Cca,
+            &b"x"[..],
+            &mut file,
+            &opts,
+            &mut rng,
+        )
+        .unwrap();
+        decrypt(&key, &file[..], &mut Vec::new(), None).unwrap();
+        // GW09-IBBE: a ciphertext for identity items, each one identity.
+        let g = scheme(SchemeId::Gw09Ibbe, CurveId::Bn254).unwrap();
+        let params = SetupParams {
+            max_recipients: Some(4),
+            ..SetupParams::default()
+        };
+        let (pk, mk) = g.setup(&params, &mut rng).unwrap();
+        let public = g.public_key(&pk).unwrap();
+        let e = public
+            .encapsulate_for(items(&["alice, mallory"]), Mode::Cca, &mut rng)
+            .unwrap_err();
+        assert!(
+            matches!(&e, Error::Invalid(m) if m.contains("item [0]")),
+            "{e}"
+        );
+        let (_, h) = public
+            .encapsulate_for(items(&["alice", "bob"]), Mode::Cca, &mut rng)
+            .unwrap();
+        let alice = g.keygen(&mk, "alice", Some(&pk), &mut rng).unwrap();
+        let alice = g.user_key_with(&alice, Some(Arc::new(pk.clone()))).unwrap();
+        alice.decapsulate(&h, false).unwrap();
+        // A key's identity is text only.
+        assert!(g
+            .keygen_for(&mk, items(&["alice"]), Some(&pk), &mut rng)
+            .is_err());
     }
 }

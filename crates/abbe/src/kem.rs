@@ -12,7 +12,7 @@
 //! user index and a set of users.
 
 use crate::curve::{CurveId, Placement, Target};
-use crate::policy::PolicyError;
+use crate::policy::{ErrorKind, PolicyError};
 use crate::wire::{Encoded, SchemeId, WireError};
 use hkdf::Hkdf;
 use rand_core::{CryptoRng, RngCore};
@@ -100,6 +100,17 @@ pub enum KemError {
 pub trait Side: Sized + Clone {
     /// Parses the user's text.
     fn parse(input: &str) -> Result<Self, PolicyError>;
+    /// Builds the side from a list, item by item (a front end's list
+    /// argument): each item is exactly one attribute or one identity, never
+    /// split, so an item cannot add members by holding a separator. Sides
+    /// that are not sets of such items refuse a list.
+    fn from_items(items: &[&str]) -> Result<Self, PolicyError> {
+        Err(PolicyError::new(
+            ErrorKind::Argument,
+            format!("{} given as text, not as a list", Self::KIND.describe()),
+            format!("a list of {} items", items.len()),
+        ))
+    }
     /// The canonical text, for `abbe inspect`.
     fn describe(&self) -> String;
     /// What this side is.
@@ -128,9 +139,58 @@ pub enum SideKind {
     Identities,
 }
 
+impl SideKind {
+    /// What a side of this kind is, for messages ("a policy").
+    pub fn describe(self) -> &'static str {
+        match self {
+            SideKind::Attributes => "an attribute set",
+            SideKind::Policy => "a policy",
+            SideKind::User => "a user index",
+            SideKind::Users => "a set of users",
+            SideKind::Everyone => "every user",
+            SideKind::Identity => "an identity",
+            SideKind::Identities => "a set of identities",
+        }
+    }
+}
+
+/// A key's or a ciphertext's side as a front end gives it: text that
+/// [`Side::parse`] reads, or a list whose items [`Side::from_items`] takes
+/// one by one (never joined and parsed again).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SideInput<'a> {
+    Text(&'a str),
+    Items(&'a [&'a str]),
+}
+
+impl SideInput<'_> {
+    /// The side of type `S` this input gives.
+    pub fn parse<S: Side>(self) -> Result<S, PolicyError> {
+        match self {
+            SideInput::Text(t) => S::parse(t),
+            SideInput::Items(items) => S::from_items(items),
+        }
+    }
+}
+
+impl<'a> From<&'a str> for SideInput<'a> {
+    fn from(text: &'a str) -> Self {
+        SideInput::Text(text)
+    }
+}
+
+impl<'a> From<&'a String> for SideInput<'a> {
+    fn from(text: &'a String) -> Self {
+        SideInput::Text(text)
+    }
+}
+
 impl Side for crate::policy::AttributeSet {
     fn parse(input: &str) -> Result<Self, PolicyError> {
         crate::policy::AttributeSet::parse(input)
+    }
+    fn from_items(items: &[&str]) -> Result<Self, PolicyError> {
+        crate::policy::AttributeSet::from_items(items)
     }
     fn describe(&self) -> String {
         self.display_attrs().join(", ")

@@ -15,8 +15,10 @@ freely between Python and the ``abbe`` command line.
     b'record'
 
 Errors: :class:`NotSatisfied` (the key does not satisfy the policy),
-:class:`InvalidInput` (a corrupt object, a bad policy), both subclasses of
-:class:`Error`.
+:class:`InvalidInput` (a corrupt object, a bad policy), :class:`StreamError`
+(a file object given to :func:`encrypt_stream` or :func:`decrypt_stream`
+failed: also an ``OSError``, its ``__cause__`` what the file object raised),
+all subclasses of :class:`Error`.
 """
 
 from ._abbe import (
@@ -26,6 +28,7 @@ from ._abbe import (
     Policy,
     ProxyClient,
     SecretKey,
+    StreamError,
     armor,
     decrypt,
     decrypt_stream,
@@ -48,6 +51,7 @@ __all__ = [
     "Policy",
     "ProxyClient",
     "SecretKey",
+    "StreamError",
     "armor",
     "decrypt",
     "decrypt_stream",

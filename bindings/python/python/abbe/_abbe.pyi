@@ -5,18 +5,35 @@ from typing import Any, Callable, Optional, Protocol, Sequence, Tuple, Union
 KeyLike = Union["SecretKey", bytes]
 
 class Readable(Protocol):
-    """A binary file object: read(n) returns at most n bytes, b"" at the end."""
+    """A blocking binary file object: read(n) returns bytes, at most n, b"" at the end.
+
+    None is what a non-blocking stream returns when it has no data yet: it is
+    refused (StreamError), as is anything but bytes or more than n of them.
+    """
 
     def read(self, n: int, /) -> Optional[bytes]: ...
 
 class Writable(Protocol):
-    """A binary file object: write(b) takes bytes."""
+    """A blocking binary file object: write(b) returns how many bytes it took, 1 to len(b).
+
+    None means it took all of b, except from a raw stream (io.RawIOBase), where
+    it means the stream is non-blocking and took nothing: refused (StreamError),
+    as is any other answer.
+    """
 
     def write(self, b: bytes, /) -> Optional[int]: ...
 
 class Error(Exception): ...
 class InvalidInput(Error): ...
 class NotSatisfied(Error): ...
+
+class StreamError(Error, OSError):
+    """A file object given to encrypt_stream or decrypt_stream failed or broke the protocol above.
+
+    Also an OSError (as Python's own buffered files report a misbehaving raw
+    stream). What the file object raised is ``__cause__``; an OSError's errno is
+    kept. KeyboardInterrupt and SystemExit raised by it pass unwrapped.
+    """
 
 class SecretKey:
     """A secret key; wiped when collected, never shown by repr."""
@@ -36,7 +53,8 @@ class Policy:
     def __init__(self, text: str) -> None: ...
     @property
     def attributes(self) -> list[str]: ...
-    def satisfied_by(self, attrs: Sequence[str]) -> bool: ...
+    def satisfied_by(self, attrs: Sequence[str]) -> bool:
+        """Each item is one attribute ("doctor", "age = 42"); an item holding more is refused."""
 
 class ProxyClient:
     """A client of ``abbe proxy serve``."""
@@ -59,6 +77,10 @@ def setup(
     optimize: Optional[str] = None,
     placement: Optional[str] = None,
 ) -> Tuple[bytes, SecretKey]: ...
+# List arguments (attrs=, to_identities=) reach the library item by item:
+# each item is exactly one attribute ("doctor", "age = 42", '"head of ward"')
+# or one identity; an item holding a list ("a, b") raises InvalidInput naming
+# the item, never read as two.
 def keygen(
     mk: KeyLike,
     *,

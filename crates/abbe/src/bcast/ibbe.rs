@@ -107,9 +107,24 @@ pub fn dummy<S: Scalar>(scheme: &[u8], j: u32) -> S {
 pub struct Identities(Vec<Identity>);
 
 impl Identities {
+    /// The set of the identities `ids`, each one identity ([`Side::from_items`]).
     pub fn from_strs<'a>(ids: impl IntoIterator<Item = &'a str>) -> Result<Self, KemError> {
-        let list = ids.into_iter().collect::<Vec<_>>().join(",");
-        Identities::parse(&list).map_err(|e| KemError::Invalid(e.to_string()))
+        let ids: Vec<&str> = ids.into_iter().collect();
+        Identities::from_items(&ids).map_err(|e| KemError::Invalid(e.to_string()))
+    }
+
+    /// Sorts, deduplicates and bounds a list of identities.
+    fn from_list(mut ids: Vec<Identity>) -> Result<Self, PolicyError> {
+        ids.sort_unstable();
+        ids.dedup();
+        if ids.len() > MAX_RECIPIENTS as usize {
+            return Err(PolicyError::new(
+                ErrorKind::Argument,
+                format!("at most {MAX_RECIPIENTS} identities"),
+                format!("{}", ids.len()),
+            ));
+        }
+        Ok(Identities(ids))
     }
     pub fn len(&self) -> usize {
         self.0.len()
@@ -167,16 +182,25 @@ impl Side for Identities {
             ids.push(Identity(t.to_owned()));
             pos += item.len() + 1;
         }
-        ids.sort_unstable();
-        ids.dedup();
-        if ids.len() > MAX_RECIPIENTS as usize {
+        Identities::from_list(ids)
+    }
+    /// Each item is one identity, as [`Identity::parse`] reads it (trimmed;
+    /// an item with a comma is refused, not split).
+    fn from_items(items: &[&str]) -> Result<Self, PolicyError> {
+        if items.is_empty() {
+            // As the text form cannot be: a set has a member.
             return Err(PolicyError::new(
                 ErrorKind::Argument,
-                format!("at most {MAX_RECIPIENTS} identities"),
-                format!("{}", ids.len()),
+                "at least one identity",
+                "an empty list",
             ));
         }
-        Ok(Identities(ids))
+        let ids = items
+            .iter()
+            .enumerate()
+            .map(|(index, item)| Identity::parse(item).map_err(|e| e.in_item(index, item)))
+            .collect::<Result<Vec<_>, _>>()?;
+        Identities::from_list(ids)
     }
     fn describe(&self) -> String {
         self.0
@@ -402,5 +426,42 @@ mod tests {
         assert_ne!(dummy::<F>(b"x", 1), dummy::<F>(b"x", 2));
         assert!(!a.is_zero());
         assert!(MaxCount::new(1).is_err() && MaxCount::new(2).is_ok());
+    }
+
+    #[test]
+    fn identities_from_items_take_each_item_whole() {
+        let s =
+            Identities::from_items(&[" bob@example.com", "alice@example.com", "bob@example.com"])
+                .unwrap();
+        assert_eq!(
+            s,
+            Identities::parse("alice@example.com, bob@example.com").unwrap()
+        );
+        // An item holding a comma is refused, naming the item, not split.
+        let e = Identities::from_items(&["alice@example.com", "bob, mallory@evil.example"])
+            .unwrap_err();
+        assert_eq!(e.item(), Some(1));
+        let shown = e.to_string();
+        assert!(
+            shown.contains(r#"item [1] "bob, mallory@evil.example""#),
+            "{shown}"
+        );
+        for bad in [&[][..], &[""], &["a", " "], &["a\nb"], &["a,"]] {
+            assert!(Identities::from_items(bad).is_err(), "{bad:?}");
+        }
+        let many: Vec<String> = (0..=MAX_RECIPIENTS).map(|i| format!("u{i}")).collect();
+        let many: Vec<&str> = many.iter().map(String::as_str).collect();
+        assert!(Identities::from_items(&many).is_err());
+        assert_eq!(
+            Identities::from_items(&many[1..]).unwrap().len(),
+            MAX_RECIPIENTS as usize
+        );
+        assert_eq!(
+            Identities::from_strs(["b", "a"]).unwrap().describe(),
+            "a, b"
+        );
+        assert!(Identities::from_strs(["a, b"]).is_err());
+        // A single identity is text only.
+        assert!(Identity::from_items(&["alice"]).is_err());
     }
 }

@@ -42,31 +42,7 @@ impl AttributeSet {
             return Ok(set);
         }
         loop {
-            let t = cur.bump();
-            let Some(name) = t.as_plain_name() else {
-                return Err(PolicyError::at(
-                    ErrorKind::Syntax,
-                    t.pos,
-                    "an attribute name",
-                    t.describe(),
-                ));
-            };
-            if cur.peek().tok == Tok::Cmp(CmpOp::Eq) {
-                cur.bump();
-                let vt = cur.bump();
-                let Tok::Number(v) = vt.tok else {
-                    return Err(PolicyError::at(
-                        ErrorKind::Syntax,
-                        vt.pos,
-                        "an unsigned integer",
-                        vt.describe(),
-                    ));
-                };
-                set.insert_numeric(&name, v)
-                    .map_err(|e| e.with_position(t.pos))?;
-            } else {
-                set.insert(&name).map_err(|e| e.with_position(t.pos))?;
-            }
+            set.parse_one(&mut cur)?;
             match cur.peek().tok {
                 Tok::End => return Ok(set),
                 Tok::Comma => {
@@ -74,6 +50,58 @@ impl AttributeSet {
                 }
                 _ => return Err(cur.error("',' or end of input")),
             }
+        }
+    }
+
+    /// A set from a list whose items are each exactly one attribute,
+    /// `name` or `name = integer` (a name bare or quoted, as in
+    /// [`AttributeSet::parse`]). Items are never split: an item holding
+    /// a list (`"a, b"`) is refused, naming the item, so a caller's list
+    /// element cannot smuggle in more attributes. No items: the empty set.
+    pub fn from_items<S: AsRef<str>>(items: &[S]) -> Result<Self, PolicyError> {
+        let mut set = AttributeSet::new();
+        for (index, item) in items.iter().enumerate() {
+            let item = item.as_ref();
+            let parsed = tokenize(item).and_then(|toks| {
+                let mut cur = Cursor::new(toks, item.len());
+                set.parse_one(&mut cur)?;
+                match cur.peek().tok {
+                    Tok::End => Ok(()),
+                    _ => Err(cur.error("the end of the item (one attribute per item)")),
+                }
+            });
+            parsed.map_err(|e| e.in_item(index, item))?;
+        }
+        Ok(set)
+    }
+
+    /// Parses one attribute (`name` or `name = integer`) at the cursor and
+    /// adds it.
+    fn parse_one(&mut self, cur: &mut Cursor<'_>) -> Result<(), PolicyError> {
+        let t = cur.bump();
+        let Some(name) = t.as_plain_name() else {
+            return Err(PolicyError::at(
+                ErrorKind::Syntax,
+                t.pos,
+                "an attribute name",
+                t.describe(),
+            ));
+        };
+        if cur.peek().tok == Tok::Cmp(CmpOp::Eq) {
+            cur.bump();
+            let vt = cur.bump();
+            let Tok::Number(v) = vt.tok else {
+                return Err(PolicyError::at(
+                    ErrorKind::Syntax,
+                    vt.pos,
+                    "an unsigned integer",
+                    vt.describe(),
+                ));
+            };
+            self.insert_numeric(&name, v)
+                .map_err(|e| e.with_position(t.pos))
+        } else {
+            self.insert(&name).map_err(|e| e.with_position(t.pos))
         }
     }
 
@@ -221,5 +249,43 @@ mod tests {
         let many: Vec<String> = (0..4097).map(|i| format!("a{i}")).collect();
         assert!(AttributeSet::parse(&many.join(",")).is_err());
         assert!(AttributeSet::from_names(many.iter().take(4096)).is_ok());
+    }
+
+    #[test]
+    fn from_items_takes_one_attribute_per_item() {
+        let s =
+            AttributeSet::from_items(&["doctor", "age = 42", r#""head of ward, east""#]).unwrap();
+        assert_eq!(
+            s,
+            AttributeSet::parse(r#"doctor, age = 42, "head of ward, east""#).unwrap()
+        );
+        assert!(s.contains("head of ward, east") && !s.contains("east"));
+        assert!(AttributeSet::from_items::<&str>(&[]).unwrap().is_empty());
+        // An item that holds more than one attribute is refused, naming it.
+        let e = AttributeSet::from_items(&["doctor", "department = 7, admin"]).unwrap_err();
+        assert_eq!((e.item(), e.position()), (Some(1), Some(14)));
+        assert_eq!(
+            e.to_string(),
+            "policy error in list item [1] \"department = 7, admin\" at byte 14: \
+             expected the end of the item (one attribute per item) but found ','"
+        );
+        for bad in [
+            "a, b",
+            "a b",
+            "a,",
+            "",
+            " ",
+            "age = x",
+            "42",
+            "\"a#b\"",
+            "a = 1 = 2",
+        ] {
+            let e = AttributeSet::from_items(&["ok", bad]).unwrap_err();
+            assert_eq!(e.item(), Some(1), "{bad:?}");
+        }
+        assert!(AttributeSet::from_items(&["age = 1", "age = 2"]).is_err());
+        let many: Vec<String> = (0..4097).map(|i| format!("a{i}")).collect();
+        assert!(AttributeSet::from_items(&many).is_err());
+        assert_eq!(AttributeSet::from_items(&many[..4096]).unwrap().len(), 4096);
     }
 }

@@ -46,13 +46,18 @@ impl ErrorKind {
 ///
 /// It records the byte position in the input (when the error is tied to a
 /// position), what was expected and what was found.  Its `Display` reads like
-/// `policy error at byte 12: expected ')' but found 'and'`.
+/// `policy error at byte 12: expected ')' but found 'and'`; for an item of a
+/// list, `policy error in list item [1] "a, b" at byte 1: ...` (the
+/// position is then within the item).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PolicyError {
     kind: ErrorKind,
     position: Option<usize>,
     expected: String,
     found: String,
+    /// The list item the error is in: its index (from 0) and its text,
+    /// shortened for display.
+    item: Option<(usize, String)>,
 }
 
 impl PolicyError {
@@ -68,6 +73,7 @@ impl PolicyError {
             position: Some(position),
             expected: expected.into(),
             found: found.into(),
+            item: None,
         }
     }
 
@@ -78,6 +84,7 @@ impl PolicyError {
             position: None,
             expected: expected.into(),
             found: found.into(),
+            item: None,
         }
     }
 
@@ -101,6 +108,19 @@ impl PolicyError {
         &self.found
     }
 
+    /// The list item the error is in (its index from 0), for errors of
+    /// `from_items`.
+    pub fn item(&self) -> Option<usize> {
+        self.item.as_ref().map(|(i, _)| *i)
+    }
+
+    /// Returns the same error as being about item `index` (from 0) of a
+    /// list, whose text is `item`.
+    pub(crate) fn in_item(mut self, index: usize, item: &str) -> Self {
+        self.item = Some((index, super::lex::truncate(item, 60)));
+        self
+    }
+
     /// Returns the same error with a position attached (if it had none).
     pub(crate) fn with_position(mut self, position: usize) -> Self {
         if self.position.is_none() {
@@ -112,6 +132,15 @@ impl PolicyError {
 
 impl fmt::Display for PolicyError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some((index, item)) = &self.item {
+            // Debug-quoted: the item is the caller's, control characters
+            // and all.
+            write!(f, "policy error in list item [{index}] {item:?}")?;
+            if let Some(p) = self.position {
+                write!(f, " at byte {p}")?;
+            }
+            return write!(f, ": expected {} but found {}", self.expected, self.found);
+        }
         match self.position {
             Some(p) => write!(
                 f,
