@@ -23,7 +23,7 @@ if ! [[ $secs =~ ^[1-9][0-9]*$ ]]; then
     echo "usage: scripts/fuzz.sh [SECONDS per target, default 60 [TARGET...]]" >&2
     exit 2
 fi
-all=(objects objects_high files armor protected policy proxy_head points points_high)
+all=(objects objects_high files armor protected policy proxy_head points points_high mqtt_record)
 targets=("${@:2}")
 [[ ${#targets[@]} -gt 0 ]] || targets=("${all[@]}")
 for t in "${targets[@]}"; do
@@ -49,7 +49,9 @@ fi
 # the curves' own code;
 # files: the files; proxy_head: files and KEM headers; armor: the
 # objects armored, and raw; protected: the secret keys; policy: policies
-# and attribute lists. points takes structured input, no seeds.
+# and attribute lists; mqtt_record: the files as epoch keys and sealed
+# readings, and readings unsigned and signed (BLS12-381's 144-byte block).
+# points takes structured input, no seeds.
 for t in "${all[@]}"; do mkdir -p "fuzz/corpus/$t" "fuzz/artifacts/$t"; done
 perl -MMIME::Base64 - tests/vectors fuzz/corpus <<'PERL'
 use strict;
@@ -107,6 +109,11 @@ for my $path (sort glob "$vectors/*.txt") {
             my ($kind, $scheme, $curve) = map { ord substr($obj, $_, 1) } 5 .. 7;
             if ($kind == 8 || $kind == 9) {
                 put('files', $id, $obj);
+                if ($kind == 8) {
+                    my $head = "AbMQ\x01%s\x00" . ("\x5a" x 16);
+                    put('mqtt_record', "$id-epoch-key", sprintf($head, "\x01") . pack('N', 7) . $obj);
+                    put('mqtt_record', "$id-sealed", sprintf($head, "\x03") . pack('NN', 0, 9) . $obj);
+                }
             } elsif (exists $index{$scheme} && $curve < 4) {
                 put('objects', $id, chr(($index{$scheme} << 3) | $curve) . $obj);
             } elsif (exists $index{$scheme} && $scheme == 1 && length $obj <= 1024) {
@@ -137,6 +144,10 @@ my @policies = (
 );
 my $i = 0;
 put('policy', $i++, $_) for @policies;
+my $reading = "AbMQ\x01\x02%s" . ("\x5a" x 16) . pack('NNN', 7, 0, 9);
+put('mqtt_record', 'reading', sprintf($reading, "\x00") . ("\xc3" x 21));
+put('mqtt_record', 'reading-signed',
+    sprintf($reading, "\x01") . "\x01" . ("\xa5" x 144) . ("\xc3" x 21));
 printf "seeds: %s\n", join ', ', map { "$_ $seeds{$_}" } sort keys %seeds;
 PERL
 

@@ -3,7 +3,12 @@
 //! as scripts/test.sh sets, a missing broker fails the test).
 //! A `#` subscriber with no key plays the malicious broker's view.
 
+use abbe::facade::{self, Mode};
 use abbe_mqtt::mosquitto::{self, Mosquitto};
+use abbe_mqtt::{publisher, record};
+use aes_gcm::aead::{Aead, KeyInit, Payload};
+use aes_gcm::Aes256Gcm;
+use rand_core::{OsRng, RngCore};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
@@ -301,7 +306,7 @@ fn late_join_after_a_broker_restart_and_replayed_or_tampered_records() {
     send(&tampered);
     let (out, err) = finish(late);
     assert_eq!(out, "pulse 61\npulse 62\n", "{err}");
-    assert!(err.contains("replayed or reordered"), "{err}");
+    assert!(err.contains("replayed reading"), "{err}");
     assert!(err.contains("failed authentication"), "{err}");
     assert!(
         err.contains("2 readings, 0 skipped (policy not satisfied), 2 refused"),
@@ -499,4 +504,267 @@ fn tls_with_a_password_and_a_key_policy_scheme() {
         assert!(!out.status.success(), "{extra:?} accepted");
         assert!(err.contains(why), "{extra:?}: {err}");
     }
+}
+
+/// The attacker's raw MQTT client: publishes `messages` (topic, payload,
+/// retained) at QoS 1 and returns once the broker acknowledged them all.
+fn raw_publish(b: &Mosquitto, messages: Vec<(String, Vec<u8>, bool)>) {
+    use rumqttc::{AsyncClient, Event, MqttOptions, Packet, QoS};
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async move {
+        let mut o = MqttOptions::new("attacker", "127.0.0.1", b.port());
+        o.set_max_packet_size(64 << 20, 64 << 20);
+        let (client, mut events) = AsyncClient::new(o, 64);
+        let n = messages.len();
+        let sender = tokio::spawn(async move {
+            for (topic, payload, retain) in messages {
+                client
+                    .publish(topic, QoS::AtLeastOnce, retain, payload)
+                    .await
+                    .unwrap();
+            }
+            client
+        });
+        let mut acked = 0;
+        while acked < n {
+            let event = tokio::time::timeout(Duration::from_secs(30), events.poll())
+                .await
+                .expect("the broker answers")
+                .expect("connected to the broker");
+            if let Event::Incoming(Packet::PubAck(_)) = event {
+                acked += 1;
+            }
+        }
+        sender.await.unwrap().disconnect().await.unwrap();
+        let _ = tokio::time::timeout(Duration::from_secs(1), events.poll()).await;
+    });
+}
+
+/// The id of the publisher whose epoch key is retained for `topic`, read
+/// from its key topic as anyone on the broker can.
+fn publisher_id(b: &Mosquitto, topic: &str) -> record::PublisherId {
+    let out = Command::new("mosquitto_sub")
+        .args(client_args(b))
+        .args(["-t", &format!("{topic}/abbe-epoch/+")])
+        .args(["-C", "1", "-W", "20", "-F", "%t"])
+        .output()
+        .unwrap();
+    let line = String::from_utf8(out.stdout).unwrap();
+    let hex = line.trim().rsplit('/').next().unwrap();
+    assert_eq!(hex.len(), 32, "key topic {line:?}");
+    std::array::from_fn(|i| u8::from_str_radix(&hex[2 * i..2 * i + 2], 16).unwrap())
+}
+
+/// An abbe encrypted file made with the public key only.
+fn encrypt_with_public_key(dir: &Path, policy: &str, plain: &[u8]) -> Vec<u8> {
+    let pk = std::fs::read(dir.join("keys/public.key")).unwrap();
+    let mut out = Vec::new();
+    facade::encrypt(
+        &pk,
+        policy,
+        Mode::Cca,
+        plain,
+        &mut out,
+        &Default::default(),
+        &mut OsRng,
+    )
+    .unwrap();
+    out
+}
+
+fn lines(prefix: &str, n: usize) -> Vec<String> {
+    (0..n).map(|i| format!("{prefix}-{i:02}\n")).collect()
+}
+
+/// abbe issue 34 (a): while an unsigned publisher runs, a readable epoch key
+/// numbered 2^32 − 1 under its id and a reading at seq 2^64 − 1 under that
+/// key: the 26 later honest readings all arrive (the forged one too: an
+/// unsigned subscriber cannot tell it apart).
+#[test]
+fn a_forged_jump_in_epoch_and_sequence_shuts_out_no_later_reading() {
+    let Some(bin) = mosquitto() else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    keys(dir);
+    let broker = start(&bin, dir);
+    let url = broker.url();
+    let topic = "ward/9";
+    let sub = subscriber(
+        dir,
+        &url,
+        topic,
+        "doctor.key",
+        &["--count", "31", "--timeout", "60s"],
+    );
+    let mut honest = spawn(
+        dir,
+        &[
+            "mqtt",
+            "publish",
+            "--broker",
+            &url,
+            "--topic",
+            topic,
+            "--public",
+            "keys/public.key",
+            "--policy",
+            "doctor",
+            "--rekey-every",
+            "4",
+        ],
+    );
+    let mut stdin = honest.stdin.take().unwrap();
+    let readings = lines("honest", 30);
+    stdin.write_all(readings[..4].concat().as_bytes()).unwrap();
+    stdin.flush().unwrap();
+    let id = publisher_id(&broker, topic);
+    let mut key = [0u8; 32];
+    OsRng.fill_bytes(&mut key);
+    let plain = record::epoch_key_plaintext(&id, u32::MAX, topic, &key).unwrap();
+    let forged_key = [
+        record::epoch_key_head(&id, u32::MAX),
+        encrypt_with_public_key(dir, "doctor", &plain),
+    ]
+    .concat();
+    let head = record::reading_head(&id, u32::MAX, u64::MAX, false);
+    let aad = record::reading_aad(&head, topic).unwrap();
+    let ct = Aes256Gcm::new_from_slice(&key)
+        .unwrap()
+        .encrypt(
+            &record::nonce(u64::MAX).into(),
+            Payload {
+                msg: b"forged",
+                aad: &aad,
+            },
+        )
+        .unwrap();
+    raw_publish(
+        &broker,
+        vec![
+            (publisher::key_topic(topic, &id), forged_key, true),
+            (topic.to_owned(), [head, ct].concat(), false),
+        ],
+    );
+    stdin.write_all(readings[4..].concat().as_bytes()).unwrap();
+    drop(stdin);
+    let published = honest.wait_with_output().unwrap();
+    assert!(
+        published.status.success(),
+        "{}",
+        String::from_utf8_lossy(&published.stderr)
+    );
+    let (out, err) = finish(sub);
+    assert_eq!(out.replace("forged\n", ""), readings.concat(), "{err}");
+    assert!(out.contains("forged\n"), "{out}");
+    assert!(
+        err.contains("31 readings, 0 skipped (policy not satisfied), 0 refused, 0 missed"),
+        "{err}"
+    );
+}
+
+/// abbe issue 34 (b): 4 200 retained epoch keys under random publisher ids,
+/// all one ABE file for a policy nobody holds, published before the
+/// subscriber starts: a publisher signing with `--sign-with`, read with
+/// `--verify-with`, still gets all its readings through.
+#[test]
+fn unreadable_epoch_keys_under_random_ids_lock_out_no_signed_publisher() {
+    let Some(bin) = mosquitto() else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    keys(dir);
+    ok(dir, &["signer-keygen", "-o", "signer.key"]);
+    let broker = start(&bin, dir);
+    let url = broker.url();
+    let topic = "ward/3";
+    let junk = encrypt_with_public_key(dir, "nobody", &[0u8; 32]);
+    let flood = (0..4200)
+        .map(|_| {
+            let mut id = [0u8; 16];
+            OsRng.fill_bytes(&mut id);
+            let payload = [record::epoch_key_head(&id, 1), junk.clone()].concat();
+            (publisher::key_topic(topic, &id), payload, true)
+        })
+        .collect();
+    raw_publish(&broker, flood);
+    let sub = subscriber(
+        dir,
+        &url,
+        topic,
+        "doctor.key",
+        &[
+            "--verify-with",
+            "signer.pub",
+            "--count",
+            "10",
+            "--timeout",
+            "60s",
+        ],
+    );
+    let readings = lines("signed", 10);
+    publish(
+        dir,
+        &url,
+        topic,
+        readings.concat().as_bytes(),
+        &["--policy", "doctor", "--sign-with", "signer.key"],
+    );
+    let (out, err) = finish(sub);
+    assert_eq!(
+        out,
+        readings.concat(),
+        "{}",
+        &err[err.len().saturating_sub(2000)..]
+    );
+    assert!(
+        err.contains("10 readings, 0 skipped"),
+        "{}",
+        &err[err.len() - 300..]
+    );
+}
+
+/// abbe issue 34 (c): one retained message above 16 MiB on a key topic: the
+/// subscriber reports it once, stays connected and delivers every reading.
+#[test]
+fn an_oversized_retained_message_cuts_no_subscriber_off() {
+    let Some(bin) = mosquitto() else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    keys(dir);
+    let broker = start(&bin, dir);
+    let url = broker.url();
+    let topic = "ward/5";
+    raw_publish(
+        &broker,
+        vec![(
+            publisher::key_topic(topic, &[0xab; 16]),
+            vec![b'A'; record::MAX_LEN + 1],
+            true,
+        )],
+    );
+    let sub = subscriber(
+        dir,
+        &url,
+        topic,
+        "doctor.key",
+        &["--count", "20", "--timeout", "60s"],
+    );
+    let readings = lines("reading", 20);
+    publish(
+        dir,
+        &url,
+        topic,
+        readings.concat().as_bytes(),
+        &["--policy", "doctor"],
+    );
+    let (out, err) = finish(sub);
+    assert_eq!(out, readings.concat(), "{err}");
+    assert_eq!(err.matches("above the 16 MiB").count(), 1, "{err}");
+    assert!(!err.contains("lost the broker"), "{err}");
+    assert!(
+        err.contains("20 readings, 0 skipped (policy not satisfied), 1 refused"),
+        "{err}"
+    );
 }

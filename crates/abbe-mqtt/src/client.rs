@@ -11,12 +11,22 @@ use std::time::{Duration, Instant};
 use tokio::task::JoinHandle;
 use tokio_rustls::rustls;
 
-/// The largest MQTT packet we send or accept (a broadcast header to many
-/// users is large; memory stays linear in what the broker sends).
+/// The largest MQTT packet we send (a broadcast header to many users is
+/// large), and the largest a publisher accepts.
 pub const MAX_PACKET: usize = 16 << 20;
+/// The largest packet a subscriber takes: MQTT's own bound (a remaining
+/// length of 2^28 − 1). rumqttc drops the connection on a packet above its
+/// limit, and the broker sends a retained one again after every
+/// reconnection, so a lower limit lets one message cut a subscriber off;
+/// the subscriber skips records above [`crate::record::MAX_LEN`] itself.
+/// Memory stays bounded by this one packet.
+pub const MAX_INCOMING: usize = (1 << 28) - 1;
 /// How long to wait for the first connection.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+/// Waits before reconnecting: doubled after each failure, up to
+/// [`MAX_RETRY`], until a message arrives again.
 const RETRY: Duration = Duration::from_millis(200);
+const MAX_RETRY: Duration = Duration::from_secs(5);
 /// Events kept from messages a broker sends before SUBACK (a clean
 /// session has none; a hostile broker must not grow this).
 const MAX_EARLY: usize = 1024;
@@ -84,15 +94,15 @@ impl Broker {
     /// A client on this broker; readings are small and latency matters, so
     /// Nagle's algorithm is off (else a reading can wait for a delayed ACK,
     /// 40 ms on Linux).
-    fn client(&self, role: &str) -> (AsyncClient, EventLoop) {
-        let (client, mut events) = AsyncClient::new(self.options(role), 64);
+    fn client(&self, role: &str, max_incoming: usize) -> (AsyncClient, EventLoop) {
+        let (client, mut events) = AsyncClient::new(self.options(role, max_incoming), 64);
         let mut net = events.network_options();
         net.set_tcp_nodelay(true);
         events.set_network_options(net);
         (client, events)
     }
 
-    fn options(&self, role: &str) -> MqttOptions {
+    fn options(&self, role: &str, max_incoming: usize) -> MqttOptions {
         let mut id = [0u8; 8];
         OsRng.fill_bytes(&mut id);
         let mut o = MqttOptions::new(
@@ -101,7 +111,7 @@ impl Broker {
             self.port,
         );
         o.set_keep_alive(Duration::from_secs(30));
-        o.set_max_packet_size(MAX_PACKET, MAX_PACKET);
+        o.set_max_packet_size(max_incoming, MAX_PACKET);
         o.set_clean_session(true);
         if let Some(cfg) = &self.tls {
             o.set_transport(Transport::Tls(TlsConfiguration::Rustls(cfg.clone())));
@@ -198,7 +208,7 @@ pub struct MqttPublisher {
 
 impl MqttPublisher {
     pub async fn connect(broker: &Broker, publisher: Publisher) -> Result<Self, Error> {
-        let (client, mut events) = broker.client("pub");
+        let (client, mut events) = broker.client("pub", MAX_PACKET);
         first_connection(&mut events).await?;
         let acked = Arc::new(AtomicU64::new(0));
         let reconnected = Arc::new(AtomicBool::new(false));
@@ -301,6 +311,9 @@ pub struct MqttSubscriber {
     filters: [String; 2],
     /// Events of messages that arrived while `connect` waited for SUBACK.
     early: Vec<Event>,
+    /// The connection error last reported, until a message arrives again.
+    down: Option<String>,
+    retry: Duration,
 }
 
 impl MqttSubscriber {
@@ -315,7 +328,7 @@ impl MqttSubscriber {
         if filter.is_empty() {
             return Err(Error::Invalid("empty topic filter".into()));
         }
-        let (client, mut events) = broker.client("sub");
+        let (client, mut events) = broker.client("sub", MAX_INCOMING);
         first_connection(&mut events).await?;
         let filters = Subscriber::filters(filter);
         let mut s = MqttSubscriber {
@@ -324,6 +337,8 @@ impl MqttSubscriber {
             subscriber,
             filters,
             early: Vec::new(),
+            down: None,
+            retry: RETRY,
         };
         s.subscribe()?;
         let deadline = Instant::now() + CONNECT_TIMEOUT;
@@ -369,7 +384,8 @@ impl MqttSubscriber {
     }
 
     /// The events of the next message from the broker (reconnecting and
-    /// subscribing again when the connection drops).
+    /// subscribing again when the connection drops, which is reported once
+    /// per cause as [`Event::Disconnected`]).
     pub async fn next(&mut self) -> Result<Vec<Event>, Error> {
         if !self.early.is_empty() {
             return Ok(std::mem::take(&mut self.early));
@@ -377,6 +393,8 @@ impl MqttSubscriber {
         loop {
             match self.events.poll().await {
                 Ok(rumqttc::Event::Incoming(Packet::Publish(p))) => {
+                    self.down = None;
+                    self.retry = RETRY;
                     let s = &mut self.subscriber;
                     return Ok(match Subscriber::needs_pairings(&p.payload) {
                         true => off_the_runtime(|| s.receive(&p.topic, &p.payload)),
@@ -385,7 +403,15 @@ impl MqttSubscriber {
                 }
                 Ok(rumqttc::Event::Incoming(Packet::ConnAck(_))) => self.subscribe()?,
                 Ok(_) => {}
-                Err(_) => tokio::time::sleep(RETRY).await,
+                Err(e) => {
+                    tokio::time::sleep(self.retry).await;
+                    self.retry = (self.retry * 2).min(MAX_RETRY);
+                    let reason = e.to_string();
+                    if self.down.as_deref() != Some(reason.as_str()) {
+                        self.down = Some(reason.clone());
+                        return Ok(vec![Event::Disconnected { reason }]);
+                    }
+                }
             }
         }
     }

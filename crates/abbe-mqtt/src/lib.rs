@@ -15,10 +15,15 @@
 //! Either way the broker sees topics, sizes, publisher ids and sequence
 //! numbers — never a reading. Every record carries its publisher's sequence
 //! number inside what is authenticated (the AEAD's associated data, or the
-//! ABE plaintext, with the topic), so a subscriber refuses replays,
-//! reordering and records moved between topics. With a signing key every
-//! record is signed: the epoch key is shared by all readers, so only a
-//! signature tells one publisher from another reader.
+//! ABE plaintext, with the topic), so a subscriber refuses replays and
+//! records moved between topics. ABE encryption is public and the epoch key
+//! is shared by all readers, so without signatures anyone with the public
+//! key can make records under any publisher id: an unsigned subscriber
+//! promises confidentiality and each record's integrity, not who made it,
+//! and no forgery makes it refuse a later honest record. With a signing key
+//! every record is signed, and a subscriber with the verifying key lets only
+//! what it signed touch its state ([`subscriber`] says what each mode
+//! promises).
 //!
 //! [`Publisher`] and [`Subscriber`] are the protocol without I/O; the
 //! [`client`] module runs them on a broker (rumqttc, tokio).

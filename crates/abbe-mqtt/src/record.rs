@@ -19,6 +19,9 @@ pub const FLAG_SIGNED: u8 = 1;
 pub const EPOCH_KEY_LEN: usize = 32;
 /// Bytes of an AES-256-GCM tag.
 pub const TAG_LEN: usize = 16;
+/// The largest record a subscriber reads (a broadcast header to many users
+/// is large); larger messages are skipped before decoding.
+pub const MAX_LEN: usize = 16 << 20;
 
 /// A publisher's random id, chosen when it starts.
 pub type PublisherId = [u8; PUBLISHER_ID_LEN];

@@ -274,6 +274,18 @@ async fn subscribe(a: SubscribeArgs) -> Result<()> {
                     let who = publisher.map(|p| format!(" from publisher {}", wire::hex(&p[..4])));
                     eprintln!("abbe: refused a message{}: {reason}", who.unwrap_or_default());
                 }
+                Event::Oversized { topic, len, first } => {
+                    rejected += 1;
+                    if first {
+                        eprintln!(
+                            "abbe: skipped a message of {len} bytes on {topic:?}: above the {} MiB a record may have (said once per topic)",
+                            abbe_mqtt::record::MAX_LEN >> 20
+                        );
+                    }
+                }
+                Event::Disconnected { reason } => {
+                    eprintln!("abbe: lost the broker connection ({reason}); reconnecting")
+                }
                 Event::EpochKey { .. } => {}
             }
             if a.count.is_some_and(|c| read >= c) {

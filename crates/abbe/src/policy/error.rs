@@ -135,7 +135,11 @@ impl fmt::Display for PolicyError {
         if let Some((index, item)) = &self.item {
             // Debug-quoted: the item is the caller's, control characters
             // and all.
-            write!(f, "policy error in list item [{index}] {item:?}")?;
+            write!(
+                f,
+                "{} error in list item [{index}] {item:?}",
+                self.kind.subject()
+            )?;
             if let Some(p) = self.position {
                 write!(f, " at byte {p}")?;
             }
