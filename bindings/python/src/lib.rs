@@ -428,19 +428,85 @@ fn encrypt<'py>(
     Ok(PyBytes::new(py, &out))
 }
 
-/// Decrypts a ciphertext (bytes) with a user key (or a retrieval key, for
-/// a transformed ciphertext). With `verify_with` (a verifying key), only a
-/// ciphertext signed by that key is accepted.
+/// What a transformed file must be a transformation of: the header id of
+/// `original` (a ciphertext file) or `expect_header` (64 hex digits, as
+/// `inspect()["header_id"]` gives it), or nothing with `any_original`.
+fn expectation(
+    original: Option<&[u8]>,
+    expect_header: Option<&str>,
+    any_original: bool,
+) -> PyResult<abbe::outsource::Expect> {
+    let header_id = match (original, expect_header) {
+        (Some(_), Some(_)) => {
+            return Err(invalid("give original= or expect_header=, not both"));
+        }
+        (Some(file), None) => {
+            let mut rest = file;
+            let head =
+                envelope::read_head(&mut rest).map_err(|e| invalid(format!("original: {e}")))?;
+            if head.preamble.kind != ObjectKind::EncryptedFile {
+                return Err(invalid(
+                    "original: a transformed file; give the ciphertext it was made from",
+                ));
+            }
+            Some(
+                abbe::outsource::header_id(&head.header)
+                    .map_err(|e| invalid(format!("original: {e}")))?,
+            )
+        }
+        (None, Some(hex)) => {
+            let hex = hex.trim();
+            let bytes: Option<Vec<u8>> = (hex.len() == 64 && hex.is_ascii())
+                .then(|| {
+                    (0..32)
+                        .map(|i| u8::from_str_radix(&hex[2 * i..2 * i + 2], 16).ok())
+                        .collect()
+                })
+                .flatten();
+            Some(
+                bytes
+                    .and_then(|b| <[u8; 32]>::try_from(b).ok())
+                    .ok_or_else(|| {
+                        invalid("expect_header takes the 64 hex digits of a header id (inspect()[\"header_id\"])")
+                    })?,
+            )
+        }
+        (None, None) => None,
+    };
+    if header_id.is_some() && any_original {
+        return Err(invalid(
+            "any_original=True waives the check that original=/expect_header= ask for",
+        ));
+    }
+    Ok(abbe::outsource::Expect {
+        header_id,
+        any_original,
+        allow_cpa: false,
+    })
+}
+
+/// Decrypts a ciphertext (bytes) with a user key, or a transformed
+/// ciphertext with a retrieval key: then name the ciphertext it must be a
+/// transformation of — `original=` (its bytes) or `expect_header=` (its
+/// header id) — or waive that with `any_original=True` (a proxy can return
+/// a transformation of any ciphertext: anyone with the public key can
+/// encrypt). With `verify_with` (a verifying key), only a ciphertext signed
+/// by that key is accepted.
 #[pyfunction]
-#[pyo3(signature = (key, ct, *, public=None, verify_with=None, passphrase=None))]
+#[pyo3(signature = (key, ct, *, public=None, verify_with=None, original=None, expect_header=None, any_original=false, passphrase=None))]
+#[allow(clippy::too_many_arguments)]
 fn decrypt<'py>(
     py: Python<'py>,
     key: KeyArg<'_>,
     ct: &[u8],
     public: Option<&[u8]>,
     verify_with: Option<&[u8]>,
+    original: Option<&[u8]>,
+    expect_header: Option<&str>,
+    any_original: bool,
     passphrase: Option<&str>,
 ) -> PyResult<Bound<'py, PyBytes>> {
+    let expect = expectation(original, expect_header, any_original)?;
     let out = match &key {
         // A SecretKey's user key is decoded once for all its decryptions
         // (transformed files go to the retrieval key: the general path).
@@ -451,12 +517,12 @@ fn decrypt<'py>(
                     let mut out = Zeroizing::new(Vec::with_capacity(ct.len()));
                     facade::decrypt_with(uk, ct, &mut *out, verify_with).map(|_| out)
                 }
-                None => decrypt_bytes(&k.bytes, public, ct, verify_with),
+                None => decrypt_bytes(&k.bytes, public, ct, verify_with, &expect),
             })
         }
         _ => {
             let key = key.bytes(passphrase)?;
-            py.allow_threads(|| decrypt_bytes(&key, public, ct, verify_with))
+            py.allow_threads(|| decrypt_bytes(&key, public, ct, verify_with, &expect))
         }
     }
     .map_err(py_err)?;
@@ -472,9 +538,10 @@ fn decrypt_bytes(
     public: Option<&[u8]>,
     ct: &[u8],
     verify_with: Option<&[u8]>,
+    expect: &abbe::outsource::Expect,
 ) -> Result<Zeroizing<Vec<u8>>, FacadeError> {
     let mut out = Zeroizing::new(Vec::with_capacity(ct.len()));
-    decrypt_to(key, public, ct, &mut *out, verify_with).map(|_| out)
+    decrypt_to(key, public, ct, &mut *out, verify_with, expect).map(|_| out)
 }
 
 /// The public key bytes as a source (a broadcast key decrypts with it).
@@ -482,20 +549,22 @@ fn source(public: Option<&[u8]>) -> Option<abbe::bcast::Source> {
     public.map(|p| std::sync::Arc::new(p.to_vec()) as abbe::bcast::Source)
 }
 
-/// [`facade::decrypt`], with the setup's public key for a broadcast key.
+/// [`facade::decrypt_expecting`], with the setup's public key for a
+/// broadcast key.
 fn decrypt_to(
     key: &[u8],
     public: Option<&[u8]>,
     input: impl Read,
     output: impl Write,
     verify_with: Option<&[u8]>,
+    expect: &abbe::outsource::Expect,
 ) -> Result<envelope::Opened, FacadeError> {
     match (public, Preamble::parse(key).map(|p| p.kind)) {
         (Some(_), Ok(ObjectKind::UserKey | ObjectKind::SchemeUserKey)) => {
             let uk = facade::of_object(key)?.user_key_with(key, source(public))?;
             facade::decrypt_with(&*uk, input, output, verify_with)
         }
-        _ => facade::decrypt(key, input, output, verify_with),
+        _ => facade::decrypt_expecting(key, input, output, verify_with, expect),
     }
 }
 
@@ -803,9 +872,11 @@ fn encrypt_stream(
 /// Decrypts the binary file-like `src` into `dst` in constant memory, one
 /// authenticated chunk at a time; returns the plaintext length. On an
 /// exception, discard what `dst` received. A failing or misbehaving file
-/// object raises `abbe.StreamError`.
+/// object raises `abbe.StreamError`. A transformed file needs `original=`,
+/// `expect_header=` or `any_original=True`, as in `decrypt`.
 #[pyfunction]
-#[pyo3(signature = (key, src, dst, *, public=None, verify_with=None, passphrase=None))]
+#[pyo3(signature = (key, src, dst, *, public=None, verify_with=None, original=None, expect_header=None, any_original=false, passphrase=None))]
+#[allow(clippy::too_many_arguments)]
 fn decrypt_stream(
     py: Python<'_>,
     key: KeyArg<'_>,
@@ -813,14 +884,18 @@ fn decrypt_stream(
     dst: &Bound<'_, PyAny>,
     public: Option<&[u8]>,
     verify_with: Option<&[u8]>,
+    original: Option<&[u8]>,
+    expect_header: Option<&str>,
+    any_original: bool,
     passphrase: Option<&str>,
 ) -> PyResult<u64> {
+    let expect = expectation(original, expect_header, any_original)?;
     let key = key.bytes(passphrase)?;
     let (mut reader, mut writer) = (PyReader::new(py, src)?, PyWriter::new(py, dst)?);
     let result = py.allow_threads(|| -> Result<u64, FacadeError> {
         let input = std::io::BufReader::with_capacity(1 << 16, &mut reader);
         let mut out = std::io::BufWriter::with_capacity(1 << 16, &mut writer);
-        let opened = decrypt_to(&key, public, input, &mut out, verify_with);
+        let opened = decrypt_to(&key, public, input, &mut out, verify_with, &expect);
         let flushed = opened.and_then(|o| {
             out.flush().map_err(envelope::EnvelopeError::Io)?;
             Ok(o.len)
@@ -911,6 +986,9 @@ fn protect<'py>(
 /// schemes: gksw10-plbe, gksw10-augbe, zha20-risky, zha20). `decoder` is
 /// called with complete ciphertexts (bytes) and returns what it decrypted
 /// (bytes, or None when it cannot); an exception it raises ends the trace.
+/// It runs in this process: a hostile decoder must be wrapped so that it
+/// cannot read the master key or this process's memory (call a sandboxed
+/// subprocess from it), or it could frame anyone.
 /// `master`: the master key, for the schemes that trace privately; `to`:
 /// the recipient set the decoder decrypts for (default every user).
 /// `probe_like`: probes carry one of these plaintexts (the operator's real
@@ -1116,6 +1194,30 @@ impl PyProxyClient {
         let out = py
             .allow_threads(|| self.client().transform(id, ct))
             .map_err(proxy_err)?;
+        Ok(PyBytes::new(py, &out))
+    }
+
+    /// Decrypts the ciphertext `ct` with the retrieval key `rk` through the
+    /// proxy: it transforms `ct`, and the answer is decrypted only as the
+    /// transformation of `ct` (a lying proxy's substitute is refused).
+    #[pyo3(signature = (rk, id, ct, *, verify_with=None, passphrase=None))]
+    fn decrypt<'py>(
+        &self,
+        py: Python<'py>,
+        rk: KeyArg<'_>,
+        id: &str,
+        ct: &[u8],
+        verify_with: Option<&[u8]>,
+        passphrase: Option<&str>,
+    ) -> PyResult<Bound<'py, PyBytes>> {
+        let expect = expectation(Some(ct), None, false)?;
+        let rk = rk.bytes(passphrase)?;
+        let transformed = py
+            .allow_threads(|| self.client().transform(id, ct))
+            .map_err(proxy_err)?;
+        let out = py
+            .allow_threads(|| decrypt_bytes(&rk, None, &transformed, verify_with, &expect))
+            .map_err(py_err)?;
         Ok(PyBytes::new(py, &out))
     }
 

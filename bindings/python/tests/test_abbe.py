@@ -48,13 +48,13 @@ def test_abe_round_trip_on_every_level(scheme: str, level: int) -> None:
 
 def test_placement_is_chosen_at_setup_and_bound_to_every_object() -> None:
     pk, mk = abbe.setup("waters11", optimize="encrypt")
-    assert abbe.inspect(pk)["placement"].startswith("swapped")
+    assert str(abbe.inspect(pk)["placement"]).startswith("swapped")
     key = abbe.keygen(mk, attrs=["doctor"])
     ct = abbe.encrypt(pk, b"vitals", policy="doctor")
     assert abbe.decrypt(key, ct) == b"vitals"
     # A key of the standard placement does not open it, and says why.
     pk2, mk2 = abbe.setup("waters11", optimize="decrypt")
-    assert abbe.inspect(pk2)["placement"].startswith("standard")
+    assert str(abbe.inspect(pk2)["placement"]).startswith("standard")
     with pytest.raises(abbe.Error, match="swapped placement"):
         abbe.decrypt(abbe.keygen(mk2, attrs=["doctor"]), ct)
     with pytest.raises(abbe.InvalidInput, match="optimize or placement"):
@@ -215,7 +215,20 @@ def test_outsourced_decryption_through_a_transformation() -> None:
     tk, rk = abbe.transform_key(key)
     ct = abbe.encrypt(pk, b"lab results", policy="doctor", mode="rcca")
     transformed = abbe.transform(tk, ct)
-    assert abbe.decrypt(rk, transformed) == b"lab results"
+    assert abbe.decrypt(rk, transformed, original=ct) == b"lab results"
+    header_id = abbe.inspect(ct)["header_id"]
+    assert isinstance(header_id, str)
+    assert abbe.decrypt(rk, transformed, expect_header=header_id) == b"lab results"
+    # A proxy's substitute: anyone with the public key can make one, and it
+    # is refused unless the check is waived.
+    other = abbe.transform(tk, abbe.encrypt(pk, b"chosen", policy="doctor", mode="rcca"))
+    with pytest.raises(abbe.Error, match="which ciphertext"):
+        abbe.decrypt(rk, other)
+    with pytest.raises(abbe.Error, match="header id"):
+        abbe.decrypt(rk, other, original=ct)
+    with pytest.raises(abbe.Error, match="header id"):
+        abbe.decrypt_stream(rk, io.BytesIO(other), io.BytesIO(), original=ct)
+    assert abbe.decrypt(rk, other, any_original=True) == b"chosen"
     # A CCA ciphertext is not outsourceable.
     with pytest.raises(abbe.Error):
         abbe.transform(tk, abbe.encrypt(pk, b"x", policy="doctor"))
@@ -248,17 +261,19 @@ def test_armor_and_passphrases() -> None:
     with pytest.raises(abbe.InvalidInput):
         abbe.decrypt(locked, ct, passphrase="wrong")
     assert abbe.decrypt(locked, ct, passphrase="correct horse") == b"x"
-    assert "passphrase" in abbe.inspect(locked)["protection"]
+    assert "passphrase" in str(abbe.inspect(locked)["protection"])
 
 
 def test_inspect_describes_without_secrets() -> None:
     pk, mk = abbe.setup(level=100)
     info = abbe.inspect(pk)
-    assert info["scheme"] == "waters11" and info["level"] == "100"
+    assert info["scheme"] == "waters11" and info["level"] == 100
     ct = abbe.encrypt(pk, b"hello", policy="doctor", mode="rcca")
     info = abbe.inspect(ct)
-    assert info["payload"].startswith("21 bytes") and "header id" in info
-    assert "secret" in abbe.inspect(mk)["note"]
+    # Values, not display strings: 5 plaintext bytes and one 16-byte tag.
+    assert info["payload"] == 21 and info["signed"] is False
+    assert len(str(info["header_id"])) == 64
+    assert "secret" in str(abbe.inspect(mk)["note"])
 
 
 def test_policy_parser() -> None:
@@ -355,7 +370,8 @@ def test_the_proxy_client_against_a_real_proxy(tmp_path: Path) -> None:
         client = abbe.ProxyClient(url, token)
         tk_id = client.register(tk)
         ct = abbe.encrypt(pk, b"through the proxy", policy="doctor", mode="rcca")
-        assert abbe.decrypt(rk, client.transform(tk_id, ct)) == b"through the proxy"
+        assert abbe.decrypt(rk, client.transform(tk_id, ct), original=ct) == b"through the proxy"
+        assert client.decrypt(rk, tk_id, ct) == b"through the proxy"
         # A policy the key does not satisfy: the proxy says so.
         other = abbe.encrypt(pk, b"x", policy="surgeon", mode="rcca")
         with pytest.raises(abbe.NotSatisfied):

@@ -77,8 +77,7 @@ fn describe(path: &Path) -> Result<Vec<Field>> {
     fields.push(valued("size", Value::Bytes(size)));
     if armored {
         fields.push(
-            field("armor", "ASCII")
-                .noted(format!("-----BEGIN ABBE {}-----", armor::label(p.kind))),
+            field("armor", "ASCII").noted(format!("-----BEGIN ABBE {}-----", armor::label(p.kind))),
         );
     }
     match p.kind {

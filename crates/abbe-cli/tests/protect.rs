@@ -97,7 +97,16 @@ fn passphrase_protected_keys_end_to_end() {
     );
     t.ok(
         Some("pw"),
-        &["decrypt", "--key", "alice.rk", "-o", "out2", "rec.t"],
+        &[
+            "decrypt",
+            "--key",
+            "alice.rk",
+            "--original",
+            "rec.abbe",
+            "-o",
+            "out2",
+            "rec.t",
+        ],
     );
     assert_eq!(t.read("out2"), plain);
 
@@ -360,7 +369,16 @@ fn armored_keys_and_files_round_trip() {
         .starts_with(b"-----BEGIN ABBE TRANSFORMED FILE-----\n"));
     t.ok(
         None,
-        &["decrypt", "--key", "alice.rk", "-o", "out", "rec.t.asc"],
+        &[
+            "decrypt",
+            "--key",
+            "alice.rk",
+            "--original",
+            "rec.asc",
+            "-o",
+            "out",
+            "rec.t.asc",
+        ],
     );
     assert_eq!(t.read("out"), plain);
     // Unarmored output from armored input, and the other way round.
@@ -371,7 +389,16 @@ fn armored_keys_and_files_round_trip() {
     assert_eq!(t.read("rec.t")[..4], *b"ABBE");
     t.ok(
         None,
-        &["decrypt", "--key", "alice.rk", "-o", "out", "rec.t"],
+        &[
+            "decrypt",
+            "--key",
+            "alice.rk",
+            "--original",
+            "rec.asc",
+            "-o",
+            "out",
+            "rec.t",
+        ],
     );
     assert_eq!(t.read("out"), plain);
 

@@ -571,7 +571,13 @@ pub fn decrypt(
     output: impl Write,
     verify_with: Option<&[u8]>,
 ) -> Result<envelope::Opened, Error> {
-    decrypt_expecting(key, input, output, verify_with, &outsource::Expect::default())
+    decrypt_expecting(
+        key,
+        input,
+        output,
+        verify_with,
+        &outsource::Expect::default(),
+    )
 }
 
 /// [`decrypt`] with what a final outsourced decryption checks (`expect`):

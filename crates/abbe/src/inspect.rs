@@ -89,10 +89,7 @@ fn placement_field(scheme: SchemeId, curve: crate::curve::CurveId) -> Field {
     use crate::curve::Placement;
     let placement = curve.placement();
     let (name, what) = match placement {
-        Placement::Standard => (
-            "standard",
-            "as the scheme's paper file places G1 and G2",
-        ),
+        Placement::Standard => ("standard", "as the scheme's paper file places G1 and G2"),
         Placement::Swapped => ("swapped", "G1 and G2 exchanged"),
     };
     let placed = |note: String| field("placement", name).noted(note);
@@ -312,10 +309,13 @@ mod tests {
         let id = f.iter().find(|f| f.key() == "header_id").unwrap();
         assert_eq!(
             id.value,
-            Value::Text(wire::hex(&crate::outsource::header_id(&{
-                let mut r = &ct[..];
-                crate::envelope::read_head(&mut r).unwrap().header
-            }).unwrap()))
+            Value::Text(wire::hex(
+                &crate::outsource::header_id(&{
+                    let mut r = &ct[..];
+                    crate::envelope::read_head(&mut r).unwrap().header
+                })
+                .unwrap()
+            ))
         );
         let f = inspect(&key).unwrap();
         assert_eq!(get(&f, "kind"), "user decryption key");

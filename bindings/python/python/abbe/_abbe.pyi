@@ -62,6 +62,18 @@ class ProxyClient:
     def __init__(self, url: str, token: Optional[str] = None) -> None: ...
     def register(self, tk: bytes) -> str: ...
     def transform(self, id: str, ct: bytes) -> bytes: ...
+    def decrypt(
+        self,
+        rk: KeyLike,
+        id: str,
+        ct: bytes,
+        *,
+        verify_with: Optional[bytes] = None,
+        passphrase: Optional[str] = None,
+    ) -> bytes:
+        """Transforms ``ct`` on the proxy and decrypts the answer with the
+        retrieval key, only as the transformation of ``ct``."""
+        ...
     def transform_url(self, id: str, url: str) -> bytes: ...
     def delete(self, id: str) -> None: ...
 
@@ -103,12 +115,18 @@ def encrypt(
     sign_with: Optional[KeyLike] = None,
     passphrase: Optional[str] = None,
 ) -> bytes: ...
+# A transformed file (decrypted with a retrieval key) is decrypted only as
+# the transformation of the ciphertext named by original= (its bytes) or
+# expect_header= (inspect(ct)["header_id"]); any_original=True waives that.
 def decrypt(
     key: KeyLike,
     ct: bytes,
     *,
     public: Optional[bytes] = None,
     verify_with: Optional[bytes] = None,
+    original: Optional[bytes] = None,
+    expect_header: Optional[str] = None,
+    any_original: bool = False,
     passphrase: Optional[str] = None,
 ) -> bytes: ...
 def encrypt_stream(
@@ -131,6 +149,9 @@ def decrypt_stream(
     *,
     public: Optional[bytes] = None,
     verify_with: Optional[bytes] = None,
+    original: Optional[bytes] = None,
+    expect_header: Optional[str] = None,
+    any_original: bool = False,
     passphrase: Optional[str] = None,
 ) -> int: ...
 def transform_key(key: KeyLike, *, passphrase: Optional[str] = None) -> Tuple[bytes, SecretKey]: ...
@@ -138,7 +159,9 @@ def transform(tk: bytes, ct: bytes) -> bytes: ...
 def signer_keygen(*, level: Optional[int] = None, curve: Optional[str] = None) -> Tuple[SecretKey, bytes]: ...
 def armor(obj: KeyLike) -> bytes: ...
 def protect(key: KeyLike, passphrase: str) -> bytes: ...
-def inspect(obj: KeyLike) -> dict[str, str]: ...
+# Values for scripts: sizes, level and format version as ints, "signed" as a
+# bool, "header_id" as hex; the keys are `abbe inspect --json`'s.
+def inspect(obj: KeyLike) -> dict[str, Union[str, int, bool]]: ...
 def trace(
     pk: bytes,
     decoder: Callable[[bytes], Optional[bytes]],

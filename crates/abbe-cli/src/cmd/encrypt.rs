@@ -76,15 +76,11 @@ pub fn run(args: Args) -> Result<()> {
     let identities = info.ciphertext_side == SideKind::Identities;
     let to_file = match to_file {
         Some(f) if identities => Some(broadcast::read_identity_file(&f)?),
-        Some(f) if info.ciphertext_side == SideKind::Users => {
-            Some(broadcast::read_index_file(&f)?)
-        }
-        Some(_) => {
-            return Err(CliError::Other(format!(
-                "{} ciphertexts are not for a list of recipients (--to-file is for broadcast schemes)",
-                pre.scheme.name()
-            )))
-        }
+        Some(f) if info.ciphertext_side == SideKind::Users => Some(broadcast::read_index_file(&f)?),
+        Some(_) => return Err(CliError::Other(format!(
+            "{} ciphertexts are not for a list of recipients (--to-file is for broadcast schemes)",
+            pre.scheme.name()
+        ))),
         None => None,
     };
     let given = ops::pick_side(

@@ -111,11 +111,7 @@ pub fn run(args: Args) -> Result<()> {
         }
     }
     let is_policy = info.key_side == SideKind::Policy;
-    if let (None, None, Some(e)) = (
-        &attrs,
-        &policy,
-        ops::missing_side(info.key_side, "keygen"),
-    ) {
+    if let (None, None, Some(e)) = (&attrs, &policy, ops::missing_side(info.key_side, "keygen")) {
         return Err(e);
     }
     let side = ops::side_text(is_policy, pre.scheme.name(), "keygen", policy, attrs)?;

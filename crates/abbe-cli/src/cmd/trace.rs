@@ -10,8 +10,8 @@ use abbe::wire::ObjectKind;
 use indicatif::{ProgressBar, ProgressStyle};
 use rand_core::OsRng;
 use std::io::{Read, Write};
-use std::path::PathBuf;
 use std::os::unix::process::CommandExt;
+use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
@@ -26,12 +26,19 @@ pub struct Args {
     /// The setup's public key.
     #[arg(long)]
     public: PathBuf,
-    /// The pirate decoder: a shell command (run by `sh -c` once per query)
+    /// The pirate decoder: a shell command (run by `sh -c` once per query,
+    /// in an empty private directory with only PATH in its environment)
     /// that reads an abbe ciphertext on stdin and writes its plaintext on
     /// stdout; anything else it writes, or a failure, counts as not
-    /// decrypting.
+    /// decrypting. It must not be able to read the master key or this
+    /// process's memory: run it as another user (--decoder-user) or in a
+    /// sandbox of your own.
     #[arg(long, value_name = "COMMAND")]
     decoder: String,
+    /// Run the decoder as this user (a name or uid; abbe must run as root
+    /// to switch), so that it cannot read the keys or the tracer's memory.
+    #[arg(long, value_name = "USER")]
+    decoder_user: Option<String>,
     /// The recipient set the decoder decrypts for (schemes with recipient
     /// sets; default: every user).
     #[arg(long)]
@@ -94,7 +101,15 @@ pub fn run(args: Args) -> Result<()> {
     let timeout = Duration::from_secs(args.query_timeout.max(1));
     // An output longer than every probe is not a decryption.
     let max_output = options.probes.max_len() as u64;
-    let mut decoder = |ct: &[u8]| run_decoder(&args.decoder, ct, timeout, max_output);
+    let sandbox = Sandbox::new(args.decoder_user.as_deref())?;
+    if sandbox.user.is_none() {
+        eprintln!(
+            "abbe: warning: the decoder runs as your user: a hostile one could read the master key \
+             or this process's memory and frame anyone; run it as another user (--decoder-user) \
+             or in a sandbox"
+        );
+    }
+    let mut decoder = |ct: &[u8]| run_decoder(&args.decoder, ct, timeout, max_output, &sandbox);
     let pb = ProgressBar::new(args.max_queries);
     if let Ok(style) = ProgressStyle::with_template("tracing {pos} queries ({elapsed}) {msg}") {
         pb.set_style(style);
@@ -147,11 +162,13 @@ pub fn run(args: Args) -> Result<()> {
     ));
     if let Some(r) = report.accusation() {
         out.push_str(&format!(
-            "evidence: {} queries at each of indices {} and {}, shuffled, decrypted {} and {} times; \
-             p = {:.1e} ≤ {:.1e} (round {} of this pair)\n",
+            "evidence: {} queries at each of positions {} and {} (line {}; they differ only for user {}), \
+             shuffled, decrypted {} and {} times; p = {:.1e} ≤ {:.1e} (round {} of this step)\n",
             r.queries_each,
             r.index,
             r.index + 1,
+            r.line + 1,
+            r.user,
             r.decrypted_low,
             r.decrypted_high,
             r.p_value,
@@ -159,12 +176,13 @@ pub fn run(args: Args) -> Result<()> {
             r.rounds
         ));
     }
-    out.push_str("accusation rounds: line\tindex\trounds\tqueries each\tdecrypted at index\tat index+1\tp\tthreshold\n");
+    out.push_str("accusation rounds: line\tposition\tuser\trounds\tqueries each\tdecrypted at position\tat position+1\tp\tthreshold\n");
     for r in &report.rounds {
         out.push_str(&format!(
-            "{}\t{}\t{}\t{}\t{}\t{}\t{:.1e}\t{:.1e}\n",
+            "{}\t{}\t{}\t{}\t{}\t{}\t{}\t{:.1e}\t{:.1e}\n",
             r.line + 1,
             r.index,
+            r.user,
             r.rounds,
             r.queries_each,
             r.decrypted_low,
@@ -173,7 +191,7 @@ pub fn run(args: Args) -> Result<()> {
             r.threshold
         ));
     }
-    out.push_str("steering estimates: line\tindex\tqueries\tdecrypted\tp low\tp high\n");
+    out.push_str("steering estimates: line\tposition\tqueries\tdecrypted\tp low\tp high\n");
     for e in &report.evidence {
         out.push_str(&format!(
             "{}\t{}\t{}\t{}\t{:.3}\t{:.3}\n",
@@ -222,6 +240,55 @@ fn pipe_thread(f: impl FnOnce() + Send + 'static) -> std::io::Result<()> {
         .map(drop)
 }
 
+/// Where the decoder runs: an empty private directory (its working
+/// directory and HOME), PATH as the tracer's, and the user it runs as.
+struct Sandbox {
+    dir: tempfile::TempDir,
+    path: std::ffi::OsString,
+    user: Option<(u32, u32)>,
+}
+
+impl Sandbox {
+    fn new(user: Option<&str>) -> Result<Sandbox> {
+        let dir = tempfile::Builder::new()
+            .prefix("abbe-trace-")
+            .tempdir()
+            .map_err(|e| CliError::Other(format!("cannot make the decoder's directory: {e}")))?;
+        let user = user.map(lookup_user).transpose()?;
+        if let Some((uid, gid)) = user {
+            std::os::unix::fs::chown(dir.path(), Some(uid), Some(gid)).map_err(|e| {
+                CliError::Other(format!(
+                    "--decoder-user: cannot give the decoder its directory ({e}; abbe must run as root to switch users)"
+                ))
+            })?;
+        }
+        Ok(Sandbox {
+            dir,
+            path: std::env::var_os("PATH").unwrap_or_else(|| "/usr/bin:/bin".into()),
+            user,
+        })
+    }
+}
+
+/// (uid, gid) of a user name or numeric uid, from /etc/passwd.
+fn lookup_user(user: &str) -> Result<(u32, u32)> {
+    let passwd = std::fs::read_to_string("/etc/passwd")
+        .map_err(|e| CliError::Other(format!("--decoder-user: cannot read /etc/passwd: {e}")))?;
+    passwd
+        .lines()
+        .filter_map(|l| {
+            let f: Vec<&str> = l.split(':').collect();
+            Some((
+                f.first()?.to_string(),
+                f.get(2)?.parse().ok()?,
+                f.get(3)?.parse().ok()?,
+            ))
+        })
+        .find(|(name, uid, _): &(String, u32, u32)| name == user || uid.to_string() == user)
+        .map(|(_, uid, gid)| (uid, gid))
+        .ok_or_else(|| CliError::Other(format!("--decoder-user: no user '{user}' in /etc/passwd")))
+}
+
 /// One `--probe-like` file.
 fn read_probe(path: &std::path::Path) -> Result<std::sync::Arc<[u8]>> {
     let mut data = Vec::new();
@@ -250,6 +317,7 @@ fn run_decoder(
     ct: &[u8],
     timeout: Duration,
     max_output: u64,
+    sandbox: &Sandbox,
 ) -> std::io::Result<Vec<u8>> {
     let stuck = STUCK_PIPES.load(Ordering::SeqCst);
     if stuck > MAX_STUCK_PIPES {
@@ -257,10 +325,18 @@ fn run_decoder(
             "the decoder leaves processes holding its pipes ({stuck} still open)"
         )));
     }
-    let mut child = Command::new("sh")
-        .arg("-c")
+    let mut cmd = Command::new("sh");
+    cmd.arg("-c")
         .arg(command)
         .process_group(0)
+        .env_clear()
+        .env("PATH", &sandbox.path)
+        .env("HOME", sandbox.dir.path())
+        .current_dir(sandbox.dir.path());
+    if let Some((uid, gid)) = sandbox.user {
+        cmd.uid(uid).gid(gid);
+    }
+    let mut child = cmd
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())

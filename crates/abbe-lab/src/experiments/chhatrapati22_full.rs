@@ -377,7 +377,10 @@ fn accusation_statistics(ctx: &mut Ctx) -> Result<(), LabError> {
         v.extend(Strategy::adversaries(n, frame, &[Line::All], options, seed));
         v
     };
-    let names: Vec<String> = all(0, n, 500, &options).iter().map(Strategy::name).collect();
+    let names: Vec<String> = all(0, n, 500, &options)
+        .iter()
+        .map(Strategy::name)
+        .collect();
     for (i, name) in names.iter().enumerate() {
         let params = format!("pirate={name},keys=ideal,runs={sim_runs}");
         let key = |op: &str| ctx.key("gksw10-plbe", "ideal", op, "N", f64::from(n), &params);
@@ -388,7 +391,15 @@ fn accusation_statistics(ctx: &mut Ctx) -> Result<(), LabError> {
         let mut counts = [0u32; 3];
         for _ in 0..sim_runs {
             let strategy = all(r.next_u64(), n, 500, &options).swap_remove(i);
-            let report = pirates::simulate(n, vec![Line::All], &keys, strategy, &options, r.next_u64());
+            let report = pirates::simulate(
+                n,
+                vec![Line::All],
+                &|_, p| p,
+                &keys,
+                strategy,
+                &options,
+                r.next_u64(),
+            );
             counts[outcome(&report.verdict, &keys)] += 1;
         }
         for (k, c) in outcome_keys.into_iter().zip(counts) {
@@ -400,8 +411,11 @@ fn accusation_statistics(ctx: &mut Ctx) -> Result<(), LabError> {
     }
     use abbe::facade;
     use std::sync::Arc;
-    let s = facade::scheme(abbe::wire::SchemeId::Gksw10Plbe, abbe::curve::CurveId::Bn254)
-        .map_err(fail)?;
+    let s = facade::scheme(
+        abbe::wire::SchemeId::Gksw10Plbe,
+        abbe::curve::CurveId::Bn254,
+    )
+    .map_err(fail)?;
     let setup = abbe::kem::SetupParams {
         users: Some(real_n),
         ..Default::default()
@@ -908,7 +922,9 @@ pub(super) fn accusation_table(rows: &[Row]) -> Table {
     for r in found {
         let get = |op: &str| {
             rows.iter()
-                .find(|q| q.curve == r.curve && q.x == r.x && q.params == r.params && q.operation == op)
+                .find(|q| {
+                    q.curve == r.curve && q.x == r.x && q.params == r.params && q.operation == op
+                })
                 .and_then(|q| q.value)
         };
         let field = |name: &str| {

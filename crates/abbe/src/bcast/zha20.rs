@@ -29,16 +29,17 @@
 //! KEM has to, and a shared α would let anyone check a block against c1.)
 //!
 //! ## Tracing
-//! Private (the i*_J and the basis B are secret). Copy X is a line of the
-//! tracer ([`super::trace`]) over the users in block order: index (j, 1)
-//! makes blocks < j junk and the rest normal; (j, i*_J) and (j, i*_J + 1)
-//! also encrypt block j with y = (0,1) or (1,0) ([`super::mtb`]'s mixed bit
-//! matching), reaching the users of block j from i*_J on or after it; N+1
-//! makes every block junk. A decoder's success drops across the blocks it
-//! holds keys of; where a copy has both the key's user and the next as
-//! indices (its i*_J is that user, or the user is first in its block and
-//! i*_J is second), the drop falls between adjacent indices and accuses
-//! it. A single key is hit in each copy with probability about 1/n', so
+//! Private (the i*_J and the basis B are secret). Copy X is a line of
+//! hybrids of the tracer ([`super::trace`]): for each block j, (blocks < j
+//! junk, the rest normal), then block j encrypted with y = (0,1) and with
+//! (1,0) ([`super::mtb`]'s mixed bit matching), reaching the users of block
+//! j from i*_J on or after it; last, every block junk. A decoder's success
+//! drops across the blocks it holds keys of; only a drop at a block's step
+//! (0,1) → (1,0), which differs for user i*_J alone, accuses (that user).
+//! The other steps differ for several users — and two keys of one block
+//! can tell a junk block from a trace mode, since below i*_J each recovers
+//! its own garbage under a trace mode but the same K under junk — so they
+//! only steer the search. A single key is hit in each copy with probability about 1/n', so
 //! the k = n' copies trace one key with probability about
 //! 1 − (1 − 1/n')^{n'} ≥ 63 % (the compiler's constant, as the authors set
 //! it); a miss accuses nobody (never an innocent).
@@ -61,7 +62,7 @@
 use super::mtb::{self, Secrets};
 use super::trace::{Line, Traceable};
 use super::{user_in_range, Points, Recipients, UserCount, UserIndex};
-use crate::curve::{par_map, wipe, Curve, CurveId, FixedBaseTable, Group, LinedG2, Scalar};
+use crate::curve::{wipe, Curve, CurveId, FixedBaseTable, Group, LinedG2, Scalar};
 use crate::kem::{Authority, Expansion, Kem, KemError, MasterKeyOf, SessionKey};
 use crate::wire::codec::{invalid, object};
 use crate::wire::{Lazy, SchemeId, Secret, WireError};
@@ -597,26 +598,48 @@ impl<C: Curve> Traceable for Zha20<C> {
         Recipients::range(1, pk.users()).expect("N ≥ 1")
     }
 
-    /// One line per copy X: 1, N+1, and per block j its first user and the
-    /// users i*_J, i*_J + 1.
+    /// One line per copy X of 3T + 1 hybrids: for each block j in turn,
+    /// (blocks < j junk, the rest normal), then block j in TrEnc(0,1) and
+    /// TrEnc(1,0); last, every block junk. Only each block's step (0,1) →
+    /// (1,0), which differs for its user i*_J alone, accuses; the others
+    /// differ for several users (and a coalition of a block's keys can tell
+    /// junk from a trace mode), so they only steer.
     fn lines(pk: &PublicKey<C>, mk: Option<&MasterKey<C>>) -> Vec<Line> {
         let l = pk.layout;
+        let len = 3 * l.t + 1;
         let Some(mk) = mk else {
-            return vec![Line::Points(vec![1, l.n + 1])];
+            return vec![Line::Hybrids {
+                len,
+                accuse: Vec::new(),
+            }];
         };
-        let copies: Vec<u32> = (1..=l.k).collect();
-        par_map::<C, _, _>(&copies, |&x| {
-            let mut points = vec![1, l.n + 1];
-            for j in 1..=l.t {
+        (1..=l.k)
+            .map(|x| Line::Hybrids {
+                len,
+                accuse: (1..=l.t)
+                    .filter_map(|j| {
+                        let user = (j - 1) * l.np + mk.hidden_position(l.instance(j, x));
+                        (user <= l.n).then_some((3 * (j - 1) + 2, user))
+                    })
+                    .collect(),
+            })
+            .collect()
+    }
+
+    fn reach(pk: &PublicKey<C>, mk: Option<&MasterKey<C>>, line: usize, position: u32) -> u32 {
+        let l = pk.layout;
+        match (hybrid(l, position), mk) {
+            (Some((j, step)), Some(mk)) => {
                 let base = (j - 1) * l.np;
-                let star = mk.hidden_position(l.instance(j, x));
-                points.extend([base + 1, base + star, base + star + 1]);
+                let star = mk.hidden_position(l.instance(j, line as u32 + 1));
+                match step {
+                    0 => base + 1,
+                    1 => base + star,
+                    _ => base + star + 1,
+                }
             }
-            points.retain(|&u| u <= l.n + 1);
-            points.sort_unstable();
-            points.dedup();
-            Line::Points(points)
-        })
+            _ => l.n + 1,
+        }
     }
 
     fn encapsulate_at<R: RngCore + CryptoRng>(
@@ -624,7 +647,7 @@ impl<C: Curve> Traceable for Zha20<C> {
         mk: Option<&MasterKeyOf<Self>>,
         set: &Recipients,
         line: usize,
-        u: u32,
+        position: u32,
         rng: &mut R,
     ) -> Result<(SessionKey, Header<C>), KemError> {
         let mk = mk.ok_or_else(|| KemError::Invalid("tracing needs the master key".into()))?;
@@ -633,22 +656,18 @@ impl<C: Curve> Traceable for Zha20<C> {
         }
         let l = pk.layout;
         let x = line as u32 + 1;
-        if x > l.k || u == 0 || u > l.n + 1 {
-            return Err(KemError::Invalid(format!("no index {u} in copy {x}")));
+        if x > l.k || position == 0 || position > 3 * l.t + 1 {
+            return Err(KemError::Invalid(format!(
+                "no position {position} in copy {x}"
+            )));
         }
-        if u == l.n + 1 {
+        let Some((j, step)) = hybrid(l, position) else {
             return encrypt(pk, set, x, |_| BlockMode::Junk, Some(mk), rng);
-        }
-        let (j, i) = l.position(u);
-        let star = mk.hidden_position(l.instance(j, x));
-        let own = if i == 1 {
-            BlockMode::Normal
-        } else if i == star {
-            BlockMode::Trace([false, true])
-        } else if i == star + 1 {
-            BlockMode::Trace([true, false])
-        } else {
-            return Err(KemError::Invalid(format!("no index {u} in copy {x}")));
+        };
+        let own = match step {
+            0 => BlockMode::Normal,
+            1 => BlockMode::Trace([false, true]),
+            _ => BlockMode::Trace([true, false]),
         };
         let mode = |b: u32| match b.cmp(&j) {
             core::cmp::Ordering::Less => BlockMode::Junk,
@@ -657,6 +676,14 @@ impl<C: Curve> Traceable for Zha20<C> {
         };
         encrypt(pk, set, x, mode, Some(mk), rng)
     }
+}
+
+/// Hybrid `position` of a copy's line as (block j, step: 0 normal, 1
+/// TrEnc(0,1), 2 TrEnc(1,0)); `None` for the last, every block junk.
+fn hybrid(l: Layout, position: u32) -> Option<(u32, u32)> {
+    (1..=3 * l.t)
+        .contains(&position)
+        .then(|| ((position - 1) / 3 + 1, (position - 1) % 3))
 }
 
 #[cfg(test)]
@@ -720,8 +747,10 @@ mod tests {
         assert_eq!(attributes(4, 3), [false, false]);
     }
 
-    /// On every copy's line, an encryption at u reaches exactly the members
-    /// of S that are ≥ u (N+1: nobody), over blocks of unequal fill.
+    /// On every copy's line, the hybrid at each position reaches exactly
+    /// the members of S from its `reach` on (the last: nobody), over blocks
+    /// of unequal fill; the accusable steps are each block's (0,1) → (1,0)
+    /// and accuse i*_J.
     #[test]
     fn tracing_encryptions_reach_the_users_from_u_on() {
         let mut r = rng(4);
@@ -732,23 +761,31 @@ mod tests {
             .map(|u| kem::keygen::<Z>(&pk, &mk, &UserIndex(u), &mut r).unwrap())
             .collect();
         let set = Recipients::parse("1-4, 6-10").unwrap();
-        for (line, points) in Z::lines(&pk, Some(&mk)).iter().enumerate() {
-            let Line::Points(points) = points else {
-                panic!("lines of points")
+        for (line, hybrids) in Z::lines(&pk, Some(&mk)).iter().enumerate() {
+            let Line::Hybrids { len, accuse } = hybrids else {
+                panic!("lines of hybrids")
             };
-            for &u in points {
-                let (k, h) = Z::encapsulate_at(&pk, Some(&mk), &set, line, u, &mut r).unwrap();
+            assert_eq!(*len, 13);
+            for &(p, user) in accuse {
+                assert_eq!(p % 3, 2, "a block's (0,1) step");
+                assert_eq!(Z::reach(&pk, Some(&mk), line, p), user);
+                assert_eq!(Z::reach(&pk, Some(&mk), line, p + 1), user + 1);
+            }
+            for p in 1..=*len {
+                let from = Z::reach(&pk, Some(&mk), line, p);
+                let (k, h) = Z::encapsulate_at(&pk, Some(&mk), &set, line, p, &mut r).unwrap();
                 let h = Header::<Bls12>::from_bytes(&h.to_bytes()).unwrap();
                 for (idx, key) in keys.iter().enumerate() {
                     let v = idx as u32 + 1;
                     let got = matches!(Z::decapsulate(key, &h), Ok(g) if g == k);
                     assert_eq!(
                         got,
-                        v >= u && set.contains(v),
-                        "user {v}, copy {line}, index {u}"
+                        v >= from && set.contains(v),
+                        "user {v}, copy {line}, position {p}"
                     );
                 }
             }
+            assert!(Z::encapsulate_at(&pk, Some(&mk), &set, line, len + 1, &mut r).is_err());
         }
     }
 

@@ -19,9 +19,11 @@
 //!        a decoder whose success drops between them holds user i*'s key.
 //! ```
 //! In the tracer's terms ([`super::trace`]) the scheme is a line of four
-//! indices, {1, i*, i*+1, N+1} (N+1: a header whose payload key is unrelated,
-//! which nobody decrypts): it accuses user i* when the decoder holds i*'s key
-//! and its success drops there, and nobody otherwise. Over the hidden choice
+//! hybrids — normal, TrEnc(0,1), TrEnc(1,0), and a header whose payload key
+//! is unrelated, which nobody decrypts — of which only the step TrEnc(0,1) →
+//! TrEnc(1,0) accuses (user i*, when the decoder holds i*'s key and its
+//! success drops there); the other steps differ for many users and only
+//! steer. Over the hidden choice
 //! of i* that happens with probability about 1/N — the scheme is *risky*;
 //! [`super::zha20`] compiles copies of it into a scheme that traces.
 //!
@@ -359,42 +361,53 @@ impl<C: Curve> Traceable for Zha20Risky<C> {
     }
 
     /// One line: 1, i*, i*+1 and N+1.
+    /// One line of four hybrids: a normal encryption, TrEnc(S, (0,1)),
+    /// TrEnc(S, (1,0)), and a header whose session key is unrelated; only
+    /// the step (0,1) → (1,0), which differs for user i* alone, accuses.
     fn lines(pk: &PublicKey<C>, mk: Option<&MasterKey<C>>) -> Vec<Line> {
-        let n = pk.users();
-        let star = mk.map_or(1, MasterKey::hidden_position);
-        let mut points = vec![1, star, star + 1, n + 1];
-        points.sort_unstable();
-        points.dedup();
-        vec![Line::Points(points)]
+        let _ = pk;
+        vec![Line::Hybrids {
+            len: 4,
+            accuse: mk
+                .map(|mk| vec![(2, mk.hidden_position())])
+                .unwrap_or_default(),
+        }]
     }
 
-    /// u = 1: a normal encryption; u = i*: TrEnc(S, (0,1)); u = i*+1:
-    /// TrEnc(S, (1,0)); u = N+1: a header whose session key is unrelated.
+    fn reach(pk: &PublicKey<C>, mk: Option<&MasterKey<C>>, _line: usize, position: u32) -> u32 {
+        let star = mk.map_or(pk.users() + 1, MasterKey::hidden_position);
+        match position {
+            1 => 1,
+            2 => star,
+            3 => star + 1,
+            _ => pk.users() + 1,
+        }
+    }
+
     fn encapsulate_at<R: RngCore + CryptoRng>(
         pk: &PublicKey<C>,
         mk: Option<&MasterKeyOf<Self>>,
         set: &Recipients,
         _line: usize,
-        u: u32,
+        position: u32,
         rng: &mut R,
     ) -> Result<(SessionKey, Header<C>), KemError> {
         let mk = mk.ok_or_else(|| KemError::Invalid("tracing needs the master key".into()))?;
         if pk.setup_id() != mk.setup_id {
             return Err(KemError::WrongSetup);
         }
-        let star = mk.hidden_position();
-        match u {
+        match position {
             1 => encrypt(pk, set, None, rng),
-            u if u == star => encrypt(pk, set, Some((mk, [false, true])), rng),
-            u if u == star + 1 => encrypt(pk, set, Some((mk, [true, false])), rng),
-            u if u == pk.users() + 1 => {
+            2 => encrypt(pk, set, Some((mk, [false, true])), rng),
+            3 => encrypt(pk, set, Some((mk, [true, false])), rng),
+            4 => {
                 let (_, header) = encrypt(pk, set, None, rng)?;
                 let mut junk = [0u8; 32];
                 rng.fill_bytes(&mut junk);
                 Ok((SessionKey::from_bytes(junk), header))
             }
-            u => Err(KemError::Invalid(format!(
-                "index {u} is not on this setup's tracing line"
+            p => Err(KemError::Invalid(format!(
+                "position {p} is not on this setup's tracing line (1 to 4)"
             ))),
         }
     }
@@ -415,8 +428,8 @@ mod tests {
 
     conformance::tests!(random_recipients);
 
-    /// The tracing line: users ≥ u of S decrypt at u ∈ {1, i*, i*+1}, nobody
-    /// at N+1; other indices are refused.
+    /// The tracing line's four hybrids reach the users from 1, i*, i*+1 and
+    /// nobody; only (0,1) → (1,0) accuses, i*; other positions are refused.
     #[test]
     fn tracing_encryptions_reach_the_users_from_u_on() {
         let mut r = rng(4);
@@ -428,22 +441,25 @@ mod tests {
             .map(|u| kem::keygen::<Z>(&pk, &mk, &UserIndex(u), &mut r).unwrap())
             .collect();
         let set = Recipients::range(1, n).unwrap();
-        let Line::Points(points) = &Z::lines(&pk, Some(&mk))[0] else {
-            panic!("a line of points")
-        };
-        assert!(points.contains(&star) && points.contains(&(n + 1)));
-        for &u in points {
-            let (k, h) = Z::encapsulate_at(&pk, Some(&mk), &set, 0, u, &mut r).unwrap();
+        assert_eq!(
+            Z::lines(&pk, Some(&mk)),
+            vec![Line::Hybrids {
+                len: 4,
+                accuse: vec![(2, star)]
+            }]
+        );
+        for p in 1..=4 {
+            let from = Z::reach(&pk, Some(&mk), 0, p);
+            assert_eq!(from, [1, star, star + 1, n + 1][p as usize - 1]);
+            let (k, h) = Z::encapsulate_at(&pk, Some(&mk), &set, 0, p, &mut r).unwrap();
             let h = Header::<Bls12>::from_bytes(&h.to_bytes()).unwrap();
             for (idx, key) in keys.iter().enumerate() {
                 let v = idx as u32 + 1;
                 let got = Z::decapsulate(key, &h).unwrap() == k;
-                let want = if u == n + 1 { false } else { v >= u };
-                assert_eq!(got, want, "user {v}, index {u}, i* {star}");
+                assert_eq!(got, v >= from, "user {v}, position {p}, i* {star}");
             }
         }
-        let off = (2..=n).find(|u| !points.contains(u)).unwrap();
-        assert!(Z::encapsulate_at(&pk, Some(&mk), &set, 0, off, &mut r).is_err());
+        assert!(Z::encapsulate_at(&pk, Some(&mk), &set, 0, 5, &mut r).is_err());
         assert!(Z::encapsulate_at(&pk, None, &set, 0, 1, &mut r).is_err());
     }
 

@@ -56,7 +56,13 @@ mod tests {
         ] {
             assert_eq!(first_invisible(text).map(|(i, _)| i), Some(at), "{text:?}");
         }
-        for text in ["alice@example.com", "Zoë Müller", "医生", "a b", "naïve-café_1"] {
+        for text in [
+            "alice@example.com",
+            "Zoë Müller",
+            "医生",
+            "a b",
+            "naïve-café_1",
+        ] {
             assert_eq!(first_invisible(text), None, "{text:?}");
         }
         assert_eq!(describe('\u{200b}'), "U+200B");

@@ -18,8 +18,12 @@
 //! **What a trace promises.** Whatever the decoder does — stateless or not,
 //! counting queries, reading the clock, simulating the tracer, switching
 //! keys — an innocent user is accused with probability at most
-//! [`TraceOptions::error`] (plus the decoder's advantage against the
-//! scheme's index hiding). A decoder that decrypts real traffic and treats
+//! [`TraceOptions::error`] per trace (plus the decoder's advantage against
+//! the scheme's index hiding; k traces of one decoder, kδ). Accusations rest
+//! only on steps between hybrids that the scheme's proof makes
+//! indistinguishable without the accused user's key ([`Line`]). The
+//! decoder must not see the tracer's secrets: run it where it cannot read
+//! the master key or the tracer's memory (`abbe trace --decoder-user`). A decoder that decrypts real traffic and treats
 //! probes as it treats real traffic is traced to one of its keys. A decoder
 //! that recognises probes can refuse them and escape (no scheme can prevent
 //! that), but never frame anyone. Probes are complete abbe files whose
@@ -57,76 +61,88 @@ pub trait Traceable: Kem {
     /// The ciphertext side a decoder is traced for when none is given:
     /// every user.
     fn everyone(pk: &Self::PublicKey) -> Self::CiphertextSide;
-    /// The lines of indices the tracer may encrypt at ([`Line`]): one line
-    /// of every index for a PLBE; one line per copy, each with the few
-    /// indices its hidden positions allow, for a risky scheme.
+    /// The lines of hybrid encryptions the tracer may probe ([`Line`]): the
+    /// N+1 indices of a PLBE; one short line per copy of a risky scheme.
     fn lines(pk: &Self::PublicKey, mk: Option<&MasterKeyOf<Self>>) -> Vec<Line> {
         let _ = (pk, mk);
         vec![Line::All]
     }
-    /// An encryption to `target` decryptable exactly by its users ≥ u,
-    /// u ∈ [1, N+1] an index of `line` (u = 1: distributed as a normal
-    /// encryption; N+1: by nobody). `mk` is given when [`Self::PRIVATE`].
+    /// The least user `position` of `line` reaches: its encryption is
+    /// decryptable exactly by the users ≥ this of the target (N+1: by
+    /// nobody). For tests and simulations with ideal keys.
+    fn reach(
+        pk: &Self::PublicKey,
+        mk: Option<&MasterKeyOf<Self>>,
+        line: usize,
+        position: u32,
+    ) -> u32 {
+        let _ = (pk, mk, line);
+        position
+    }
+    /// The hybrid encryption to `target` at `position` of `line` (position
+    /// 1: distributed as a normal encryption; the last: decryptable by
+    /// nobody). On [`Line::All`] the position is the index u, decryptable
+    /// exactly by the users ≥ u. `mk` is given when [`Self::PRIVATE`].
     fn encapsulate_at<R: RngCore + CryptoRng>(
         pk: &Self::PublicKey,
         mk: Option<&MasterKeyOf<Self>>,
         target: &Self::CiphertextSide,
         line: usize,
-        u: u32,
+        position: u32,
         rng: &mut R,
     ) -> Result<(SessionKey, Self::Header), KemError>;
 }
 
-/// The indices of one line: every index in [1, N+1], or these (sorted,
-/// with 1 and N+1).
+/// A sequence of hybrid encryptions, positions 1..=len: position 1 is
+/// distributed as a normal encryption and the last is decryptable by
+/// nobody. A drop in a decoder's success between positions p and p+1
+/// accuses a user only where the scheme's proof makes p and p+1
+/// indistinguishable to anyone without that user's key; every other step
+/// only steers the search.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Line {
+    /// A PLBE's indices u ∈ [1, N+1] (len = N+1): u reaches the users ≥ u,
+    /// so u and u+1 differ only for user u, whom a drop between them
+    /// accuses (BSW06's index hiding).
     All,
-    Points(Vec<u32>),
+    /// `len` hybrids, and the steps (p, user) a drop across p → p+1 accuses
+    /// that user on (a risky scheme: TrEnc(0,1) → TrEnc(1,0) at the hidden
+    /// position).
+    Hybrids { len: u32, accuse: Vec<(u32, u32)> },
 }
 
 impl Line {
-    fn len(&self, users: u32) -> u64 {
+    /// The last position.
+    fn last(&self, users: u32) -> u32 {
         match self {
-            Line::All => u64::from(users) + 1,
-            Line::Points(p) => p.len() as u64,
+            Line::All => users + 1,
+            Line::Hybrids { len, .. } => *len,
         }
     }
-    /// The pairs (u, u+1) of the line: the accusations it can make.
-    fn adjacent_pairs(&self, users: u32) -> u64 {
+    /// The steps it can accuse on: P's share of this line.
+    fn accusable_steps(&self, users: u32) -> u64 {
         match self {
             Line::All => u64::from(users),
-            Line::Points(p) => p.windows(2).filter(|w| w[1] == w[0] + 1).count() as u64,
+            Line::Hybrids { accuse, .. } => accuse.len() as u64,
         }
     }
-    /// Whether an index of the line lies strictly between a and b.
-    fn has_between(&self, a: u32, b: u32) -> bool {
+    /// The user a drop across p → p+1 accuses, if any.
+    fn accused_at(&self, p: u32, users: u32) -> Option<u32> {
         match self {
-            Line::All => b > a + 1,
-            Line::Points(p) => p.partition_point(|&x| x <= a) < p.partition_point(|&x| x < b),
+            Line::All => (1..=users).contains(&p).then_some(p),
+            Line::Hybrids { accuse, .. } => {
+                accuse.iter().find(|(q, _)| *q == p).map(|&(_, user)| user)
+            }
         }
     }
-    /// An index of the line strictly between a and b (one exists), drawn by
-    /// `coins` from the middle quarter of them: the decoder cannot compute
-    /// which index the search probes next.
-    fn pick_between(&self, a: u32, b: u32, coins: &mut dyn RngCore) -> u32 {
-        let mut draw = |n: u64| ((u128::from(coins.next_u64()) * u128::from(n)) >> 64) as u64;
-        match self {
-            Line::All => {
-                let inside = u64::from(b - a - 1);
-                let spread = (inside / 4).max(1);
-                let start = (inside - spread) / 2;
-                a + 1 + (start + draw(spread)) as u32
-            }
-            Line::Points(p) => {
-                let lo = p.partition_point(|&x| x <= a);
-                let hi = p.partition_point(|&x| x < b);
-                let inside = (hi - lo) as u64;
-                let spread = (inside / 4).max(1);
-                let start = (inside - spread) / 2;
-                p[lo + (start + draw(spread)) as usize]
-            }
-        }
+    /// A position strictly between a and b (b > a + 1), drawn by `coins`
+    /// from the middle quarter of them: the decoder cannot compute which
+    /// position the search probes next.
+    fn pick_between(a: u32, b: u32, coins: &mut dyn RngCore) -> u32 {
+        let inside = u64::from(b - a - 1);
+        let spread = (inside / 4).max(1);
+        let start = (inside - spread) / 2;
+        a + 1 + (start + uniform(spread, coins)) as u32
     }
 }
 
@@ -204,13 +220,20 @@ impl Probes {
     }
 }
 
-/// A uniform integer in [0, n) (bias ≤ n/2⁶⁴).
-fn uniform(n: u64, rng: &mut impl RngCore) -> u64 {
-    ((u128::from(rng.next_u64()) * u128::from(n)) >> 64) as u64
+/// A uniform integer in [0, n), n ≥ 1 (Lemire's multiply-and-reject:
+/// unbiased).
+fn uniform(n: u64, rng: &mut (impl RngCore + ?Sized)) -> u64 {
+    let threshold = n.wrapping_neg() % n;
+    loop {
+        let m = u128::from(rng.next_u64()) * u128::from(n);
+        if (m as u64) >= threshold {
+            return (m >> 64) as u64;
+        }
+    }
 }
 
 /// A length drawn log-uniformly from [min, max].
-fn random_length(min: usize, max: usize, rng: &mut impl RngCore) -> usize {
+fn random_length(min: usize, max: usize, rng: &mut (impl RngCore + ?Sized)) -> usize {
     let (lo, hi) = ((min as f64).ln(), (max as f64).ln());
     let t = uniform(1 << 53, rng) as f64 / (1u64 << 53) as f64;
     ((lo + t * (hi - lo)).exp().round() as usize).clamp(min, max)
@@ -237,8 +260,9 @@ pub struct TraceOptions {
 impl TraceOptions {
     /// Why these options cannot trace, if they cannot.
     pub fn check(&self) -> Result<(), &'static str> {
-        if !(self.error > 0.0 && self.error < 1.0) {
-            return Err("the error bound must be in (0, 1)");
+        // Below 10⁻²⁰ the exact tails would approach f64's range.
+        if !(self.error >= 1e-20 && self.error < 1.0) {
+            return Err("the error bound must be in [1e-20, 1)");
         }
         if !(self.min_success > 0.0 && self.min_success < 1.0) {
             return Err("the minimum success must be in (0, 1)");
@@ -277,16 +301,18 @@ pub struct IndexEstimate {
     pub high: f64,
 }
 
-/// The accusation rounds of one pair (index, index + 1) of a line: how many,
-/// and the last one — `queries_each` shuffled queries at each index, of
-/// which the decoder decrypted `decrypted_low` at `index` and
-/// `decrypted_high` at `index + 1`; `p_value`, the probability of a split at
-/// least this uneven if the decoder could not tell the two apart; the round
-/// accuses when it is at most `threshold`.
+/// The accusation rounds of one step (index, index + 1) of a line, which
+/// accuses `user`: how many, and the last one — `queries_each` shuffled
+/// queries at each position, of which the decoder decrypted
+/// `decrypted_low` at `index` and `decrypted_high` at `index + 1`;
+/// `p_value`, the probability of a split at least this uneven if the
+/// decoder could not tell the two apart; the round accuses when it is at
+/// most `threshold`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct PairEvidence {
     pub line: usize,
     pub index: u32,
+    pub user: u32,
     pub rounds: u32,
     pub queries_each: u64,
     pub decrypted_low: u64,
@@ -318,6 +344,8 @@ pub struct TraceReport {
     pub evidence: Vec<IndexEstimate>,
     /// The accusation rounds, by line and pair.
     pub rounds: Vec<PairEvidence>,
+    /// The round that accused, when one did.
+    pub accusing: Option<PairEvidence>,
     pub queries: u64,
     pub users: u32,
     /// The bound on a false accusation this run was made with.
@@ -325,12 +353,9 @@ pub struct TraceReport {
 }
 
 impl TraceReport {
-    /// The rounds of the accused pair, when a user was accused.
+    /// The round that accused, when a user was accused.
     pub fn accusation(&self) -> Option<&PairEvidence> {
-        match self.verdict {
-            TraceVerdict::Accused(u) => self.rounds.iter().find(|r| r.index == u),
-            _ => None,
-        }
+        self.accusing.as_ref()
     }
 }
 

@@ -221,9 +221,8 @@ impl Tactics {
         let q = self.queries;
         self.queries += 1;
         let started = *self.started.get_or_insert_with(Instant::now);
-        let any = |open: &mut dyn FnMut(usize) -> Option<usize>| {
-            (0..keys).find(|&k| open(k).is_some())
-        };
+        let any =
+            |open: &mut dyn FnMut(usize) -> Option<usize>| (0..keys).find(|&k| open(k).is_some());
         let out = match &self.strategy {
             Strategy::RandomKey => {
                 let k = (self.rng.next_u32() as usize) % keys.max(1);
@@ -245,7 +244,11 @@ impl Tactics {
                 .then(|| any(open))
                 .flatten(),
             Strategy::SwitchKeys { after } => {
-                let k = if q < *after { 0 } else { keys.saturating_sub(1) };
+                let k = if q < *after {
+                    0
+                } else {
+                    keys.saturating_sub(1)
+                };
                 open(k).map(|_| k)
             }
             Strategy::Picky { min } => (0..keys).find(|&k| open(k).is_some_and(|n| n >= *min)),
@@ -303,15 +306,21 @@ impl Pirate {
 }
 
 /// Runs a pirate playing `strategy` with ideal keys — key k decrypts
-/// exactly the indices ≤ k, as a PLBE's keys do — against the search, with
+/// position p of line l exactly when k ≥ `reach(l, p)` ([`Traceable::reach`];
+/// the position itself on a PLBE's line) — against the search, with
 /// plaintext lengths drawn as `options.probes` draws them and the search's
 /// coins drawn from `seed` as [`super::trace`] draws them from its rng (so
 /// a [`Strategy::Shadow`] given the same seed knows them). The tracer's
 /// whole logic runs; only the cryptography is idealised, so thousands of
-/// traces take seconds (the lab's accusation statistics, the tests).
+/// traces take seconds (the lab's accusation statistics, the tests). Ideal
+/// keys are as indistinguishable as the scheme's proof says: a scheme
+/// whose hybrids a coalition can tell apart needs real keys to show it.
+///
+/// [`Traceable::reach`]: super::Traceable::reach
 pub fn simulate(
     users: u32,
     lines: Vec<Line>,
+    reach: &dyn Fn(usize, u32) -> u32,
     keys: &[u32],
     strategy: Strategy,
     options: &TraceOptions,
@@ -326,7 +335,9 @@ pub fn simulate(
             .map(|q| {
                 let len = options.probes.draw_len(&mut lengths);
                 tactics
-                    .answer(keys.len(), &mut |k| (keys[k] >= q.index).then_some(len))
+                    .answer(keys.len(), &mut |k| {
+                        (keys[k] >= reach(q.line, q.index)).then_some(len)
+                    })
                     .is_some()
             })
             .collect())

@@ -1,27 +1,29 @@
 //! The search behind [`super::trace`]: which indices to probe next, and when
 //! a drop between two adjacent indices is established.
 //!
-//! **Steering.** The probed indices of a line cut [1, N+1] into intervals;
-//! the interval with the largest estimated drop is split at an index drawn
-//! at random near its middle, until it is two adjacent indices (a, a+1).
-//! Steering only decides where to look: a decoder that misleads it can waste
-//! the budget, never cause an accusation.
+//! **Steering.** The probed positions of a line ([`Line`]) cut it into
+//! intervals; the interval with the largest estimated drop is split at a
+//! position drawn at random near its middle, until it is two adjacent
+//! positions (a, a+1) that the line can accuse on. Steering only decides
+//! where to look: a decoder that misleads it can waste the budget, never
+//! cause an accusation.
 //!
-//! **Accusation: a permutation test on fresh, shuffled rounds.** An adjacent
-//! pair is tested in rounds of m queries at a and m at a+1, each round fresh
-//! (no earlier query counts), in batches of at most [`BATCH`] queries that
-//! hold as many of each, shuffled with the tracer's secret coins. Every
-//! header of a batch is made before the decoder sees the first, so neither
-//! the order of the queries nor the tracer's timing says which is which. If
-//! the decoder lacks user a's key, index hiding makes a query at a look like
-//! one at a+1 to it, so whatever it does — keep state, count queries, read
-//! the clock, simulate the tracer — its answers are independent of the coins
+//! **Accusation: a permutation test on fresh, shuffled rounds.** An
+//! accusable step a → a+1 (which differs only for one user u) is tested in
+//! rounds of m queries at a and m at a+1, each round fresh (no earlier query
+//! counts), in batches of at most [`BATCH`] queries that hold as many of
+//! each, shuffled with the tracer's secret coins. Every header of a batch is
+//! made before the decoder sees the first, so neither the order of the
+//! queries nor the tracer's timing says which is which. If the decoder lacks
+//! u's key, the scheme's index hiding makes a query at a look like one at
+//! a+1 to it, so whatever it does — keep state, count queries, read the
+//! clock, simulate the tracer — its answers are independent of the coins
 //! that placed a and a+1 in the batch. Given its answers, the number of
 //! successes that fell on a is then a sum of independent hypergeometric
-//! variables (one per batch), whose upper tail we compute exactly. User a is
-//! accused only when that tail is at most δ/(P·j(j+1)) for the pair's j-th
-//! round, P the number of pairs the lines can test: over every round of
-//! every pair, a false accusation has probability at most δ, for stateless
+//! variables (one per batch), whose upper tail we compute exactly. u is
+//! accused only when that tail is at most δ/(P·j(j+1)) for the step's j-th
+//! round, P the number of accusable steps of all lines: over every round of
+//! every step, a false accusation has probability at most δ, for stateless
 //! and stateful decoders alike (up to the decoder's advantage against the
 //! scheme's index hiding).
 //!
@@ -37,7 +39,7 @@ use super::{
 use rand_core::RngCore;
 use std::collections::BTreeMap;
 
-/// One query: an encryption at `index` of line `line`.
+/// One query: the hybrid encryption at position `index` of line `line`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Query {
     pub line: usize,
@@ -147,7 +149,8 @@ impl Tally {
 
 /// How the search of one line ended.
 enum LineEnd {
-    Accused(u32),
+    /// The user of the accusing round.
+    Accused(PairEvidence),
     DoesNotDecrypt,
     /// Its drops lie only between indices it cannot separate.
     Exhausted,
@@ -157,9 +160,9 @@ enum LineEnd {
 struct Search<'a, E> {
     users: u32,
     lines: Vec<Line>,
-    /// Σ of the lines' lengths: the number of (line, index) bounds.
+    /// Σ of the lines' lengths: the number of (line, position) bounds.
     points: f64,
-    /// The number of adjacent pairs the lines can test: P.
+    /// The number of steps the lines can accuse on: P.
     pairs_possible: f64,
     options: &'a TraceOptions,
     /// Every query's outcome by (line, index): steering and evidence.
@@ -196,10 +199,9 @@ impl<E> Search<'_, E> {
             bound(p, t.n as f64, level, true),
         )
     }
-    /// A uniform integer in [0, n), n ≥ 1, from the secret coins (bias
-    /// ≤ n/2⁶⁴).
+    /// A uniform integer in [0, n), n ≥ 1, from the secret coins.
     fn below(&mut self, n: usize) -> usize {
-        ((u128::from(self.coins.next_u64()) * n as u128) >> 64) as usize
+        super::uniform(n as u64, &mut *self.coins) as usize
     }
     fn shuffle(&mut self, batch: &mut [Query]) {
         for i in (1..batch.len()).rev() {
@@ -230,14 +232,15 @@ impl<E> Search<'_, E> {
         Ok(answers)
     }
     /// `count` queries at each of `indices` (within the budget), in shuffled
-    /// batches that hold as many of each.
+    /// batches that hold as many of each; how many were sent at each (0
+    /// when the budget cannot take one at every index).
     fn sample(
         &mut self,
         line: usize,
         indices: &[u32],
         count: u64,
         around: (u32, u32),
-    ) -> Result<(), E> {
+    ) -> Result<u64, E> {
         let per_batch = (BATCH / indices.len().max(1)).max(1) as u64;
         let count = count.min(self.budget_left() / indices.len().max(1) as u64);
         let mut left = count;
@@ -251,11 +254,18 @@ impl<E> Search<'_, E> {
             self.send(&batch, around)?;
             left -= each;
         }
-        Ok(())
+        Ok(count)
     }
-    /// One fresh accusation round of (line, a) against a+1 with `m`
-    /// queries at each; true when it establishes the drop.
-    fn accusation_round(&mut self, line: usize, a: u32, m: u64) -> Result<bool, E> {
+    /// One fresh accusation round of the step a → a+1 of `line`, which
+    /// accuses `user`, with `m` queries at each; its evidence when it
+    /// establishes the drop.
+    fn accusation_round(
+        &mut self,
+        line: usize,
+        a: u32,
+        user: u32,
+        m: u64,
+    ) -> Result<Option<PairEvidence>, E> {
         let half = (BATCH / 2) as u64;
         let mut counts = Vec::new();
         let mut left = m;
@@ -285,6 +295,7 @@ impl<E> Search<'_, E> {
         let evidence = self.rounds.entry((line, a)).or_insert(PairEvidence {
             line,
             index: a,
+            user,
             rounds: 0,
             queries_each: 0,
             decrypted_low: 0,
@@ -303,7 +314,7 @@ impl<E> Search<'_, E> {
             threshold,
             ..*evidence
         };
-        Ok(p_value <= threshold)
+        Ok((p_value <= threshold).then_some(*evidence))
     }
     /// The size of the next round of (line, a): the first is
     /// `first_queries`, each next one twice the last, up to [`MAX_ROUND`].
@@ -324,10 +335,12 @@ impl<E> Search<'_, E> {
     /// Searches one line until an accusation, its end, or `budget` queries.
     fn run_line(&mut self, line: usize, budget: u64) -> Result<LineEnd, E> {
         let stop_at = (self.queries + budget).min(self.options.max_queries);
-        let (first, last) = (1, self.users + 1);
-        let n0 = self.options.first_queries.max(1);
         let l = self.lines[line].clone();
-        self.sample(line, &[first, last], n0, (first, last))?;
+        let (first, last) = (1, l.last(self.users));
+        let n0 = self.options.first_queries.max(1);
+        if self.sample(line, &[first, last], n0, (first, last))? == 0 {
+            return Ok(LineEnd::Budget);
+        }
         loop {
             if self.interval((line, first)).1 < self.options.min_success {
                 return Ok(LineEnd::DoesNotDecrypt);
@@ -336,67 +349,84 @@ impl<E> Search<'_, E> {
                 return Ok(LineEnd::Budget);
             }
             let probed = self.probed(line);
+            let users = self.users;
             // The interval with the largest estimated drop among those that
-            // can still be refined (an index between) or tested (adjacent).
+            // can still be refined (a position between) or tested (an
+            // accusable step).
             let best = probed
                 .iter()
                 .zip(probed.iter().skip(1))
-                .filter(|((a, _), (b, _))| *b == a + 1 || l.has_between(*a, *b))
+                .filter(|((a, _), (b, _))| *b > a + 1 || l.accused_at(*a, users).is_some())
                 .map(|(&(a, ta), &(b, tb))| (a, b, ta.mean() - tb.mean()))
                 .fold(None::<(u32, u32, f64)>, |best, c| match best {
                     Some(bst) if bst.2 >= c.2 => Some(bst),
                     _ => Some(c),
                 });
-            match best {
-                Some((a, b, drop)) if drop > 0.0 => {
-                    if b == a + 1 {
+            let sent = match best {
+                Some((a, b, drop)) if drop > 0.0 => match l.accused_at(a, users) {
+                    Some(user) if b == a + 1 => {
                         let m = self
                             .next_round(line, a)
                             .min(stop_at.saturating_sub(self.queries) / 2);
                         if m == 0 {
                             return Ok(LineEnd::Budget);
                         }
-                        if self.accusation_round(line, a, m)? {
-                            return Ok(LineEnd::Accused(a));
+                        if let Some(evidence) = self.accusation_round(line, a, user, m)? {
+                            return Ok(LineEnd::Accused(evidence));
                         }
-                    } else {
-                        let c = l.pick_between(a, b, &mut *self.coins);
-                        self.sample(line, &[c], n0, (a, b))?;
+                        m
                     }
-                }
-                // No visible drop where one could be found: on a line of
-                // every index the decoder may not decrypt at all (or barely),
-                // so its ends are sampled further; on a line of a few
-                // indices the drops are where the line cannot separate them.
+                    _ => {
+                        let c = Line::pick_between(a, b, &mut *self.coins);
+                        self.sample(line, &[c], n0, (a, b))?
+                    }
+                },
+                // No visible drop where one could be found: on a PLBE's line
+                // the decoder may not decrypt at all (or barely), so its
+                // ends are sampled further; on a line of hybrids the drops
+                // are at steps that accuse nobody.
                 _ if l == Line::All || probed.len() == 2 => {
                     let more = self.tally((line, first)).n.max(n0);
-                    self.sample(line, &[first, last], more, (first, last))?;
+                    self.sample(line, &[first, last], more, (first, last))?
                 }
                 _ => return Ok(LineEnd::Exhausted),
+            };
+            // A budget too small for one more query at each index.
+            if sent == 0 {
+                return Ok(LineEnd::Budget);
             }
         }
     }
-    fn run(&mut self) -> Result<TraceVerdict, E> {
+    fn run(&mut self) -> Result<(TraceVerdict, Option<PairEvidence>), E> {
         let lines = self.lines.len();
+        let mut budget_ended = false;
         for line in 0..lines {
             // An equal share of what is left for each line still to search.
             let budget = self.budget_left() / (lines - line) as u64;
             match self.run_line(line, budget.max(1))? {
-                LineEnd::Accused(u) => return Ok(TraceVerdict::Accused(u)),
-                LineEnd::DoesNotDecrypt => return Ok(TraceVerdict::DoesNotDecrypt),
-                LineEnd::Exhausted | LineEnd::Budget => {}
+                LineEnd::Accused(e) => return Ok((TraceVerdict::Accused(e.user), Some(e))),
+                LineEnd::DoesNotDecrypt => return Ok((TraceVerdict::DoesNotDecrypt, None)),
+                LineEnd::Budget => budget_ended = true,
+                LineEnd::Exhausted => {}
             }
             if self.budget_left() == 0 {
-                return Ok(TraceVerdict::BudgetExhausted);
+                return Ok((TraceVerdict::BudgetExhausted, None));
             }
         }
-        Ok(TraceVerdict::NoAccusation)
+        Ok((
+            if budget_ended {
+                TraceVerdict::BudgetExhausted
+            } else {
+                TraceVerdict::NoAccusation
+            },
+            None,
+        ))
     }
 }
 
 /// Traces a decoder given as `probe(batch)`: one fresh encryption per query
 /// of the batch, given to the decoder in order; whether it decrypted each.
-/// `coins` decide the order within batches and the indices probed: they
+/// `coins` decide the order within batches and the positions probed: they
 /// must be secret from the decoder (OS randomness).
 pub fn trace_indices<E>(
     users: u32,
@@ -406,8 +436,8 @@ pub fn trace_indices<E>(
     probe: &mut dyn FnMut(&[Query]) -> Result<Vec<bool>, E>,
     progress: &mut dyn FnMut(&TraceProgress),
 ) -> Result<TraceReport, E> {
-    let points = lines.iter().map(|l| l.len(users)).sum::<u64>() as f64;
-    let pairs_possible = lines.iter().map(|l| l.adjacent_pairs(users)).sum::<u64>() as f64;
+    let points = lines.iter().map(|l| u64::from(l.last(users))).sum::<u64>() as f64;
+    let pairs_possible = lines.iter().map(|l| l.accusable_steps(users)).sum::<u64>() as f64;
     let mut search = Search {
         users,
         lines,
@@ -422,7 +452,7 @@ pub fn trace_indices<E>(
         probe,
         progress,
     };
-    let verdict = search.run()?;
+    let (verdict, accusing) = search.run()?;
     let evidence = search
         .tallies
         .iter()
@@ -442,6 +472,7 @@ pub fn trace_indices<E>(
         verdict,
         evidence,
         rounds: search.rounds.into_values().collect(),
+        accusing,
         queries: search.queries,
         users,
         error: options.error,
@@ -520,13 +551,27 @@ mod tests {
         assert!((c[64][32] / 1_832_624_140_942_590_534u64 as f64 - 1.0).abs() < 1e-15);
         // One batch of 2 + 2, 2 successes: both on the low index with
         // probability C(2,2)·C(2,0)/C(4,2) = 1/6.
-        let one = |k, low| upper_tail(&[BatchCount { half: 2, successes: k, at_low: low }], low, &c);
+        let one = |k, low| {
+            upper_tail(
+                &[BatchCount {
+                    half: 2,
+                    successes: k,
+                    at_low: low,
+                }],
+                low,
+                &c,
+            )
+        };
         assert!((one(2, 2) - 1.0 / 6.0).abs() < 1e-15);
         assert!((one(2, 1) - 5.0 / 6.0).abs() < 1e-15);
         assert!((one(2, 0) - 1.0).abs() < 1e-15);
         // 32 + 32, 32 successes all on the low index: 1/C(64, 32).
         let all = upper_tail(
-            &[BatchCount { half: 32, successes: 32, at_low: 32 }],
+            &[BatchCount {
+                half: 32,
+                successes: 32,
+                at_low: 32,
+            }],
             32,
             &c,
         );
@@ -534,14 +579,26 @@ mod tests {
         // Two batches (1+1 with one success, 1+1 with two): X = X₁ + 1,
         // X₁ ∈ {0, 1} evenly, so P(X ≥ 2) = 1/2 and P(X ≥ 3) = 0.
         let two = [
-            BatchCount { half: 1, successes: 1, at_low: 0 },
-            BatchCount { half: 1, successes: 2, at_low: 0 },
+            BatchCount {
+                half: 1,
+                successes: 1,
+                at_low: 0,
+            },
+            BatchCount {
+                half: 1,
+                successes: 2,
+                at_low: 0,
+            },
         ];
         assert!((upper_tail(&two, 2, &c) - 0.5).abs() < 1e-15);
         assert_eq!(upper_tail(&two, 3, &c), 0.0);
         // The tail of a large round sums to one and stays finite.
         let big: Vec<BatchCount> = (0..512)
-            .map(|i| BatchCount { half: 32, successes: i % 65, at_low: 0 })
+            .map(|i| BatchCount {
+                half: 32,
+                successes: i % 65,
+                at_low: 0,
+            })
             .collect();
         assert!((upper_tail(&big, 0, &c) - 1.0).abs() < 1e-9);
     }
@@ -562,7 +619,9 @@ mod tests {
             let mut counts = Vec::new();
             let mut low = 0;
             for _ in 0..4 {
-                let answers: Vec<bool> = (0..64).map(|i| (i / 8 + r.next_u32() % 3) % 2 == 0).collect();
+                let answers: Vec<bool> = (0..64)
+                    .map(|i| (i / 8 + r.next_u32() % 3) % 2 == 0)
+                    .collect();
                 let mut idx: Vec<usize> = (0..64).collect();
                 for i in (1..64).rev() {
                     idx.swap(i, (r.next_u32() as usize) % (i + 1));
@@ -646,19 +705,20 @@ mod tests {
         };
         for _ in 0..5 {
             let mut rr = ChaCha20Rng::seed_from_u64(r.next_u64());
-            let mut probe =
-                |batch: &[Query]| Ok::<_, ()>(batch.iter().map(|_| rr.next_u32() % 2 == 0).collect());
+            let mut probe = |batch: &[Query]| {
+                Ok::<_, ()>(batch.iter().map(|_| rr.next_u32() % 2 == 0).collect())
+            };
             let report = trace_with(64, vec![Line::All], &options, &mut probe, r.next_u64());
             assert_eq!(report.verdict, TraceVerdict::BudgetExhausted);
         }
     }
 
-    /// Lines of a few indices (a risky scheme's copies, each with one hidden
-    /// position i* and the indices i*, i*+1): a line accuses the decoder's
-    /// key k when it holds both k and k+1 (k = i*, or k = N next to N+1);
-    /// elsewhere the trace ends without accusing anyone.
+    /// Lines of four hybrids (a risky scheme's copies, each with one hidden
+    /// position i*: normal, reaching i*, reaching i*+1, nobody): a line
+    /// accuses the decoder's key k only when k is its i*; elsewhere the
+    /// trace ends without accusing anyone, though the success drops.
     #[test]
-    fn lines_of_few_indices_accuse_only_at_their_hidden_positions() {
+    fn risky_lines_accuse_only_at_their_hidden_positions() {
         let mut r = ChaCha20Rng::seed_from_u64(3);
         let n = 30u32;
         for run_no in 0..20 {
@@ -666,23 +726,47 @@ mod tests {
             let stars: Vec<u32> = (0..4).map(|_| 1 + r.next_u32() % n).collect();
             let lines: Vec<Line> = stars
                 .iter()
-                .map(|&s| {
-                    let mut p = vec![1, s, s + 1, n + 1];
-                    p.dedup();
-                    Line::Points(p)
+                .map(|&s| Line::Hybrids {
+                    len: 4,
+                    accuse: vec![(2, s)],
                 })
                 .collect();
-            let keys = [key];
-            let separable = lines.iter().any(
-                |l| matches!(l, Line::Points(p) if p.contains(&key) && p.contains(&(key + 1))),
-            );
-            let mut probe = synthetic(&keys, 1.0, true, r.next_u64());
+            let mut dr = ChaCha20Rng::seed_from_u64(r.next_u64());
+            let mut probe = |batch: &[Query]| {
+                Ok::<_, ()>(
+                    batch
+                        .iter()
+                        .map(|q| {
+                            let s = stars[q.line];
+                            let from = [1, s, s + 1, n + 1][q.index as usize - 1];
+                            key >= from && dr.next_u32() % 8 != 0
+                        })
+                        .collect(),
+                )
+            };
             let report = trace_with(n, lines, &TraceOptions::default(), &mut probe, r.next_u64());
-            if separable {
+            if stars.contains(&key) {
                 assert_eq!(report.verdict, TraceVerdict::Accused(key), "run {run_no}");
+                assert_eq!(report.accusation().map(|e| e.user), Some(key));
             } else {
                 assert_eq!(report.verdict, TraceVerdict::NoAccusation, "run {run_no}");
             }
+        }
+    }
+
+    /// A budget that an odd remainder leaves too small for one more batch
+    /// ends the trace instead of spinning (review finding).
+    #[test]
+    fn an_odd_budget_ends() {
+        let mut probe = |batch: &[Query]| Ok::<_, ()>(vec![false; batch.len()]);
+        for max_queries in [1, 3, 101, 1001] {
+            let options = TraceOptions {
+                max_queries,
+                ..TraceOptions::default()
+            };
+            let report = trace_with(50, vec![Line::All], &options, &mut probe, 7);
+            assert!(report.queries <= max_queries);
+            assert_eq!(report.verdict, TraceVerdict::BudgetExhausted);
         }
     }
 
