@@ -71,7 +71,10 @@ pub fn pick_side(
     }
     let abe = |k: SideKind| matches!(k, SideKind::Attributes | SideKind::Policy);
     if let Some(f) = given.first() {
-        if !f.kinds.contains(&kind) && !(abe(kind) && f.kinds.iter().any(|k| abe(*k))) {
+        // A policy flag given for attributes (or the reverse) is the same
+        // scheme family: the scheme's own parser says which it wanted.
+        let fits = f.kinds.contains(&kind) || (abe(kind) && f.kinds.iter().any(|k| abe(*k)));
+        if !fits {
             let (what, flag) = side_wanted(kind);
             let objects = if command == "keygen" {
                 "keys"

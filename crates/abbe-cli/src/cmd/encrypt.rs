@@ -77,10 +77,12 @@ pub fn run(args: Args) -> Result<()> {
     let to_file = match to_file {
         Some(f) if identities => Some(broadcast::read_identity_file(&f)?),
         Some(f) if info.ciphertext_side == SideKind::Users => Some(broadcast::read_index_file(&f)?),
-        Some(_) => return Err(CliError::Other(format!(
+        Some(_) => {
+            return Err(CliError::Other(format!(
             "{} ciphertexts are not for a list of recipients (--to-file is for broadcast schemes)",
             pre.scheme.name()
-        ))),
+        )))
+        }
         None => None,
     };
     let given = ops::pick_side(

@@ -46,6 +46,10 @@ pub struct Query {
     pub index: u32,
 }
 
+/// The decoder as the search sees it: a batch of queries in, whether each
+/// was decrypted out.
+pub type Probe<'a, E> = dyn FnMut(&[Query]) -> Result<Vec<bool>, E> + 'a;
+
 /// Most queries in one batch given to the decoder: the headers of a batch
 /// are all made before its first query is sent.
 pub const BATCH: usize = 64;
@@ -172,7 +176,7 @@ struct Search<'a, E> {
     queries: u64,
     coins: &'a mut dyn RngCore,
     binomials: Vec<Vec<f64>>,
-    probe: &'a mut dyn FnMut(&[Query]) -> Result<Vec<bool>, E>,
+    probe: &'a mut Probe<'a, E>,
     progress: &'a mut dyn FnMut(&TraceProgress),
 }
 
@@ -433,7 +437,7 @@ pub fn trace_indices<E>(
     lines: Vec<Line>,
     options: &TraceOptions,
     coins: &mut dyn RngCore,
-    probe: &mut dyn FnMut(&[Query]) -> Result<Vec<bool>, E>,
+    probe: &mut Probe<'_, E>,
     progress: &mut dyn FnMut(&TraceProgress),
 ) -> Result<TraceReport, E> {
     let points = lines.iter().map(|l| u64::from(l.last(users))).sum::<u64>() as f64;
@@ -516,7 +520,7 @@ mod tests {
         n: u32,
         lines: Vec<Line>,
         options: &TraceOptions,
-        probe: &mut dyn FnMut(&[Query]) -> Result<Vec<bool>, ()>,
+        probe: &mut Probe<'_, ()>,
         seed: u64,
     ) -> TraceReport {
         let mut coins = ChaCha20Rng::seed_from_u64(seed);
