@@ -400,115 +400,64 @@ fn modes_cannot_be_swapped() {
         assert!(e.contains("which ciphertext"), "{e}");
         assert_no_output(&t, "out");
     }
-    // --original reads the id from the original file.
-    let e = t.fails(
-        None,
-        &[
-            "decrypt",
-            "--key",
+    // Each way of naming the original: (key, how, file, the plaintext or
+    // the exit code and what the error says).
+    type Outcome<'a> = Result<&'a [u8], (i32, &'a str)>;
+    let owner: Outcome = Ok(b"what the owner wrote");
+    let cases: [(&str, &[&str], &str, Outcome); 7] = [
+        // --original reads the id from the original file.
+        (
             "alice.rk",
-            "--original",
-            "msg.rcca",
-            "-o",
-            "out",
+            &["--original", "msg.rcca"],
             "evil.t2",
-        ],
-        3,
-    );
-    assert!(e.contains("header id"), "{e}");
-    assert_no_output(&t, "out");
-    t.ok(
-        None,
-        &[
-            "decrypt",
-            "--key",
+            Err((3, "header id")),
+        ),
+        ("alice.rk", &["--original", "msg.rcca"], "msg.t", owner),
+        (
             "alice.rk",
-            "--original",
-            "msg.rcca",
-            "-o",
-            "out",
-            "msg.t",
-        ],
-    );
-    assert_eq!(t.read("out"), b"what the owner wrote");
-    fs::remove_file(t.path("out")).unwrap();
-    // Waived explicitly, whatever the proxy chose is decrypted.
-    t.ok(
-        None,
-        &[
-            "decrypt",
-            "--key",
-            "alice.rk",
-            "--any-original",
-            "-o",
-            "out",
+            &["--expect-header", &id],
             "evil.t2",
-        ],
-    );
-    assert_eq!(t.read("out"), b"what an attacker chose");
-    fs::remove_file(t.path("out")).unwrap();
-    let e = t.fails(
-        None,
-        &[
-            "decrypt",
-            "--key",
-            "alice.rk",
-            "--expect-header",
-            &id,
-            "-o",
-            "out",
-            "evil.t2",
-        ],
-        3,
-    );
-    assert!(e.contains("header id"), "{e}");
-    assert_no_output(&t, "out");
-    t.ok(
-        None,
-        &[
-            "decrypt",
-            "--key",
-            "alice.rk",
-            "--expect-header",
-            &id,
-            "-o",
-            "out",
-            "msg.t",
-        ],
-    );
-    assert_eq!(t.read("out"), b"what the owner wrote");
-    fs::remove_file(t.path("out")).unwrap();
-    // The id also checks the original file, and a malformed id is a usage error.
-    let e = t.fails(
-        None,
-        &[
-            "decrypt",
-            "--key",
+            Err((3, "header id")),
+        ),
+        ("alice.rk", &["--expect-header", &id], "msg.t", owner),
+        // The id also checks the original file, and a malformed id is a usage error.
+        (
             "alice.key",
-            "--expect-header",
-            &id,
-            "-o",
-            "out",
+            &["--expect-header", &id],
             "evil.rcca",
-        ],
-        3,
-    );
-    assert!(e.contains("--expect-header"), "{e}");
-    t.fails(
-        None,
-        &[
-            "decrypt",
-            "--key",
+            Err((3, "--expect-header")),
+        ),
+        (
             "alice.rk",
-            "--expect-header",
-            "12ab",
-            "-o",
-            "out",
+            &["--expect-header", "12ab"],
             "msg.t",
-        ],
-        1,
-    );
-    assert_no_output(&t, "out");
+            Err((1, "64 hex digits")),
+        ),
+        // Waived explicitly, whatever the proxy chose is decrypted.
+        (
+            "alice.rk",
+            &["--any-original"],
+            "evil.t2",
+            Ok(b"what an attacker chose"),
+        ),
+    ];
+    for (key, how, file, outcome) in cases {
+        let mut args = vec!["decrypt", "--key", key];
+        args.extend_from_slice(how);
+        args.extend(["-o", "out", file]);
+        match outcome {
+            Ok(plain) => {
+                t.ok(None, &args);
+                assert_eq!(t.read("out"), plain, "{args:?}");
+                fs::remove_file(t.path("out")).unwrap();
+            }
+            Err((code, says)) => {
+                let e = t.fails(None, &args, code);
+                assert!(e.contains(says), "{args:?}: {e}");
+                assert_no_output(&t, "out");
+            }
+        }
+    }
 }
 
 /// YCT14 is broken: no command touches a YCT14 object without
