@@ -994,7 +994,7 @@ fn protect<'py>(
 /// `probe_like`: probes carry one of these plaintexts (the operator's real
 /// content, each at most 16 MiB) instead of random bytes of varied length.
 /// Returns {"accused": user or None, "verdict", "queries", "error",
-/// "rounds": [{"line", "index", "rounds", "queries_each", "decrypted_low",
+/// "rounds": [{"line", "index", "user", "rounds", "queries_each", "decrypted_low",
 /// "decrypted_high", "p_value", "threshold"}] (the accusation tests of each
 /// pair index, index + 1), "evidence": [{"line", "index", "queries",
 /// "decrypted", "low", "high"}] (the search's estimates)}.
@@ -1068,6 +1068,7 @@ fn trace<'py>(
         let row = PyDict::new(py);
         row.set_item("line", r.line)?;
         row.set_item("index", r.index)?;
+        row.set_item("user", r.user)?;
         row.set_item("rounds", r.rounds)?;
         row.set_item("queries_each", r.queries_each)?;
         row.set_item("decrypted_low", r.decrypted_low)?;

@@ -98,17 +98,23 @@ def test_decrypt_stream_refuses_a_misbehaving_writer(keys: tuple[bytes, abbe.Sec
     check_stream_error(e, ValueError if name.startswith("raising") else None)
 
 
-@pytest.mark.parametrize("name", BAD_READERS)
-@pytest.mark.parametrize("at", [0, 70_000], ids=["at once", "in the payload"])
-def test_encrypt_stream_refuses_a_misbehaving_reader(keys: tuple[bytes, abbe.SecretKey, bytes], name: str, at: int) -> None:
-    pk, _, _ = keys
-    answer = BAD_READERS[name]
+def misbehaving_after(at: int, answer: Callable[[bytes, int], Any]) -> Callable[[bytes, int], Any]:
+    """A read that passes the file through for `at` bytes, then answers
+    as `answer` does."""
     given = [0]
 
     def read(chunk: bytes, n: int) -> Any:
         given[0] += len(chunk)
         return answer(chunk, n) if given[0] > at else chunk
 
+    return read
+
+
+@pytest.mark.parametrize("name", BAD_READERS)
+@pytest.mark.parametrize("at", [0, 70_000], ids=["at once", "in the payload"])
+def test_encrypt_stream_refuses_a_misbehaving_reader(keys: tuple[bytes, abbe.SecretKey, bytes], name: str, at: int) -> None:
+    pk, _, _ = keys
+    read = misbehaving_after(at, BAD_READERS[name])
     with pytest.raises(abbe.StreamError, match=r"src\.read\(") as e:
         abbe.encrypt_stream(pk, Reader(DATA, read), io.BytesIO(), policy="doctor")
     check_stream_error(e, RuntimeError if name.startswith("raising") else None)
@@ -118,13 +124,7 @@ def test_encrypt_stream_refuses_a_misbehaving_reader(keys: tuple[bytes, abbe.Sec
 @pytest.mark.parametrize("at", [0, 70_000], ids=["in the head", "in the payload"])
 def test_decrypt_stream_refuses_a_misbehaving_reader(keys: tuple[bytes, abbe.SecretKey, bytes], name: str, at: int) -> None:
     _, key, ct = keys
-    answer = BAD_READERS[name]
-    given = [0]
-
-    def read(chunk: bytes, n: int) -> Any:
-        given[0] += len(chunk)
-        return answer(chunk, n) if given[0] > at else chunk
-
+    read = misbehaving_after(at, BAD_READERS[name])
     with pytest.raises(abbe.StreamError, match=r"src\.read\(") as e:
         abbe.decrypt_stream(key, Reader(ct, read), io.BytesIO())
     check_stream_error(e, RuntimeError if name.startswith("raising") else None)
