@@ -235,10 +235,8 @@ fn tampered_protected_keys_exit_3() {
     let mut bad = mk.clone();
     bad[8] = 40;
     fs::write(t.path("bad.key"), &bad).unwrap();
-    let start = std::time::Instant::now();
     let e = t.fails(None, &keygen_args("bad.key", "alice.key"), 3);
     assert!(e.contains("scrypt parameters refused"), "{e}");
-    assert!(start.elapsed().as_secs() < 5);
     // A flipped ciphertext bit is indistinguishable from a wrong passphrase.
     let mut bad = mk.clone();
     let last = bad.len() - 20;

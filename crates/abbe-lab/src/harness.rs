@@ -296,8 +296,9 @@ mod tests {
         );
         assert!(s.reps >= 2 && s.reps <= 6, "{s:?}");
         assert!(s.min_ms >= 5.0 && s.median_ms >= s.min_ms && s.max_ms >= s.median_ms);
-        // Sleeping costs no CPU time.
-        assert!(s.cpu_ms < s.median_ms, "{s:?}");
+        // No assertion on `cpu_ms`: it is process CPU time, and the test
+        // harness runs other tests on other threads of this process meanwhile.
+        assert!(s.cpu_ms.is_finite() && s.cpu_ms >= 0.0, "{s:?}");
     }
 
     #[test]
@@ -308,6 +309,8 @@ mod tests {
             || std::thread::sleep(Duration::from_millis(20)),
             |()| 1,
         );
-        assert!(s.max_ms < 20.0, "{s:?}");
+        // Were the setup timed, every sample would take ≥ 20 ms; the minimum
+        // (not the maximum) keeps a descheduled sample from failing the test.
+        assert!(s.min_ms < 20.0, "{s:?}");
     }
 }

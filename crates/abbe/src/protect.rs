@@ -391,16 +391,14 @@ mod tests {
         assert!(!ok(18, 8, 17));
         assert!(!ok(20, 9, 1), "memory above 1 GiB");
         assert!(!ok(19, 8, 3), "work above the bound");
-        // A file asking for absurd work is refused before any scrypt: a
-        // forged header with log2 N = 255 must fail at once.
+        // A file asking for absurd work is refused before any scrypt (a
+        // forged header with log2 N = 255 would otherwise never finish).
         let mut obj = fast(&inner(ObjectKind::MasterKey), b"pw");
         for (i, v) in [(8, 23u8), (8, 255), (9, 0), (9, 200), (10, 0), (10, 255)] {
             let mut bad = obj.clone();
             bad[i] = v;
-            let t = std::time::Instant::now();
             let e = unprotect(&bad, b"pw").unwrap_err();
             assert!(matches!(e, ProtectError::Params { .. }), "{e}");
-            assert!(t.elapsed().as_millis() < 50);
         }
         // Parameters are also refused when protecting.
         let weak = ScryptParams { log_n: 4, ..FAST };
