@@ -43,6 +43,11 @@ pub struct LabArgs {
     /// A directory of extra board profiles (*.toml, like crates/abbe-lab/data/devices/re-mote.toml).
     #[arg(long)]
     devices: Option<PathBuf>,
+    /// Milliseconds to spend on each timed point instead of the profile's
+    /// (quick 150, full 1500; the minimum repetitions still apply): 0 for a
+    /// smoke run of every experiment, more for tighter figures.
+    #[arg(long, value_name = "MS")]
+    point_time: Option<u64>,
 }
 
 pub fn run(a: LabArgs) -> Result<(), String> {
@@ -71,6 +76,7 @@ pub fn run(a: LabArgs) -> Result<(), String> {
         force: a.force,
         quiet: a.quiet,
         devices: a.devices,
+        point_time: a.point_time.map(std::time::Duration::from_millis),
     };
     let s = abbe_lab::run(&opts).map_err(|e| e.to_string())?;
     if !a.quiet {

@@ -1,5 +1,6 @@
-//! End-to-end test of `abbe lab`: the quick profile produces every
-//! experiment's results, plots and page; a re-run resumes (measured points are
+//! End-to-end test of `abbe lab`: the quick profile (with no time budget
+//! per point: its minimum repetitions only, to keep the suite short) produces
+//! every experiment's results, plots and page; a re-run resumes (measured points are
 //! kept, not measured again); and the page, opened in headless Chromium,
 //! renders every section, table and figure without a single network request.
 //!
@@ -47,7 +48,8 @@ fn quick_profile_report_renders_offline_and_resumes() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("report");
     let st = abbe()
-        .args(["lab", "--profile", "quick", "--quiet", "--out"])
+        .args(["lab", "--profile", "quick", "--point-time", "0", "--quiet"])
+        .arg("--out")
         .arg(&out)
         .status()
         .unwrap();
@@ -108,7 +110,8 @@ fn quick_profile_report_renders_offline_and_resumes() {
     // Resume: a second run of one experiment keeps every measured row.
     let before = std::fs::read_to_string(out.join("results/wang14.json")).unwrap();
     let st = abbe()
-        .args(["lab", "--only", "wang14", "--quiet", "--out"])
+        .args(["lab", "--only", "wang14", "--point-time", "0", "--quiet"])
+        .arg("--out")
         .arg(&out)
         .status()
         .unwrap();

@@ -39,6 +39,24 @@ pub enum Profile {
 }
 
 impl Profile {
+    /// The default budget of a timed point.
+    pub fn budget(self) -> Budget {
+        match self {
+            Profile::Quick => Budget {
+                time: Duration::from_millis(150),
+                min_reps: 3,
+                max_reps: 200,
+                warmup: true,
+            },
+            Profile::Full => Budget {
+                time: Duration::from_millis(1500),
+                min_reps: 11,
+                max_reps: 2000,
+                warmup: true,
+            },
+        }
+    }
+
     pub fn name(self) -> &'static str {
         match self {
             Profile::Quick => "quick",
@@ -62,6 +80,10 @@ pub struct Options {
     pub quiet: bool,
     /// A directory of extra board profiles (`*.toml`, see `devices`).
     pub devices: Option<PathBuf>,
+    /// Wall time to spend on each timed point instead of the profile's
+    /// (the minimum number of repetitions still applies): short for a smoke
+    /// run of every experiment, long for tighter figures.
+    pub point_time: Option<Duration>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -105,6 +127,7 @@ pub struct Ctx {
     pub profile: Profile,
     pub seed: u64,
     pub curves: Vec<abbe::curve::CurveId>,
+    point_time: Option<Duration>,
     store: Store,
     bar: ProgressBar,
     heap: bool,
@@ -140,19 +163,10 @@ impl Ctx {
 
     /// The default budget of a timed point.
     pub fn budget(&self) -> Budget {
-        match self.profile {
-            Profile::Quick => Budget {
-                time: Duration::from_millis(150),
-                min_reps: 3,
-                max_reps: 200,
-                warmup: true,
-            },
-            Profile::Full => Budget {
-                time: Duration::from_millis(1500),
-                min_reps: 11,
-                max_reps: 2000,
-                warmup: true,
-            },
+        let budget = self.profile.budget();
+        Budget {
+            time: self.point_time.unwrap_or(budget.time),
+            ..budget
         }
     }
 
@@ -371,16 +385,22 @@ fn environment(opts: &Options, heap: bool) -> Environment {
             ("cores".into(), cores.to_string()),
             ("memory".into(), mem),
             ("load average at the end".into(), load),
-            ("curve backends".into(), env!("ABBE_LAB_BACKENDS").to_string()),
+            (
+                "curve backends".into(),
+                env!("ABBE_LAB_BACKENDS").to_string(),
+            ),
             ("compiler".into(), env!("ABBE_LAB_RUSTC").to_string()),
             ("abbe".into(), env!("CARGO_PKG_VERSION").to_string()),
             ("profile".into(), opts.profile.name().to_string()),
             ("seed".into(), opts.seed.to_string()),
             ("date (UTC)".into(), utc_now()),
-            (
-                "statistics".into(),
-                "every operation on one thread (abbe's parallelism follows rayon's pool, and the lab installs a one-thread pool); median of repetitions after one warm-up run, repeated until a time budget (quick 0.15 s, min 3; full 1.5 s, min 11) unless a paper fixes the count; quartiles and min–max in results/*.csv, the quartiles being the noise the verdicts allow for; process CPU time beside wall time".into(),
-            ),
+            ("statistics".into(), {
+                let b = opts.profile.budget();
+                let time = opts.point_time.unwrap_or(b.time);
+                format!("every operation on one thread (abbe's parallelism follows rayon's pool, and the lab installs a one-thread pool); median of repetitions after one warm-up run, repeated for {} s and at least {} times{} unless a paper fixes the count; quartiles and min–max in results/*.csv, the quartiles being the noise the verdicts allow for; process CPU time beside wall time",
+                        time.as_secs_f64(), b.min_reps,
+                        if opts.point_time.is_some() { " (--point-time)" } else { "" })
+            }),
             (
                 "peak heap".into(),
                 if heap {
@@ -465,6 +485,7 @@ pub fn run(opts: &Options) -> Result<Summary, LabError> {
             profile: opts.profile,
             seed: opts.seed,
             curves: opts.curves.clone(),
+            point_time: opts.point_time,
             store: Store::new(prior, opts.force),
             bar: bar.clone(),
             heap,
