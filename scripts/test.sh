@@ -11,6 +11,9 @@ cd "$(dirname "$0")/.."
 bash scripts/install-chromium.sh
 bash scripts/install-mosquitto.sh
 export ABBE_REQUIRE_BROWSER=1 ABBE_REQUIRE_MOSQUITTO=1
-cargo test --workspace --release
+# Libraries, binaries and test files, then the doc tests; not the examples
+# (`cargo clippy --all-targets` checks they build; they run nothing here).
+cargo test --workspace --release --lib --bins --tests
+cargo test --workspace --release --doc
 bash scripts/test-postgres.sh
 bash scripts/test-python.sh
