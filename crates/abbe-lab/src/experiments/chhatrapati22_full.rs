@@ -908,6 +908,27 @@ pub(super) fn tracing_table(rows: &[Row]) -> Table {
 /// How often each pirate — stateless, or stateful and trying to frame an
 /// innocent or to escape — made the tracer accuse a colluder, an innocent
 /// or nobody.
+/// The value of `name` (e.g. `"pirate="`) in an accusation row's params.
+/// A pirate's name may hold commas, so a value ends where the next of the
+/// row's own fields begins, not at the next comma.
+fn param(params: &str, name: &str) -> String {
+    let Some(start) = params.find(name).map(|i| i + name.len()) else {
+        return String::new();
+    };
+    let rest = &params[start..];
+    let end = [",pirate=", ",keys=", ",runs="]
+        .iter()
+        .filter_map(|f| rest.find(f))
+        .min()
+        .unwrap_or(rest.len());
+    rest[..end].to_string()
+}
+
+/// A count of traces, as a whole number.
+fn trace_count(v: Option<f64>) -> Cell {
+    v.map_or(Cell::Text("—".into()), |v| Cell::Text(format!("{v:.0}")))
+}
+
 pub(super) fn accusation_table(rows: &[Row]) -> Table {
     let mut t = Table::new(
         "chhatrapati22-full-accusations",
@@ -927,13 +948,7 @@ pub(super) fn accusation_table(rows: &[Row]) -> Table {
                 })
                 .and_then(|q| q.value)
         };
-        let field = |name: &str| {
-            r.params
-                .split(',')
-                .find_map(|p| p.strip_prefix(name))
-                .unwrap_or_default()
-                .to_string()
-        };
+        let field = |name: &str| param(&r.params, name);
         let innocent = get("trace-innocent");
         t.rows.push(vec![
             Cell::Text(field("pirate=")),
@@ -943,16 +958,16 @@ pub(super) fn accusation_table(rows: &[Row]) -> Table {
             }),
             Cell::Num(r.x, ""),
             Cell::Text(field("runs=")),
-            Cell::opt(r.value, ""),
+            trace_count(r.value),
             Cell::Text(match innocent {
-                Some(v) if v > 0.0 => format!("{v} — FALSE ACCUSATION"),
-                Some(v) => v.to_string(),
+                Some(v) if v > 0.0 => format!("{v:.0} — FALSE ACCUSATION"),
+                Some(v) => format!("{v:.0}"),
                 None => "—".into(),
             }),
-            Cell::opt(get("trace-nobody"), ""),
+            trace_count(get("trace-nobody")),
         ]);
     }
-    t.note = "Ideal keys: the tracer's whole logic (search, shuffled rounds, permutation tests, the pirates' strategies) with each key decrypting exactly the indices up to its user, as PLBE keys do — thousands of traces in seconds (abbe::bcast::trace::pirates::simulate); N = 1000, the keys of users 37 and 801, the framing target 500 (the attack of issue 34). Real keys (full profile): GKSW PLBE on BN254 through facade::trace, the pirate decrypting with real keys. Every accusation must name a key the pirate holds: the tracer's bound on a false accusation is 10⁻⁶ per trace, whatever the pirate does. A stateful pirate that recognises probes may escape (accused nobody): no tracer prevents that.".into();
+    t.note = "Ideal keys: the tracer's whole logic (search, shuffled rounds, permutation tests, the pirates' strategies) with each key decrypting exactly the indices up to its user, as PLBE keys do — thousands of traces in seconds (abbe::bcast::trace::pirates::simulate); N = 1000, the keys of users 37 and 801, the framing target 500. Real keys (full profile): GKSW PLBE on BN254 through facade::trace, the pirate decrypting with real keys. Every accusation must name a key the pirate holds: the tracer's bound on a false accusation is 10⁻⁶ per trace, whatever the pirate does. A stateful pirate that recognises probes may escape (accused nobody): no tracer prevents that.".into();
     t
 }
 
@@ -1174,6 +1189,24 @@ pub(super) fn tracing_applications(rows: &[Row], top: f64) -> Vec<TracingApplica
 mod tests {
     use super::*;
     use crate::experiments::synth::{sized, timed, verdict};
+
+    /// Pirate names with commas ("any key, half the queries") stay whole:
+    /// they were cut at the comma, and the table showed two "any key" rows.
+    #[test]
+    fn accusation_params_keep_commas_in_names() {
+        let p = "pirate=any key, half the queries,keys=ideal,runs=20";
+        assert_eq!(param(p, "pirate="), "any key, half the queries");
+        assert_eq!(param(p, "keys="), "ideal");
+        assert_eq!(param(p, "runs="), "20");
+        assert_eq!(param(p, "seed="), "");
+        assert_eq!(
+            param(
+                "pirate=blocks of 32 queries (100110),keys=real,runs=3",
+                "pirate="
+            ),
+            "blocks of 32 queries (100110)"
+        );
+    }
 
     fn at(scheme: &str, op: &str, n: f64, ms: f64) -> Row {
         let p = if matches!(op, "encrypt" | "decrypt") {
