@@ -712,7 +712,7 @@ pub fn par_map<C: Curve, T: Sync, U: Send>(
 }
 
 /// Runs `job(0)`, …, `job(n − 1)` on rayon's pool: the one instance of its
-/// fork–join machinery that [`par_map`] and the other parallel loops share.
+/// fork–join machinery that every [`par_map`] shares.
 pub fn for_each_index(n: usize, job: &(dyn Fn(usize) + Sync)) {
     use rayon::prelude::*;
     (0..n).into_par_iter().for_each(job);
