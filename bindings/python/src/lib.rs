@@ -215,16 +215,13 @@ fn open_object(data: &[u8], passphrase: Option<&str>) -> PyResult<Zeroizing<Vec<
 
 /// A new setup: (public key bytes, master key).
 ///
-/// `scheme`: waters11 (default), bsw07, fame-cp (ciphertext-policy);
-/// gpsw06, gpsw06-small, fame-kp (key-policy); bgw05, bgw05-sqrt, gw09,
-/// waters09, elgamal-p256, gksw10-plbe, gksw10-augbe, zha20-risky (broadcast,
-/// with `users`); zha20 (with `users` and `expansion`, a ∈ [0, 1]);
-/// gw09-ibbe, gw09-ibbe-ss, gw19-ibbe (identity-based, with
-/// `max_recipients`). `level`: 100, 128 (default), 192 or 256; or `curve` by
-/// name. `universe`: the attributes of a small-universe scheme
-/// (gpsw06-small). `optimize`: "decrypt" or "encrypt", the placement of G1
-/// and G2 that favours it; or `placement`: "standard" or "swapped" itself
-/// (default: the scheme's own placement).
+/// `scheme`: a name from :func:`schemes` (default waters11); its `setup`
+/// entry names the parameters it takes: `users` (broadcast), `expansion`
+/// (a ∈ [0, 1]), `universe` (the attributes of a small-universe scheme),
+/// `max_recipients` (identity-based). `level`: 100, 128 (default), 192 or
+/// 256; or `curve` by name. `optimize`: "decrypt" or "encrypt", the
+/// placement of G1 and G2 that favours it; or `placement`: "standard" or
+/// "swapped" itself (default: the scheme's own placement).
 #[pyfunction]
 #[pyo3(signature = (scheme="waters11", *, level=None, curve=None, users=None, universe=None, max_recipients=None, expansion=None, optimize=None, placement=None))]
 #[allow(clippy::too_many_arguments)]
@@ -982,8 +979,8 @@ fn protect<'py>(
     Ok(PyBytes::new(py, &out))
 }
 
-/// Traces a pirate decoder to a user whose key is in it (traitor-tracing
-/// schemes: gksw10-plbe, gksw10-augbe, zha20-risky, zha20). `decoder` is
+/// Traces a pirate decoder to a user whose key is in it (the schemes of
+/// :func:`schemes` with `tracing`). `decoder` is
 /// called with complete ciphertexts (bytes) and returns what it decrypted
 /// (bytes, or None when it cannot); an exception it raises ends the trace.
 /// It runs in this process: a hostile decoder must be wrapped so that it
@@ -1251,6 +1248,46 @@ impl PyProxyClient {
     }
 }
 
+/// The schemes of this build, from the library's table: one dict each with
+/// `name`, `family` ("CP-ABE", "KP-ABE", "broadcast", "identity-based
+/// broadcast"), `levels` (the security levels it is offered at), `key` and
+/// `ciphertext` (what keys and ciphertexts are made for: "attributes",
+/// "policy", "user", "users", "everyone", "identity", "identities"), `setup`
+/// (the parameters :func:`setup` takes for it), `outsourcing`, `tracing`,
+/// `insecure` and `what` (one line on what it is).
+#[pyfunction]
+fn schemes(py: Python<'_>) -> PyResult<Vec<Bound<'_, PyDict>>> {
+    facade::schemes()
+        .map(|id| {
+            let curves: Vec<abbe::curve::CurveId> = facade::curves(id).collect();
+            let info = facade::scheme_allowing_insecure(id, curves[0])
+                .map_err(py_err)?
+                .info();
+            let mut levels: Vec<u32> = curves.iter().map(|c| c.level()).collect();
+            levels.sort_unstable();
+            levels.dedup();
+            let setup: Vec<String> = info
+                .params
+                .takes()
+                .iter()
+                .map(|t| t.replace('-', "_"))
+                .collect();
+            let d = PyDict::new(py);
+            d.set_item("name", id.name())?;
+            d.set_item("family", id.family().label())?;
+            d.set_item("levels", levels)?;
+            d.set_item("key", info.key_side.name())?;
+            d.set_item("ciphertext", info.ciphertext_side.name())?;
+            d.set_item("setup", setup)?;
+            d.set_item("outsourcing", info.outsourcing)?;
+            d.set_item("tracing", info.traceable)?;
+            d.set_item("insecure", info.insecure)?;
+            d.set_item("what", id.what())?;
+            Ok(d)
+        })
+        .collect()
+}
+
 /// For `bench.py`: the seconds of each of `reps` calls of what
 /// `abbe.decrypt(key, ct)` runs for a `SecretKey` (`facade::decrypt_with` on
 /// the key decoded once), timed in Rust, so the script can set Python's
@@ -1303,6 +1340,7 @@ fn _abbe(m: &Bound<'_, PyModule>) -> PyResult<()> {
         wrap_pyfunction!(protect, m)?,
         wrap_pyfunction!(inspect, m)?,
         wrap_pyfunction!(trace, m)?,
+        wrap_pyfunction!(schemes, m)?,
         wrap_pyfunction!(_time_rust_decrypt, m)?,
     ] {
         m.add_function(f)?;

@@ -1,28 +1,33 @@
 //! Which scheme handles an object: the library's facade for the (scheme,
-//! curve) of its preamble, behind the YCT14 gate; curve and scheme names.
+//! curve) of its preamble, behind the gate of broken schemes; curve and
+//! scheme names.
 
 use crate::{CliError, Result};
 use abbe::curve::CurveId;
 use abbe::facade::{self, Scheme};
 use abbe::wire::{Preamble, SchemeId};
 
-/// Whether this run may touch YCT14 objects (`--insecure-benchmark-only`).
+/// Whether this run may touch a broken scheme's objects
+/// (`--insecure-benchmark-only`).
 pub(crate) static INSECURE_ALLOWED: std::sync::atomic::AtomicBool =
     std::sync::atomic::AtomicBool::new(false);
 
-/// Why YCT14 is refused, when it is: every dispatch of a YCT14 object goes
-/// through here ([`scheme_for`]), so no command can reach the broken scheme
-/// by accident.
-pub(crate) fn yct14_refusal() -> Option<CliError> {
-    const WHY: &str = "yct14 is BROKEN (published attacks recover keys and plaintexts): it exists only to reproduce perazzo's benchmarks";
+/// Why a broken scheme is refused, when it is: every dispatch of its objects
+/// goes through here ([`scheme_for`]), so no command can reach it by
+/// accident.
+pub(crate) fn insecure_refusal(scheme: SchemeId) -> Option<CliError> {
+    let why = format!(
+        "{} is BROKEN (published attacks recover keys and plaintexts): it exists only to reproduce published benchmarks",
+        scheme.name()
+    );
     if !cfg!(feature = "insecure-benchmark-only") {
         return Some(CliError::Other(format!(
-            "{WHY}, and this build of abbe does not include it (build abbe-cli with --features insecure-benchmark-only; `abbe lab` measures it either way)"
+            "{why}, and this build of abbe does not include it (build abbe-cli with --features insecure-benchmark-only; `abbe lab` measures it either way)"
         )));
     }
     (!INSECURE_ALLOWED.load(std::sync::atomic::Ordering::Relaxed)).then(|| {
         CliError::Other(format!(
-            "{WHY}; pass --insecure-benchmark-only if that is what you are doing"
+            "{why}; pass --insecure-benchmark-only if that is what you are doing"
         ))
     })
 }
@@ -78,10 +83,10 @@ macro_rules! on_curve {
 pub(crate) use on_curve;
 
 /// The library's facade for objects of `pre`'s (scheme, curve), through the
-/// YCT14 gate.
+/// gate of broken schemes.
 pub(crate) fn scheme_for(pre: &Preamble) -> Result<&'static dyn Scheme> {
-    if pre.scheme == SchemeId::Yct14 {
-        if let Some(e) = yct14_refusal() {
+    if pre.scheme.is_insecure() {
+        if let Some(e) = insecure_refusal(pre.scheme) {
             return Err(e);
         }
         return Ok(facade::scheme_allowing_insecure(pre.scheme, pre.curve)?);
@@ -99,10 +104,18 @@ pub(crate) fn pick_curve(level: Option<u32>, curve: Option<&str>) -> Result<Curv
     facade::pairing_curve(level, curve).map_err(|e| CliError::Other(e.to_string()))
 }
 
+/// The schemes this command offers: the library's, less the broken ones
+/// unless this binary is built with them.
+pub(crate) fn offered_schemes() -> impl Iterator<Item = SchemeId> {
+    facade::schemes().filter(|s| !s.is_insecure() || cfg!(feature = "insecure-benchmark-only"))
+}
+
 pub(crate) fn parse_scheme(name: &str) -> Result<SchemeId> {
     SchemeId::from_name(name).ok_or_else(|| {
+        let names: Vec<&str> = offered_schemes().map(SchemeId::name).collect();
         CliError::Other(format!(
-            "unknown scheme '{name}' (this build supports: waters11)"
+            "unknown scheme '{name}' (this build supports: {}; `abbe schemes` describes them)",
+            names.join(", ")
         ))
     })
 }

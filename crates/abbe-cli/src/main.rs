@@ -31,7 +31,7 @@ use std::process::ExitCode;
 struct Cli {
     #[command(subcommand)]
     command: Command,
-    /// Allow the BROKEN yct14 scheme (published attacks) on this command:
+    /// Allow a BROKEN scheme (published attacks; `abbe schemes`) on this command:
     /// only to reproduce published benchmarks, and only in a build with the
     /// `insecure-benchmark-only` feature.
     #[arg(long, global = true)]
@@ -46,6 +46,9 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
+    /// The schemes of this build: family, security levels, placements, what
+    /// setup takes and what each is for.
+    Schemes,
     /// Create a public key and a master key (mode 0600) in DIR.
     Setup(cmd::setup::Args),
     /// Issue a user decryption key for a set of attributes.
@@ -60,8 +63,7 @@ enum Command {
     /// (only its KEM header is sent) and finished here with the retrieval key.
     Decrypt(cmd::decrypt::Args),
     /// Trace a pirate decoder (a command reading a ciphertext on stdin) to a
-    /// user whose key is in it (traitor-tracing schemes: gksw10-plbe,
-    /// gksw10-augbe, zha20-risky, zha20).
+    /// user whose key is in it (the schemes with tracing in `abbe schemes`).
     Trace(cmd::trace::Args),
     /// Split a user key into a transformation key (for a proxy) and a retrieval key (kept secret).
     TransformKey(cmd::transform_key::Args),
@@ -123,6 +125,7 @@ fn main() -> ExitCode {
 
 fn run(cmd: Command) -> Result<()> {
     match cmd {
+        Command::Schemes => cmd::schemes::run(),
         Command::Setup(a) => cmd::setup::run(a),
         Command::Keygen(a) => cmd::keygen::run(a),
         Command::SignerKeygen(a) => cmd::signer_keygen::run(a),

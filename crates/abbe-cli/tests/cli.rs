@@ -1532,51 +1532,57 @@ fn modes_and_outsourcing() {
     }
 }
 
-/// The foundation's flow for every scheme: setup, keygen on the right side,
-/// encrypt (CCA by default), decrypt, refusal, and which side takes the
-/// policy; outsourcing where the scheme has it.
+/// The foundation's flow for every attribute-based scheme of the table:
+/// setup, keygen on the right side, encrypt (CCA by default), decrypt,
+/// refusal, and which side takes the policy; outsourcing where the scheme
+/// has it. The broadcast families run in the tests below;
+/// `every_scheme_has_an_end_to_end_test` checks that none is left out.
 #[test]
 fn every_scheme_end_to_end() {
+    use abbe::kem::ParamsKind;
+    use abbe::wire::Family;
     // (scheme, key side flag, key side, ciphertext side flag, ciphertext side, a key that fails, outsourcing)
-    let cases: &[(&str, &str, &str, &str, &str, &str, bool)] = &[
-        (
-            "waters11",
-            "--attrs",
-            "doctor, age = 42",
-            "--policy",
-            "doctor and age >= 30",
-            "nurse",
-            true,
-        ),
-        (
-            "bsw07",
-            "--attrs",
-            "doctor, age = 42",
-            "--policy",
-            "doctor and age >= 30",
-            "nurse",
-            false,
-        ),
-        (
-            "gpsw06",
-            "--policy",
-            "doctor and age >= 30",
-            "--attrs",
-            "doctor, age = 42",
-            "nurse or age < 18",
-            true,
-        ),
-        (
-            "gpsw06-small",
-            "--policy",
-            "A1 and A2",
-            "--attrs",
-            "A1, A2, A3",
-            "A4",
-            false,
-        ),
-    ];
-    for &(scheme, kflag, kside, cflag, cside, bad, outsourcing) in cases {
+    let mut cases: Vec<(&str, &str, &str, &str, &str, &str, bool)> = Vec::new();
+    let abe = |s: &abbe::wire::SchemeId| matches!(s.family(), Family::CpAbe | Family::KpAbe);
+    for id in abbe::facade::schemes().filter(|s| abe(s) && !s.is_insecure()) {
+        let info = abbe::facade::scheme(id, abbe::curve::CurveId::Bn254)
+            .unwrap()
+            .info();
+        // A small universe is A1..An (the default setup).
+        let (attrs, policy, bad_attrs, bad_policy) = match info.params {
+            ParamsKind::Universe => ("A1, A2, A3", "A1 and A2", "A4", "A4"),
+            _ => (
+                "doctor, age = 42",
+                "doctor and age >= 30",
+                "nurse",
+                "nurse or age < 18",
+            ),
+        };
+        let (a, pol) = ("--attrs", "--policy");
+        cases.push(match id.family() {
+            Family::CpAbe => (
+                id.name(),
+                a,
+                attrs,
+                pol,
+                policy,
+                bad_attrs,
+                info.outsourcing,
+            ),
+            Family::KpAbe => (
+                id.name(),
+                pol,
+                policy,
+                a,
+                attrs,
+                bad_policy,
+                info.outsourcing,
+            ),
+            _ => continue,
+        });
+    }
+    assert!(cases.len() >= 6, "{cases:?}");
+    for &(scheme, kflag, kside, cflag, cside, bad, outsourcing) in &cases {
         for curve in ["bls12-381", "bn254"] {
             let dir = tempfile::tempdir().unwrap();
             let d = |n: &str| dir.path().join(n);
@@ -1718,21 +1724,123 @@ fn every_scheme_end_to_end() {
     }
 }
 
+/// `abbe schemes` prints a line per scheme of the build under its name,
+/// with its family, levels, setup parameters and what it is; an unknown
+/// `--scheme` is answered with the names of the build and a pointer to it.
+#[test]
+fn schemes_lists_every_scheme_of_the_build() {
+    let r = run(&["schemes"]);
+    assert_ok(&r);
+    let out = String::from_utf8(r.stdout).unwrap();
+    let lines: Vec<&str> = out.lines().collect();
+    assert!(lines[0].starts_with("SCHEME"), "{out}");
+    let line = |name: &str| {
+        *lines
+            .iter()
+            .find(|l| l.split_whitespace().next() == Some(name))
+            .unwrap_or_else(|| panic!("no line for {name}: {out}"))
+    };
+    for id in abbe::facade::schemes().filter(|s| !s.is_insecure()) {
+        let l = line(id.name());
+        assert!(
+            l.contains(id.family().label()) && l.contains(id.what()),
+            "{l}"
+        );
+    }
+    let waters11 = line("waters11");
+    assert!(
+        waters11.contains("100,128,192,256") && waters11.contains("outsourcing"),
+        "{waters11}"
+    );
+    assert!(
+        waters11.contains("decrypt: standard, encrypt: swapped"),
+        "{waters11}"
+    );
+    let zha20 = line("zha20");
+    assert!(
+        zha20.contains("--users --expansion") && zha20.contains("tracing"),
+        "{zha20}"
+    );
+    assert!(line("elgamal-p256").contains(" 128 "), "{out}");
+    // Not KEMs of this build: the signature scheme, and broken ones.
+    assert!(out.contains("bls-sig"), "{out}");
+    for id in abbe::wire::SchemeId::ALL
+        .into_iter()
+        .filter(|s| s.is_insecure())
+    {
+        let l = line(id.name());
+        if cfg!(feature = "insecure-benchmark-only") {
+            assert!(l.contains("BROKEN"), "{l}");
+        } else {
+            assert!(l.contains("insecure-benchmark-only"), "{l}");
+        }
+    }
+    let r = run(&["setup", "--scheme", "waters", "--out", "never"]);
+    assert_eq!(r.code, Some(1), "{}", r.stderr);
+    assert!(
+        r.stderr.contains("waters11, bsw07")
+            && r.stderr.contains("zha20")
+            && r.stderr.contains("`abbe schemes`"),
+        "{}",
+        r.stderr
+    );
+}
+
+/// The schemes of the table whose ciphertexts are made for `side`, each
+/// with a curve to run on (BN254 and BLS12-381 in turn; the first on
+/// both; the curve is ignored where the scheme has one curve of its own).
+fn schemes_for(side: abbe::kem::SideKind) -> Vec<(&'static str, &'static str)> {
+    let mut out = Vec::new();
+    let ids = abbe::facade::schemes().filter(|s| !s.is_insecure());
+    for id in ids {
+        let curve = abbe::facade::curves(id).next().unwrap();
+        let info = abbe::facade::scheme(id, curve).unwrap().info();
+        if info.ciphertext_side != side {
+            continue;
+        }
+        if out.is_empty() {
+            out.push((id.name(), "bls12-381"));
+        }
+        out.push((id.name(), ["bn254", "bls12-381"][out.len() % 2]));
+    }
+    out
+}
+
+/// Every scheme of the table runs end to end through the CLI: attribute-
+/// based ones in `every_scheme_end_to_end`, broadcast ones to sets of users
+/// or identities below, and those that encrypt to everyone (traitor
+/// tracing) in tests/trace.rs.
+#[test]
+fn every_scheme_has_an_end_to_end_test() {
+    use abbe::kem::SideKind;
+    for id in abbe::facade::schemes().filter(|s| !s.is_insecure()) {
+        let curve = abbe::facade::curves(id).next().unwrap();
+        let info = abbe::facade::scheme(id, curve).unwrap().info();
+        let side = info.ciphertext_side;
+        let covered = match side {
+            SideKind::Policy | SideKind::Attributes => true,
+            SideKind::Users | SideKind::Identities => {
+                schemes_for(side).iter().any(|(s, _)| *s == id.name())
+            }
+            SideKind::Everyone => {
+                let trace = include_str!("trace.rs");
+                trace.contains(&format!("Setup::of(\"{}\"", id.name()))
+            }
+            SideKind::User | SideKind::Identity => false,
+        };
+        assert!(
+            covered,
+            "{} has no end-to-end test through the CLI",
+            id.name()
+        );
+    }
+}
+
 /// Broadcast encryption through the CLI: setup for N users, keys for user
 /// indices, encryption to ranges and to a file of indices, refusal outside S.
 #[test]
 fn broadcast_schemes_end_to_end() {
-    for (scheme, curve) in [
-        ("bgw05", "bn254"),
-        ("bgw05", "bls12-381"),
-        ("bgw05-sqrt", "bn254"),
-        ("gw09", "bn254"),
-        ("waters09", "bls12-381"),
-        ("elgamal-p256", "bls12-381"),
-        ("gksw10-augbe", "bn254"),
-        ("zha20-risky", "bls12-381"),
-        ("zha20", "bn254"),
-    ] {
+    for (scheme, curve) in schemes_for(abbe::kem::SideKind::Users) {
         let dir = tempfile::tempdir().unwrap();
         let d = |n: &str| dir.path().join(n);
         assert_ok(&run(&[
@@ -1857,11 +1965,7 @@ fn broadcast_schemes_end_to_end() {
 /// refusal of non-members, of sets over ℓ and of keys without a public key.
 #[test]
 fn identity_based_broadcast_end_to_end() {
-    for (scheme, curve) in [
-        ("gw09-ibbe", "bn254"),
-        ("gw09-ibbe-ss", "bls12-381"),
-        ("gw19-ibbe", "bn254"),
-    ] {
+    for (scheme, curve) in schemes_for(abbe::kem::SideKind::Identities) {
         let dir = tempfile::tempdir().unwrap();
         let d = |n: &str| dir.path().join(n);
         let pk = d("k/public.key");

@@ -2,7 +2,7 @@
 //! object-safe [`Scheme`] that works on encoded objects (the bytes of
 //! docs/FORMAT.md), and streaming [`encrypt`]/[`decrypt`] on top of it.
 //! The CLI, the proxy, the lab and the bindings call this instead of naming
-//! concrete types; a new scheme is its file plus one line in `find`.
+//! concrete types; a new scheme is its file plus one row in [`crate::schemes`].
 //!
 //! Keys are issued as bundles (kind 11: the scheme's key and its public key)
 //! that decrypt every mode; headers are CCA (kind 10, the default), RCCA
@@ -11,12 +11,9 @@
 
 use crate::abe::cca::{CcaHeader, CcaKey, UnattachedKey};
 use crate::abe::rcca::{RccaHeader, RccaRetrievalKey, RccaTransformed};
-use crate::abe::{Bsw07, Cca, FameCp, FameKp, Gpsw06, Gpsw06Small, Rcca, Waters11};
+use crate::abe::{Cca, Rcca};
 use crate::bcast::trace::{TraceOptions, TraceProgress, TraceReport, Traceable};
-use crate::bcast::{
-    Bgw05, Bgw05Sqrt, ElGamalP256, Gksw10AugBe, Gksw10Plbe, Gw09, Gw09Ibbe, Gw09IbbeSs, Gw19Ibbe,
-    Source, Waters09, Zha20, Zha20Risky,
-};
+use crate::bcast::Source;
 use crate::curve::{Bls12, Bls24, Bls48, Bn254, CurveId, Placement, Swapped};
 use crate::envelope::{self, EnvelopeError, SealOptions};
 use crate::kem::{
@@ -352,9 +349,8 @@ pub fn scheme_allowing_insecure(
     curve: CurveId,
 ) -> Result<&'static dyn Scheme, Error> {
     find(id, curve).ok_or_else(|| {
-        let offered: Vec<&str> = CurveId::ALL
-            .iter()
-            .filter(|c| find(id, **c).is_some())
+        let offered: Vec<&str> = curves(id)
+            .filter(|c| !c.is_swapped())
             .map(|c| c.name())
             .collect();
         if curve.is_swapped() && find(id, curve.unswapped()).is_some() {
@@ -393,12 +389,31 @@ pub fn all() -> impl Iterator<Item = &'static dyn Scheme> {
         .flat_map(|s| CurveId::EVERY.iter().filter_map(move |c| find(*s, *c)))
 }
 
-/// The registry: one line per scheme.
+/// The curves (both placements) `id` is offered on in this build.
+pub fn curves(id: SchemeId) -> impl Iterator<Item = CurveId> {
+    CurveId::EVERY
+        .into_iter()
+        .filter(move |c| find(id, *c).is_some())
+}
+
+/// The schemes this build offers, in the table's order (the broken ones
+/// when the build has them).
+pub fn schemes() -> impl Iterator<Item = SchemeId> {
+    SchemeId::ALL
+        .into_iter()
+        .filter(|s| curves(*s).next().is_some())
+}
+
+/// The registry, from the table of schemes ([`crate::schemes`]).
 fn find(id: SchemeId, curve: CurveId) -> Option<&'static dyn Scheme> {
+    // `$S` names the scheme on the curve `C`, defined per arm.
     macro_rules! on {
-        ($S:ident, $O:ty, [$($id:ident => $C:ty),* $(,)?]) => {
+        ($S:ty, $O:ty, [$($id:ident => $C:ty),* $(,)?]) => {
             match curve {
-                $(CurveId::$id => Some(&Entry::<$S<$C>, $O>(PhantomData)),)*
+                $(CurveId::$id => {
+                    type C = $C;
+                    Some(&Entry::<$S, $O>(PhantomData) as &dyn Scheme)
+                })*
                 #[allow(unreachable_patterns)]
                 _ => None,
             }
@@ -406,55 +421,53 @@ fn find(id: SchemeId, curve: CurveId) -> Option<&'static dyn Scheme> {
     }
     // Every pairing scheme in both placements (`Swapped`).
     macro_rules! pairing {
-        ($S:ident, $O:ty) => {
+        ($S:ty, $O:ty) => {
             on!($S, $O, [Bls12_381 => Bls12, Bn254 => Bn254, Bls24_479 => Bls24, Bls48_581 => Bls48,
                 Bls12_381Swapped => Swapped<Bls12>, Bn254Swapped => Swapped<Bn254>,
                 Bls24_479Swapped => Swapped<Bls24>, Bls48_581Swapped => Swapped<Bls48>])
         };
     }
     macro_rules! classic {
-        ($S:ident) => {
+        ($S:ty) => {
             on!($S, Plain, [Bls12_381 => Bls12, Bn254 => Bn254,
                 Bls12_381Swapped => Swapped<Bls12>, Bn254Swapped => Swapped<Bn254>])
         };
     }
     macro_rules! traced {
-        ($S:ident) => {
+        ($S:ty) => {
             on!($S, Traced, [Bls12_381 => Bls12, Bn254 => Bn254,
                 Bls12_381Swapped => Swapped<Bls12>, Bn254Swapped => Swapped<Bn254>])
         };
     }
-    match id {
-        SchemeId::Waters11 => pairing!(Waters11, Ghw11),
-        SchemeId::Bsw07 => pairing!(Bsw07, Plain),
-        SchemeId::FameCp => pairing!(FameCp, Plain),
-        SchemeId::Gpsw06 => pairing!(Gpsw06, Ghw11),
-        SchemeId::Gpsw06Small => pairing!(Gpsw06Small, Plain),
-        SchemeId::FameKp => pairing!(FameKp, Plain),
-        #[cfg(feature = "insecure-benchmark-only")]
-        SchemeId::Yct14 => {
-            use crate::abe::yct14::InsecureYct14;
-            classic!(InsecureYct14)
-        }
-        #[cfg(not(feature = "insecure-benchmark-only"))]
-        SchemeId::Yct14 => None,
-        SchemeId::Bgw05 => classic!(Bgw05),
-        SchemeId::Bgw05Sqrt => classic!(Bgw05Sqrt),
-        SchemeId::Gw09 => classic!(Gw09),
-        SchemeId::Waters09 => classic!(Waters09),
-        SchemeId::ElGamalP256 => {
-            (curve == CurveId::P256).then_some(&Entry::<ElGamalP256, Plain>(PhantomData) as _)
-        }
-        SchemeId::Gksw10Plbe => traced!(Gksw10Plbe),
-        SchemeId::Gksw10AugBe => traced!(Gksw10AugBe),
-        SchemeId::Gw09Ibbe => classic!(Gw09Ibbe),
-        SchemeId::Gw09IbbeSs => classic!(Gw09IbbeSs),
-        SchemeId::Gw19Ibbe => classic!(Gw19Ibbe),
-        SchemeId::Zha20Risky => traced!(Zha20Risky),
-        SchemeId::Zha20 => traced!(Zha20),
-        // Signatures are not a KEM.
-        SchemeId::BlsSig => None,
+    // Broken schemes exist only in builds that ask for them.
+    macro_rules! insecure {
+        ($S:ty) => {{
+            #[cfg(feature = "insecure-benchmark-only")]
+            let found = classic!($S);
+            #[cfg(not(feature = "insecure-benchmark-only"))]
+            let found = None;
+            found
+        }};
     }
+    macro_rules! p256 {
+        ($S:ty) => {
+            (curve == CurveId::P256).then_some(&Entry::<$S, Plain>(PhantomData) as &dyn Scheme)
+        };
+    }
+    // Not a KEM (signatures).
+    macro_rules! none {
+        () => {
+            None
+        };
+    }
+    macro_rules! registry {
+        ($($id:ident = $byte:literal, $name:literal, $family:ident, $form:ident($($args:tt)*), $what:literal;)*) => {
+            match id {
+                $(SchemeId::$id => $form!($($args)*),)*
+            }
+        };
+    }
+    crate::schemes::schemes!(registry)
 }
 
 /// What a trace runs with, besides the keys: its bounds, the pirate decoder

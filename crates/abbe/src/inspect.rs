@@ -112,15 +112,15 @@ fn placement_field(scheme: SchemeId, curve: crate::curve::CurveId) -> Field {
     })
 }
 
-/// What the preamble says: kind, scheme (with YCT14's warning), curve,
+/// What the preamble says: kind, scheme (with a broken scheme's warning), curve,
 /// level and format version.
 pub fn preamble_fields(p: &Preamble, format_version: u8) -> Vec<Field> {
     let mut out = vec![
         field("kind", p.kind.describe()),
         field("scheme", p.scheme.name()),
     ];
-    if p.scheme == SchemeId::Yct14 {
-        out.push(field("WARNING", "yct14 is BROKEN (published attacks recover keys and plaintexts): benchmarking only, never protect data with it; every other command refuses it without --insecure-benchmark-only"));
+    if p.scheme.is_insecure() {
+        out.push(field("WARNING", format!("{} is BROKEN (published attacks recover keys and plaintexts): benchmarking only, never protect data with it; every other command refuses it without --insecure-benchmark-only", p.scheme.name())));
     }
     out.push(curve_field(p.curve));
     if p.curve != crate::curve::CurveId::P256 {
@@ -155,7 +155,7 @@ pub fn head_fields(head: &Head, payload: Option<u64>) -> Result<Vec<Field>, Erro
         signed
     });
     out.extend(match hp.kind {
-        _ if hp.scheme == SchemeId::Yct14 => yct14_fields(),
+        _ if hp.scheme.is_insecure() => insecure_fields(hp.scheme),
         ObjectKind::RccaKemHeader => {
             let mut fields = described(hp.scheme, hp.curve, &head.header)?;
             fields.push(header_id_field(&head.header)?);
@@ -214,7 +214,7 @@ pub fn object_fields(obj: &[u8]) -> Result<Vec<Field>, Error> {
                 field("note", "the kind of key inside shows only once decrypted (commands that use it ask for the passphrase)"),
             ]
         }
-        _ if p.scheme == SchemeId::Yct14 => yct14_fields(),
+        _ if p.scheme.is_insecure() => insecure_fields(p.scheme),
         _ => described(p.scheme, p.curve, obj)?,
     })
 }
@@ -259,12 +259,15 @@ fn header_id_field(header: &[u8]) -> Result<Field, Error> {
     ))
 }
 
-/// What `inspect` says of a YCT14 object beyond its preamble: nothing that
-/// would need the broken scheme's code.
-fn yct14_fields() -> Vec<Field> {
+/// What `inspect` says of a broken scheme's object beyond its preamble:
+/// nothing that would need the broken scheme's code.
+fn insecure_fields(scheme: SchemeId) -> Vec<Field> {
     vec![field(
         "note",
-        "not decoded further: yct14 objects are used only with --insecure-benchmark-only",
+        format!(
+            "not decoded further: {} objects are used only with --insecure-benchmark-only",
+            scheme.name()
+        ),
     )]
 }
 

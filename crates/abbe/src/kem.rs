@@ -140,6 +140,18 @@ pub enum SideKind {
 }
 
 impl SideKind {
+    /// Its name in tables and bindings ("policy").
+    pub fn name(self) -> &'static str {
+        match self {
+            SideKind::Attributes => "attributes",
+            SideKind::Policy => "policy",
+            SideKind::User => "user",
+            SideKind::Users => "users",
+            SideKind::Everyone => "everyone",
+            SideKind::Identity => "identity",
+            SideKind::Identities => "identities",
+        }
+    }
     /// What a side of this kind is, for messages ("a policy").
     pub fn describe(self) -> &'static str {
         match self {

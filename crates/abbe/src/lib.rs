@@ -1,5 +1,6 @@
 //! # abbe — attribute-based and broadcast encryption
 //!
+//! * [`schemes`] — the table of schemes: one row each.
 //! * [`curve`] — the Type-III pairing-group traits and their backends.
 //! * [`policy`] — the policy engine: parsers, access trees, LSSS.
 //! * [`facade`] — one door to every scheme: a registry from (scheme, curve)
@@ -7,10 +8,12 @@
 //!   [`facade::encrypt`] / [`facade::decrypt`]. Front ends start here.
 //! * [`kem`] — the two roles every scheme implements: [`Authority`] (setup,
 //!   keygen) and [`Kem`] (encapsulate, decapsulate).
-//! * [`abe`] — attribute-based schemes: CP-ABE (Waters11 with GHW11 outsourcing,
-//!   BSW07, FAME-CP), KP-ABE (GPSW06, GPSW06 small universe, FAME-KP), the
-//!   CCA and RCCA transforms.
-//! * [`bcast`] — broadcast encryption (BGW05 §3.1/§3.2, GW09, Waters09, ElGamal baseline).
+//! * [`abe`] — attribute-based schemes (CP-ABE and KP-ABE), one file each, and
+//!   the CCA and RCCA transforms.
+//! * [`bcast`] — broadcast schemes, one file each: to sets of user indices,
+//!   to sets of identities, and with traitor tracing.
+//!
+//! [`schemes`] lists every scheme (`abbe schemes` prints it).
 //! * [`wire`] — the versioned binary format of keys and headers.
 //! * [`envelope`] — hybrid encryption of data under a KEM session key.
 //! * [`outsource`] — GHW11 transform / final decryption on encoded objects:
@@ -71,6 +74,7 @@ pub mod kem;
 pub mod outsource;
 pub mod policy;
 pub mod protect;
+pub mod schemes;
 pub mod signature;
 pub mod wire;
 

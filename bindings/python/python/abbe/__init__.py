@@ -1,8 +1,7 @@
 """abbe — attribute-based and broadcast encryption, for Python.
 
-The Rust library's facade: every scheme (Waters11, BSW07, FAME, GPSW06,
-BGW05, GW09, Waters09, the ElGamal baseline, the identity-based GW09 and
-Ge-Wei IBBEs, the traitor-tracing GKSW and Zhandry systems with
+The Rust library's facade: every scheme (:func:`schemes` lists them:
+attribute-based, broadcast, identity-based broadcast, traitor tracing with
 :func:`trace`), every security level and mode.
 Keys and ciphertexts are ``bytes`` in abbe's documented format, so files move
 freely between Python and the ``abbe`` command line.
@@ -37,6 +36,7 @@ from ._abbe import (
     inspect,
     keygen,
     protect,
+    schemes,
     setup,
     signer_keygen,
     trace,
@@ -60,6 +60,7 @@ __all__ = [
     "inspect",
     "keygen",
     "protect",
+    "schemes",
     "setup",
     "signer_keygen",
     "trace",

@@ -162,6 +162,9 @@ def protect(key: KeyLike, passphrase: str) -> bytes: ...
 # Values for scripts: sizes, level and format version as ints, "signed" as a
 # bool, "header_id" as hex; the keys are `abbe inspect --json`'s.
 def inspect(obj: KeyLike) -> dict[str, Union[str, int, bool]]: ...
+# The library's table of schemes: name, family, levels, key and ciphertext
+# sides, setup parameters, outsourcing, tracing, insecure, what.
+def schemes() -> list[dict[str, Any]]: ...
 def trace(
     pk: bytes,
     decoder: Callable[[bytes], Optional[bytes]],

@@ -19,7 +19,7 @@ pub struct Args {
     /// AES4SeC formulas ("(A,B,2)") are accepted.
     #[arg(long)]
     policy: Option<String>,
-    /// Attributes, for key-policy schemes (gpsw06, gpsw06-small, fame-kp, yct14).
+    /// Attributes, for key-policy schemes.
     #[arg(long)]
     attrs: Option<String>,
     /// Recipients for broadcast schemes: indices and ranges, e.g. "1-1000,2000,3000-3100".
@@ -35,8 +35,8 @@ pub struct Args {
     #[arg(long)]
     to_file: Option<PathBuf>,
     /// cca (the default), rcca (outsourceable through a proxy, checked), cpa
-    /// (outsourceable, GHW11's CPA scheme; the only and default mode of the
-    /// traitor-tracing scheme gksw10-plbe).
+    /// (outsourceable, GHW11's CPA scheme; the default, and for some the only
+    /// mode, of traitor-tracing schemes).
     #[arg(long, value_enum)]
     mode: Option<ops::Mode>,
     /// Sign the header and the whole plaintext with this signing key

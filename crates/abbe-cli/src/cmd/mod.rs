@@ -4,6 +4,7 @@ pub mod decrypt;
 pub mod encrypt;
 pub mod keygen;
 pub mod mqtt;
+pub mod schemes;
 pub mod setup;
 pub mod signer_keygen;
 pub mod trace;

@@ -10,17 +10,12 @@ use std::path::PathBuf;
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// The scheme: waters11, bsw07, fame-cp (ciphertext-policy); gpsw06,
-    /// gpsw06-small, fame-kp (key-policy); bgw05, bgw05-sqrt, gw09,
-    /// waters09, elgamal-p256 (broadcast, --users); gksw10-plbe,
-    /// gksw10-augbe, zha20-risky, zha20 (traitor tracing, --users; zha20
-    /// also --expansion); gw09-ibbe, gw09-ibbe-ss, gw19-ibbe (identity-based
-    /// broadcast, --max-recipients); yct14 (BROKEN, needs
-    /// --insecure-benchmark-only).
+    /// The scheme (`abbe schemes` lists them, with the setup parameters
+    /// each takes; broken ones need --insecure-benchmark-only).
     #[arg(long, default_value = "waters11")]
     scheme: String,
-    /// Attribute universe for small-universe schemes (gpsw06-small, yct14),
-    /// e.g. "doctor, nurse, cardiology".
+    /// Attribute universe for small-universe schemes, e.g. "doctor, nurse,
+    /// cardiology".
     #[arg(long)]
     universe: Option<String>,
     /// Number of users N, for broadcast and traitor-tracing schemes
@@ -28,13 +23,12 @@ pub struct Args {
     #[arg(long)]
     users: Option<u32>,
     /// The largest recipient set ℓ of an identity-based broadcast setup
-    /// (gw09-ibbe, gw09-ibbe-ss, gw19-ibbe; default 1024): its public key is
-    /// O(ℓ).
+    /// (default 1024): its public key is O(ℓ).
     #[arg(long, value_name = "L")]
     max_recipients: Option<u32>,
-    /// Zhandry's user-expansion parameter a ∈ [0, 1] for zha20 (e.g. 1/3,
-    /// 1/2, 2/3; default 1/2): ciphertexts of N^a blocks, keys and public key
-    /// of N^{1−a}.
+    /// The user-expansion parameter a ∈ [0, 1] of Zhandry's broadcast-and-
+    /// trace (e.g. 1/3, 1/2, 2/3; default 1/2): ciphertexts of N^a blocks,
+    /// keys and public key of N^{1−a}.
     #[arg(long, value_name = "A", value_parser = parse_fraction)]
     expansion: Option<f64>,
     /// Security level: 100 (BN254 + AES-128-GCM), 128 (BLS12-381 +

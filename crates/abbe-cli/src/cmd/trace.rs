@@ -18,9 +18,8 @@ use std::time::{Duration, Instant};
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// The setup's master key, for schemes that trace privately
-    /// (gksw10-plbe, zha20-risky, zha20); gksw10-augbe traces with the
-    /// public key alone.
+    /// The setup's master key, for schemes that trace privately (a publicly
+    /// traceable scheme traces with the public key alone).
     #[arg(long)]
     master: Option<PathBuf>,
     /// The setup's public key.

@@ -15,12 +15,20 @@
 //!   NIST P-256, one ciphertext element per recipient.
 //! * [`gksw10_plbe`] — the full version's [12]: private linear broadcast
 //!   encryption on a √N×√N grid, encrypting to everybody, with black-box
-//!   traitor tracing ([`trace`]).
+//!   traitor tracing ([`trace`]); [`gksw10_augbe`] — its augmented broadcast
+//!   version, to any set, publicly traceable (both on [`grid`]).
+//! * [`zha20_risky`], [`zha20`] — Zhandry 2020's risky broadcast-and-trace and
+//!   its risk-mitigated version with user expansion (sharing [`mtb`]).
+//! * [`gw09_ibbe`], [`gw09_ibbe_ss`], [`gw19_ibbe`] — identity-based broadcast
+//!   (Gentry–Waters 2009 §4.1 and §4.3.1, Ge–Wei 2019), sharing [`ibbe`] and
+//!   [`poly`].
 //!
-//! All of them implement [`crate::kem::Kem`] with key side a [`UserIndex`]
-//! i ∈ [1, N] and ciphertext side a set of users [`Recipients`] ⊆ [1, N].
-//! The number of users N is fixed at setup, the scheme's parameter
-//! ([`crate::kem::Users`], [`DEFAULT_USERS`] by default).
+//! The broadcast ones implement [`crate::kem::Kem`] with key side a
+//! [`UserIndex`] i ∈ [1, N] and ciphertext side a set of users
+//! [`Recipients`] ⊆ [1, N] (or everyone); the number of users N is fixed at
+//! setup, the scheme's parameter ([`crate::kem::Users`], [`DEFAULT_USERS`] by
+//! default). The identity-based ones take identities and the largest
+//! recipient set instead.
 //!
 //! User keys are stored without their public key (format version 2): a
 //! broadcast public key is O(N) and Table 2's private keys are O(λ) (BGW05)

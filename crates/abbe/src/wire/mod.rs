@@ -141,124 +141,87 @@ impl ObjectKind {
     }
 }
 
-/// Scheme identifiers, as written in every object.
+/// What a scheme's keys and ciphertexts are for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[repr(u8)]
-pub enum SchemeId {
-    /// Waters11 CP-ABE with GHW11 outsourcing (CPA).
-    Waters11 = 1,
-    /// BSW07 CP-ABE (access trees).
-    Bsw07 = 2,
-    /// GPSW06 KP-ABE, large universe (random oracle), with GHW11 outsourcing.
-    Gpsw06 = 3,
-    /// GPSW06 KP-ABE, small universe fixed at setup.
-    Gpsw06Small = 4,
-    /// FAME CP-ABE (Agrawal–Chase 2017).
-    FameCp = 5,
-    /// FAME KP-ABE (Agrawal–Chase 2017).
-    FameKp = 6,
-    /// YCT14 KP-ABE — BROKEN, benchmarking only.
-    Yct14 = 7,
-    /// Boneh–Gentry–Waters 2005 broadcast encryption, §3.1 (special case).
-    Bgw05 = 16,
-    /// Boneh–Gentry–Waters 2005 broadcast encryption, §3.2 (B = ⌊√N⌋).
-    Bgw05Sqrt = 17,
-    /// Gentry–Waters 2009 semi-static broadcast encryption, §3.1.
-    Gw09 = 18,
-    /// Waters 2009 dual-system broadcast encryption (adaptive).
-    Waters09 = 19,
-    /// ElGamal baseline with shared parameters on NIST P-256
-    /// (chhatrapati22 §2).
-    ElGamalP256 = 20,
-    /// Garg–Kumarasubramanian–Sahai–Waters private linear broadcast
-    /// encryption (ePrint 2009/532), traceable.
-    Gksw10Plbe = 21,
-    /// GKSW augmented broadcast encryption (CCS 2010 §5.2): broadcast to
-    /// any set, publicly traceable.
-    Gksw10AugBe = 22,
-    /// Gentry–Waters 2009 §4.1 identity-based broadcast (adaptive, tags).
-    Gw09Ibbe = 23,
-    /// Gentry–Waters 2009 §4.3.1 identity-based broadcast (semi-static).
-    Gw09IbbeSs = 24,
-    /// Ge–Wei 2019 §3.1 identity-based broadcast (constant ciphertext).
-    Gw19Ibbe = 25,
-    /// Zhandry 2020 §9.3 risky broadcast-and-trace.
-    Zha20Risky = 26,
-    /// Zhandry 2020 broadcast-and-trace, user expansion a, risk mitigation.
-    Zha20 = 27,
-    /// BLS signatures, min-sig (draft-irtf-cfrg-bls-signature-05), for
-    /// signed envelopes ([`crate::signature`]).
-    BlsSig = 32,
+pub enum Family {
+    /// Ciphertext-policy ABE: keys for attributes, ciphertexts for policies.
+    CpAbe,
+    /// Key-policy ABE: keys for policies, ciphertexts for attributes.
+    KpAbe,
+    /// Broadcast: keys for user indices, ciphertexts for sets of them.
+    Broadcast,
+    /// Identity-based broadcast: keys for identities, ciphertexts for sets.
+    IdentityBroadcast,
+    /// Signatures (signed files), not a KEM.
+    Signature,
 }
 
-impl SchemeId {
-    pub const ALL: [SchemeId; 20] = [
-        SchemeId::Waters11,
-        SchemeId::Bsw07,
-        SchemeId::Gpsw06,
-        SchemeId::Gpsw06Small,
-        SchemeId::FameCp,
-        SchemeId::FameKp,
-        SchemeId::Yct14,
-        SchemeId::Bgw05,
-        SchemeId::Bgw05Sqrt,
-        SchemeId::Gw09,
-        SchemeId::Waters09,
-        SchemeId::ElGamalP256,
-        SchemeId::Gksw10Plbe,
-        SchemeId::Gksw10AugBe,
-        SchemeId::Gw09Ibbe,
-        SchemeId::Gw09IbbeSs,
-        SchemeId::Gw19Ibbe,
-        SchemeId::Zha20Risky,
-        SchemeId::Zha20,
-        SchemeId::BlsSig,
-    ];
+impl Family {
+    /// Its name in tables and messages.
+    pub fn label(self) -> &'static str {
+        match self {
+            Family::CpAbe => "CP-ABE",
+            Family::KpAbe => "KP-ABE",
+            Family::Broadcast => "broadcast",
+            Family::IdentityBroadcast => "identity-based broadcast",
+            Family::Signature => "signature",
+        }
+    }
+}
 
+/// `SchemeId` from the rows of [`crate::schemes`].
+macro_rules! scheme_ids {
+    ($($id:ident = $byte:literal, $name:literal, $family:ident, $form:ident $args:tt, $what:literal;)*) => {
+        /// Scheme identifiers, as written in every object: one per row of
+        /// the table of schemes ([`crate::schemes`]).
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        #[repr(u8)]
+        pub enum SchemeId {
+            $(#[doc = $what] $id = $byte,)*
+        }
+
+        impl SchemeId {
+            /// Every scheme, in the table's order.
+            pub const ALL: [SchemeId; [$($byte),*].len()] = [$(SchemeId::$id),*];
+
+            /// Its name (command line, Python, messages).
+            pub fn name(self) -> &'static str {
+                match self {
+                    $(SchemeId::$id => $name,)*
+                }
+            }
+            /// What its keys and ciphertexts are for.
+            pub fn family(self) -> Family {
+                match self {
+                    $(SchemeId::$id => Family::$family,)*
+                }
+            }
+            /// One line on what it is.
+            pub fn what(self) -> &'static str {
+                match self {
+                    $(SchemeId::$id => $what,)*
+                }
+            }
+            /// Known to be broken (registered `insecure`): usable only
+            /// behind an explicit flag, in builds that include it.
+            pub fn is_insecure(self) -> bool {
+                match self {
+                    $(SchemeId::$id => stringify!($form) == "insecure",)*
+                }
+            }
+        }
+    };
+}
+crate::schemes::schemes!(scheme_ids);
+
+impl SchemeId {
     pub fn from_u8(v: u8) -> Option<Self> {
         Self::ALL.into_iter().find(|s| *s as u8 == v)
     }
-    pub fn name(self) -> &'static str {
-        match self {
-            SchemeId::Waters11 => "waters11",
-            SchemeId::Bsw07 => "bsw07",
-            SchemeId::Gpsw06 => "gpsw06",
-            SchemeId::Gpsw06Small => "gpsw06-small",
-            SchemeId::FameCp => "fame-cp",
-            SchemeId::FameKp => "fame-kp",
-            SchemeId::Yct14 => "yct14",
-            SchemeId::Bgw05 => "bgw05",
-            SchemeId::Bgw05Sqrt => "bgw05-sqrt",
-            SchemeId::Gw09 => "gw09",
-            SchemeId::Waters09 => "waters09",
-            SchemeId::ElGamalP256 => "elgamal-p256",
-            SchemeId::Gksw10Plbe => "gksw10-plbe",
-            SchemeId::Gksw10AugBe => "gksw10-augbe",
-            SchemeId::Gw09Ibbe => "gw09-ibbe",
-            SchemeId::Gw09IbbeSs => "gw09-ibbe-ss",
-            SchemeId::Gw19Ibbe => "gw19-ibbe",
-            SchemeId::Zha20Risky => "zha20-risky",
-            SchemeId::Zha20 => "zha20",
-            SchemeId::BlsSig => "bls-sig",
-        }
-    }
-    /// A broadcast scheme (keys for user indices, ciphertexts for sets).
+    /// A broadcast scheme (keys for user indices or identities, ciphertexts
+    /// for sets).
     pub fn is_broadcast(self) -> bool {
-        matches!(
-            self,
-            SchemeId::Bgw05
-                | SchemeId::Bgw05Sqrt
-                | SchemeId::Gw09
-                | SchemeId::Waters09
-                | SchemeId::ElGamalP256
-                | SchemeId::Gksw10Plbe
-                | SchemeId::Gksw10AugBe
-                | SchemeId::Gw09Ibbe
-                | SchemeId::Gw09IbbeSs
-                | SchemeId::Gw19Ibbe
-                | SchemeId::Zha20Risky
-                | SchemeId::Zha20
-        )
+        matches!(self.family(), Family::Broadcast | Family::IdentityBroadcast)
     }
 
     pub fn from_name(s: &str) -> Option<Self> {
@@ -612,6 +575,22 @@ impl<'a> Reader<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// docs/FORMAT.md's preamble row lists every scheme of the table, by
+    /// byte and name, and no other.
+    #[test]
+    fn format_md_lists_every_scheme_id() {
+        let format = include_str!("../../../../docs/FORMAT.md");
+        let row = format
+            .lines()
+            .find(|l| l.starts_with("| 6 | scheme |"))
+            .expect("FORMAT.md's preamble table has the scheme byte");
+        for id in SchemeId::ALL {
+            let entry = format!("{} `{}`", id as u8, id.name());
+            assert!(row.contains(&entry), "FORMAT.md's scheme row lacks {entry}");
+        }
+        assert_eq!(row.matches('`').count(), 2 * SchemeId::ALL.len(), "{row}");
+    }
 
     #[test]
     fn preamble_round_trip_and_errors() {
