@@ -7,8 +7,9 @@
 //! one of the same byte size.
 
 mod common;
+use abbe::abe::Universe;
 use abbe::kem::Authority;
-use abbe::kem::{MasterKeyOf, Universe};
+use abbe::kem::MasterKeyOf;
 use common::*;
 
 use abbe::abe::cca::CcaHeader;

@@ -3,9 +3,10 @@
 //! bound (8-pair shared Miller loop + final exponentiation). The full
 //! Tables 1 and 3–10 sweep is the lab: `abbe lab --only chhatrapati22` (`--profile full` for N up to 10^6).
 
+use abbe::bcast::Users;
 use abbe::bcast::{Bgw05, Bgw05Sqrt, ElGamalP256, Gw09, Recipients, UserIndex, Waters09};
 use abbe::curve::{Bn254, Curve, Group, Scalar};
-use abbe::kem::{self, Authority, Kem, Users};
+use abbe::kem::{self, Authority, Kem};
 use criterion::{criterion_group, criterion_main, Criterion};
 use rand_chacha::rand_core::SeedableRng;
 use rand_chacha::ChaCha20Rng;

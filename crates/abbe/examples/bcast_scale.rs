@@ -6,9 +6,10 @@
 //! cargo run --release -p abbe --example bcast_scale -- gw09,waters09 1000000
 //! ```
 
+use abbe::bcast::Users;
 use abbe::bcast::{Bgw05, Gw09, UserIndex, Waters09};
 use abbe::curve::Bn254;
-use abbe::kem::{self, Authority, Kem, Users};
+use abbe::kem::{self, Authority, Kem};
 use rand_core::OsRng;
 use std::time::Instant;
 

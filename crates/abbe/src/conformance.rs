@@ -58,9 +58,9 @@ pub(crate) const MEMBERS: &[(&str, bool)] = &[
 pub(crate) fn broadcast_case<K>() -> Case<'static, K>
 where
     K: Kem,
-    K::Authority: Authority<Params = kem::Users>,
+    K::Authority: Authority<Params = crate::bcast::Users>,
 {
-    Case::one_target(kem::Users(12), "2-5, 11", MEMBERS)
+    Case::one_target(crate::bcast::Users(12), "2-5, 11", MEMBERS)
 }
 
 /// What a scheme is tested with: its setup parameters and pairs of a key
@@ -339,7 +339,7 @@ pub(crate) fn decode_outsourcing<K: Outsourcing>(bytes: &[u8]) -> [bool; 3] {
 pub(crate) fn random_recipients<K>(_: &Case<K>)
 where
     K: Kem<KeySide = crate::bcast::UserIndex, CiphertextSide = crate::bcast::Recipients>,
-    K::Authority: Authority<Params = kem::Users>,
+    K::Authority: Authority<Params = crate::bcast::Users>,
 {
     use crate::bcast::{testutil::random_set, UserIndex};
     let mut r = rng(6);
@@ -347,7 +347,7 @@ where
         let n = 1 + r.next_u32() % 300;
         let seed = r.next_u64();
         let frac = f64::from(r.next_u32()) / f64::from(u32::MAX);
-        let (pk, mk) = kem::setup::<K>(&kem::Users(n), &mut r).unwrap();
+        let (pk, mk) = kem::setup::<K>(&crate::bcast::Users(n), &mut r).unwrap();
         let set = random_set(n, seed, frac);
         let (key, header) = K::encapsulate(&pk, &set, &mut r).unwrap();
         let sampled =

@@ -293,7 +293,7 @@ fn refuse_others(p: &SetupParams, kind: ParamsKind) -> Result<(), KemError> {
             p.max_recipients.is_some(),
             "identity-based broadcast schemes",
         ),
-        ("expansion", p.expansion.is_some(), "zha20"),
+        ("expansion", p.expansion.is_some(), "user-expansion schemes"),
     ];
     for (name, set, for_whom) in given {
         if set && !kind.takes().contains(&name) {
@@ -309,108 +309,6 @@ impl Params for () {
     const KIND: ParamsKind = ParamsKind::None;
     fn from_setup(p: &SetupParams) -> Result<Self, KemError> {
         refuse_others(p, Self::KIND)
-    }
-}
-
-/// The number of users N of a broadcast setup (user indices 1..=N).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Users(pub u32);
-
-impl Default for Users {
-    fn default() -> Self {
-        Users(crate::bcast::DEFAULT_USERS)
-    }
-}
-
-impl Params for Users {
-    const KIND: ParamsKind = ParamsKind::Users;
-    fn from_setup(p: &SetupParams) -> Result<Self, KemError> {
-        refuse_others(p, Self::KIND)?;
-        Ok(p.users.map_or_else(Users::default, Users))
-    }
-}
-
-/// ℓ, the largest recipient set of an identity-based broadcast setup
-/// (its public key is O(ℓ)).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct MaxRecipients(pub u32);
-
-impl Default for MaxRecipients {
-    fn default() -> Self {
-        MaxRecipients(crate::bcast::ibbe::DEFAULT_MAX_RECIPIENTS)
-    }
-}
-
-impl Params for MaxRecipients {
-    const KIND: ParamsKind = ParamsKind::MaxRecipients;
-    fn from_setup(p: &SetupParams) -> Result<Self, KemError> {
-        refuse_others(p, Self::KIND)?;
-        Ok(p.max_recipients
-            .map_or_else(MaxRecipients::default, MaxRecipients))
-    }
-}
-
-/// N users and Zhandry's user-expansion parameter a ∈ [0, 1]: ⌈N^a⌉ blocks
-/// of ⌈N/⌈N^a⌉⌉ users.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Expansion {
-    pub users: u32,
-    pub a: f64,
-}
-
-impl Default for Expansion {
-    fn default() -> Self {
-        Expansion {
-            users: crate::bcast::DEFAULT_USERS,
-            a: 0.5,
-        }
-    }
-}
-
-impl Params for Expansion {
-    const KIND: ParamsKind = ParamsKind::UsersAndExpansion;
-    fn from_setup(p: &SetupParams) -> Result<Self, KemError> {
-        refuse_others(p, Self::KIND)?;
-        let d = Expansion::default();
-        let a = p.expansion.unwrap_or(d.a);
-        if !(0.0..=1.0).contains(&a) {
-            return Err(KemError::Invalid(format!(
-                "the expansion parameter a must be in [0, 1], got {a}"
-            )));
-        }
-        Ok(Expansion {
-            users: p.users.unwrap_or(d.users),
-            a,
-        })
-    }
-}
-
-/// The attribute universe of a small-universe setup: the names keys and
-/// ciphertexts may use (the default: `A1, …, A256`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Universe(pub Vec<String>);
-
-impl Default for Universe {
-    fn default() -> Self {
-        Universe(
-            (1..=crate::abe::gpsw06_small::DEFAULT_UNIVERSE_SIZE)
-                .map(crate::policy::generate::attr_name)
-                .collect(),
-        )
-    }
-}
-
-impl<S: AsRef<str>> FromIterator<S> for Universe {
-    fn from_iter<I: IntoIterator<Item = S>>(names: I) -> Self {
-        Universe(names.into_iter().map(|n| n.as_ref().to_owned()).collect())
-    }
-}
-
-impl Params for Universe {
-    const KIND: ParamsKind = ParamsKind::Universe;
-    fn from_setup(p: &SetupParams) -> Result<Self, KemError> {
-        refuse_others(p, Self::KIND)?;
-        Ok(p.universe.clone().map_or_else(Universe::default, Universe))
     }
 }
 
@@ -461,7 +359,7 @@ pub trait Authority {
     /// source over [`MAX_WHOLE_PUBLIC_KEY`] before allocating for it; a
     /// scheme whose public key is read element by element (BGW05)
     /// overrides this.
-    fn open_public_key(src: crate::bcast::Source) -> Result<Self::PublicKey, WireError> {
+    fn open_public_key(src: crate::wire::source::Source) -> Result<Self::PublicKey, WireError> {
         let size = src.size();
         if size > MAX_WHOLE_PUBLIC_KEY {
             return Err(WireError::TooLong {

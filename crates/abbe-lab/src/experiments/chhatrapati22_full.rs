@@ -12,14 +12,17 @@ use crate::papers::paper;
 use crate::record::Row;
 use crate::report::{Cell, Claim, Table, Verdict};
 use crate::{Ctx, LabError, Profile};
+use abbe::bcast::ibbe::MaxRecipients;
 use abbe::bcast::ibbe::{Identities, Identity};
 use abbe::bcast::trace::{TraceOptions, TraceVerdict};
+use abbe::bcast::Expansion;
+use abbe::bcast::Users;
 use abbe::bcast::{
     Everyone, Gksw10AugBe, Gksw10Plbe, Gw09Ibbe, Gw09IbbeSs, Gw19Ibbe, Recipients, UserIndex,
     Zha20, Zha20Risky,
 };
 use abbe::curve::{Bn254, Counted, OpCounts};
-use abbe::kem::{Expansion, MasterKeyOf, MaxRecipients, Side, Users};
+use abbe::kem::{MasterKeyOf, Side};
 use abbe::wire::Encoded;
 use abbe::Kem;
 use rand_chacha::rand_core::{RngCore, SeedableRng};

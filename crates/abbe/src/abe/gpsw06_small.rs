@@ -17,7 +17,7 @@
 //! ```
 //!
 //! ## The universe
-//! Setup takes the universe ([`kem::Universe`]) as a list of
+//! Setup takes the universe ([`super::Universe`]) as a list of
 //! attribute names: the (expanded) attribute strings that keys and
 //! ciphertexts may use. The public and master keys store the names, so an
 //! [`AttributeSet`] or a policy is mapped to universe indices by name; an
@@ -26,7 +26,7 @@
 //! bag-of-bits markers (the strings [`AttributeSet::iter`] and
 //! [`crate::policy::AccessTree::leaves`] show).
 //!
-//! The default [`kem::Universe`] is **`A1, A2, …, A256`** ([`DEFAULT_UNIVERSE_SIZE`] attributes named
+//! The default [`super::Universe`] is **`A1, A2, …, A256`** ([`super::DEFAULT_UNIVERSE_SIZE`] attributes named
 //! like [`crate::policy::generate::attr_name`], i.e. the benchmark
 //! policies' attributes).
 //!
@@ -65,7 +65,7 @@
 use crate::curve::CurveId;
 use crate::curve::LinedG2;
 use crate::curve::{par_map, wipe, Curve, FixedBaseTable, Group, Scalar, Target};
-use crate::kem::{self, Authority, Kem, KemError, SessionKey};
+use crate::kem::{Authority, Kem, KemError, SessionKey};
 use crate::policy::{AttributeSet, Policy, PolicyTree};
 use crate::wire::codec::{invalid, labels_match, nonzero, object, rows_match, secrets_match};
 use crate::wire::{hex, Codec, Lazy, Reader, SchemeId, Secret, Wipe, WireError, Writer, MAX_ITEMS};
@@ -77,9 +77,6 @@ use std::sync::{Arc, OnceLock};
 /// The scheme, generic over the curve.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Gpsw06Small<C>(PhantomData<C>);
-
-/// Size of the default universe ([`kem::Universe::default`]): `A1` … `A256`.
-pub const DEFAULT_UNIVERSE_SIZE: usize = 256;
 
 /// Longest universe attribute name, in bytes.
 pub const MAX_UNIVERSE_NAME_BYTES: usize = 1024;
@@ -401,7 +398,7 @@ impl<C: Curve> Gpsw06Small<C> {
 }
 
 impl<C: Curve> Authority for Gpsw06Small<C> {
-    type Params = kem::Universe;
+    type Params = crate::abe::Universe;
     type PublicKey = PublicKey<C>;
     type MasterKey = MasterKey<C>;
     type UserKey = UserKey<C>;
@@ -412,7 +409,7 @@ impl<C: Curve> Authority for Gpsw06Small<C> {
     /// longer than [`MAX_UNIVERSE_NAME_BYTES`] or more than [`MAX_ITEMS`]
     /// names.
     fn setup<R: RngCore + CryptoRng>(
-        universe: &kem::Universe,
+        universe: &crate::abe::Universe,
         rng: &mut R,
     ) -> Result<(PublicKey<C>, MasterKey<C>), KemError> {
         let index = index_universe(&universe.0).map_err(KemError::Invalid)?;
@@ -561,12 +558,12 @@ mod tests {
     }
 
     fn case<C: Curve>() -> Case<'static, Gpsw06Small<C>> {
-        Case::one_key(kem::Universe(universe()), POLICY, &SETS)
+        Case::one_key(crate::abe::Universe(universe()), POLICY, &SETS)
     }
 
     #[test]
     fn the_universe_is_kept_in_order() {
-        let (pk, mk) = G::setup(&kem::Universe(universe()), &mut rng(1)).unwrap();
+        let (pk, mk) = G::setup(&crate::abe::Universe(universe()), &mut rng(1)).unwrap();
         assert_eq!(pk.universe(), universe().as_slice());
         assert_eq!(G::public_key(&mk).to_bytes(), pk.to_bytes());
     }
@@ -585,7 +582,7 @@ mod tests {
     fn default_universe_and_unknown_attributes() {
         let mut r = rng(2);
         let (pk, mk) = G::setup(&Default::default(), &mut r).unwrap();
-        assert_eq!(pk.universe().len(), DEFAULT_UNIVERSE_SIZE);
+        assert_eq!(pk.universe().len(), crate::abe::DEFAULT_UNIVERSE_SIZE);
         assert_eq!(pk.universe()[0], "A1");
         assert_eq!(pk.universe()[255], "A256");
         let key = G::keygen(&pk, &mk, &pol("A1 and A256"), &mut r).unwrap();
@@ -605,9 +602,9 @@ mod tests {
         }
         assert!(G::encapsulate(&pk, &AttributeSet::new(), &mut r).is_err());
         // Bad universes.
-        assert!(G::setup(&kem::Universe(vec![]), &mut r).is_err());
-        assert!(G::setup(&kem::Universe::from_iter(["a", "b", "a"]), &mut r).is_err());
-        assert!(G::setup(&kem::Universe::from_iter(["a", ""]), &mut r).is_err());
+        assert!(G::setup(&crate::abe::Universe(vec![]), &mut r).is_err());
+        assert!(G::setup(&crate::abe::Universe::from_iter(["a", "b", "a"]), &mut r).is_err());
+        assert!(G::setup(&crate::abe::Universe::from_iter(["a", ""]), &mut r).is_err());
     }
 
     /// KP collusion: two keys whose policies each need an attribute the
@@ -615,7 +612,11 @@ mod tests {
     #[test]
     fn collusion_fails() {
         let mut r = rng(4);
-        let (pk, mk) = G::setup(&kem::Universe::from_iter(["a", "b", "c", "d"]), &mut r).unwrap();
+        let (pk, mk) = G::setup(
+            &crate::abe::Universe::from_iter(["a", "b", "c", "d"]),
+            &mut r,
+        )
+        .unwrap();
         let (session, header) = G::encapsulate(&pk, &attrs("a, b"), &mut r).unwrap();
         let k1 = G::keygen(&pk, &mk, &pol("a and c"), &mut r).unwrap();
         let k2 = G::keygen(&pk, &mk, &pol("b and d"), &mut r).unwrap();
@@ -645,7 +646,7 @@ mod tests {
         type CG = Gpsw06Small<Counted<Bls12>>;
         let mut r = rng(5);
         let universe: Vec<String> = (1..=20).map(generate::attr_name).collect();
-        let (pk, mk) = CG::setup(&kem::Universe::from_iter(&universe), &mut r).unwrap();
+        let (pk, mk) = CG::setup(&crate::abe::Universe::from_iter(&universe), &mut r).unwrap();
         for n in [1usize, 5, 20] {
             let policy = generate::flat_and(n).unwrap();
             let set = AttributeSet::from_names(policy.attributes()).unwrap();
@@ -675,7 +676,7 @@ mod tests {
     #[test]
     fn foreign_and_forged_objects_are_refused() {
         let mut r = rng(6);
-        let (pk, _) = G::setup(&kem::Universe::from_iter(["a", "b"]), &mut r).unwrap();
+        let (pk, _) = G::setup(&crate::abe::Universe::from_iter(["a", "b"]), &mut r).unwrap();
         let (_, header) = G::encapsulate(&pk, &attrs("a, b"), &mut r).unwrap();
         assert!(Header::<Bn254>::from_bytes(&header.to_bytes()).is_err());
         assert!(super::super::gpsw06::Header::<Bls12>::from_bytes(&header.to_bytes()).is_err());

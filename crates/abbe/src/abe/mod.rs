@@ -37,3 +37,37 @@ pub use waters11::Waters11;
 pub(crate) mod attr_cache;
 
 pub use attr_cache::clear as clear_attribute_hash_cache;
+
+use crate::kem::{KemError, Params, ParamsKind, SetupParams};
+
+/// Size of the default universe ([`Universe::default`]): `A1` … `A256`.
+pub const DEFAULT_UNIVERSE_SIZE: usize = 256;
+
+/// The attribute universe of a small-universe setup: the names keys and
+/// ciphertexts may use (the default: `A1, …, A256`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Universe(pub Vec<String>);
+
+impl Default for Universe {
+    fn default() -> Self {
+        Universe(
+            (1..=DEFAULT_UNIVERSE_SIZE)
+                .map(crate::policy::generate::attr_name)
+                .collect(),
+        )
+    }
+}
+
+impl<S: AsRef<str>> FromIterator<S> for Universe {
+    fn from_iter<I: IntoIterator<Item = S>>(names: I) -> Self {
+        Universe(names.into_iter().map(|n| n.as_ref().to_owned()).collect())
+    }
+}
+
+impl Params for Universe {
+    const KIND: ParamsKind = ParamsKind::Universe;
+    fn from_setup(p: &SetupParams) -> Result<Self, KemError> {
+        Self::KIND.refuse_others(p)?;
+        Ok(p.universe.clone().map_or_else(Universe::default, Universe))
+    }
+}

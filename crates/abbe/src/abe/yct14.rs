@@ -70,9 +70,10 @@
 //! Checked against the formula (and the paper's table where it has one)
 //! by `op_counts_*` in the tests below, on `Counted` curves.
 
+use crate::abe::Universe;
 use crate::curve::CurveId;
 use crate::curve::{par_map, wipe, Curve, FixedBaseTable, Group, Scalar};
-use crate::kem::{Authority, Kem, KemError, SessionKey, Universe};
+use crate::kem::{Authority, Kem, KemError, SessionKey};
 use crate::policy::{validate_name, AttributeSet, Policy, PolicyTree};
 use crate::wire::codec::{invalid, names_match, nonzero, object, rows_match, secrets_match};
 use crate::wire::{hex, Lazy, SchemeId, Secret, MAX_ITEMS};

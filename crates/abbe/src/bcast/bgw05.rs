@@ -70,8 +70,9 @@ use super::{
     fixed_base_affine, scalar_pow, user_in_range, Recipients, SetupIdHasher, UserCount, UserIndex,
     CHUNK,
 };
+use crate::bcast::Users;
 use crate::curve::{wipe, Curve, CurveId, FixedBaseTable, Group, Scalar, Target};
-use crate::kem::{Authority, Kem, KemError, SessionKey, Users};
+use crate::kem::{Authority, Kem, KemError, SessionKey};
 use crate::wire::codec::{object, Codec};
 use crate::wire::{
     Encoded, Lazy, ObjectKind, Preamble, Reader, SchemeId, Secret, WireError, Writer, PREAMBLE_LEN,

@@ -48,8 +48,9 @@ use super::{
     fixed_base_affine, prf_scalar, scalar_pow, user_in_range, Points, Recipients, UserCount,
     UserIndex,
 };
+use crate::bcast::Users;
 use crate::curve::{par_map, wipe, Curve, CurveId, FixedBaseTable, Group, Scalar, Target};
-use crate::kem::{Authority, Kem, KemError, SessionKey, Users};
+use crate::kem::{Authority, Kem, KemError, SessionKey};
 use crate::wire::codec::object;
 use crate::wire::{Lazy, SchemeId, Secret};
 use rand_core::{CryptoRng, RngCore};

@@ -34,8 +34,9 @@
 //! Dec 2·λ0^3 + λ0 — we need one exponentiation to decrypt: c^{x_i}).
 
 use super::{check_n, Recipients, UserCount, UserIndex};
+use crate::bcast::Users;
 use crate::curve::{wipe, CurveId};
-use crate::kem::{Authority, Kem, KemError, SessionKey, Users};
+use crate::kem::{Authority, Kem, KemError, SessionKey};
 use crate::wire::codec::{Codec, CodecIn};
 use crate::wire::{Encoded, ObjectKind, Preamble, Reader, SchemeId, WireError, Writer};
 use p256::elliptic_curve::ff::Field;

@@ -71,8 +71,9 @@
 use super::grid::{self, ceil_sqrt, flat_g1, flat_g2, position, tables, GridBases, Tables};
 use super::trace::Traceable;
 use super::{prf_scalar, user_in_range, Everyone, Points, UserCount, UserIndex};
+use crate::bcast::Users;
 use crate::curve::{par_map, wipe, Curve, CurveId, FixedBaseTable, Group, LinedG2, Scalar, Target};
-use crate::kem::{Authority, Kem, KemError, SessionKey, Users};
+use crate::kem::{Authority, Kem, KemError, SessionKey};
 use crate::wire::codec::object;
 use crate::wire::{Lazy, SchemeId, Secret};
 use rand_core::{CryptoRng, RngCore};

@@ -51,8 +51,9 @@ use super::{
     fixed_base_affine, prf_scalar, sum_points, user_in_range, Points, Recipients, UserCount,
     UserIndex, CHUNK,
 };
+use crate::bcast::Users;
 use crate::curve::{wipe, Curve, CurveId, FixedBaseTable, Group, LinedG2, Scalar, Target};
-use crate::kem::{Authority, Kem, KemError, SessionKey, Users};
+use crate::kem::{Authority, Kem, KemError, SessionKey};
 use crate::wire::codec::object;
 use crate::wire::{Lazy, SchemeId, Secret};
 use rand_core::{CryptoRng, RngCore};

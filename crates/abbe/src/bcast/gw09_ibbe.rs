@@ -72,8 +72,9 @@ use super::ibbe::{
 };
 use super::poly;
 use super::{prf_tagged, Points};
+use crate::bcast::ibbe::MaxRecipients;
 use crate::curve::{par_map, wipe, Curve, CurveId, FixedBaseTable, Group, Scalar, Target};
-use crate::kem::{Authority, Kem, KemError, MaxRecipients, SessionKey};
+use crate::kem::{Authority, Kem, KemError, SessionKey};
 use crate::wire::codec::object;
 use crate::wire::{Lazy, SchemeId, Secret};
 use rand_core::{CryptoRng, RngCore};

@@ -51,8 +51,9 @@ use super::ibbe::{
     ell_minus_1, ell_plus_1, gentry_key, msm, padded_roots, powers, Identities, Identity, MaxCount,
 };
 use super::{poly, prf_tagged, Points};
+use crate::bcast::ibbe::MaxRecipients;
 use crate::curve::{wipe, Curve, CurveId, FixedBaseTable, Group, LinedG2, Scalar, Target};
-use crate::kem::{Authority, Kem, KemError, MaxRecipients, SessionKey};
+use crate::kem::{Authority, Kem, KemError, SessionKey};
 use crate::wire::codec::object;
 use crate::wire::{Lazy, SchemeId, Secret};
 use rand_core::{CryptoRng, RngCore};

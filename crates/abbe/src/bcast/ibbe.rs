@@ -17,7 +17,7 @@
 
 use super::{prf_tagged, MAX_USERS};
 use crate::curve::{wipe, Curve, FixedBaseTable, Group, Scalar};
-use crate::kem::{KemError, Side, SideKind};
+use crate::kem::{KemError, Params, ParamsKind, SetupParams, Side, SideKind};
 use crate::policy::{ErrorKind, PolicyError};
 use crate::wire::codec::{invalid, CodecIn};
 use crate::wire::{Reader, WireError, Writer};
@@ -28,6 +28,26 @@ pub const DEFAULT_MAX_RECIPIENTS: u32 = 1024;
 pub const MAX_RECIPIENTS: u32 = MAX_USERS;
 /// The longest identity, in bytes.
 pub const MAX_IDENTITY_BYTES: usize = 256;
+
+/// ℓ, the largest recipient set of an identity-based broadcast setup
+/// (its public key is O(ℓ)).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MaxRecipients(pub u32);
+
+impl Default for MaxRecipients {
+    fn default() -> Self {
+        MaxRecipients(DEFAULT_MAX_RECIPIENTS)
+    }
+}
+
+impl Params for MaxRecipients {
+    const KIND: ParamsKind = ParamsKind::MaxRecipients;
+    fn from_setup(p: &SetupParams) -> Result<Self, KemError> {
+        Self::KIND.refuse_others(p)?;
+        Ok(p.max_recipients
+            .map_or_else(MaxRecipients::default, MaxRecipients))
+    }
+}
 
 /// What an identity may be, for messages.
 const IDENTITY: &str = "an identity (1–256 bytes of visible UTF-8, no comma)";

@@ -26,7 +26,7 @@
 //! The broadcast ones implement [`crate::kem::Kem`] with key side a
 //! [`UserIndex`] i ∈ [1, N] and ciphertext side a set of users
 //! [`Recipients`] ⊆ [1, N] (or everyone); the number of users N is fixed at
-//! setup, the scheme's parameter ([`crate::kem::Users`], [`DEFAULT_USERS`] by
+//! setup, the scheme's parameter ([`Users`], [`DEFAULT_USERS`] by
 //! default). The identity-based ones take identities and the largest
 //! recipient set instead.
 //!
@@ -70,16 +70,69 @@ pub use zha20::Zha20;
 pub use zha20_risky::Zha20Risky;
 
 use crate::curve::{par_map, wipe, Curve, FixedBaseTable, Group, Scalar};
-use crate::kem::{KemError, Side, SideKind};
+use crate::kem::{KemError, Params, ParamsKind, SetupParams, Side, SideKind};
 use crate::policy::{ErrorKind, PolicyError};
 use crate::wire::codec::{invalid, Codec, CodecIn, Wipe};
 use crate::wire::{Reader, WireError, Writer};
 use std::marker::PhantomData;
 
-/// N of a setup that does not choose it ([`crate::kem::Users::default`]).
+/// N of a setup that does not choose it ([`Users::default`]).
 pub const DEFAULT_USERS: u32 = 1024;
 /// Largest number of users a setup accepts (2^24 ≈ 16.8 million).
 pub const MAX_USERS: u32 = 1 << 24;
+
+/// The number of users N of a broadcast setup (user indices 1..=N).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Users(pub u32);
+
+impl Default for Users {
+    fn default() -> Self {
+        Users(DEFAULT_USERS)
+    }
+}
+
+impl Params for Users {
+    const KIND: ParamsKind = ParamsKind::Users;
+    fn from_setup(p: &SetupParams) -> Result<Self, KemError> {
+        Self::KIND.refuse_others(p)?;
+        Ok(p.users.map_or_else(Users::default, Users))
+    }
+}
+
+/// N users and Zhandry's user-expansion parameter a ∈ [0, 1]: ⌈N^a⌉ blocks
+/// of ⌈N/⌈N^a⌉⌉ users.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Expansion {
+    pub users: u32,
+    pub a: f64,
+}
+
+impl Default for Expansion {
+    fn default() -> Self {
+        Expansion {
+            users: DEFAULT_USERS,
+            a: 0.5,
+        }
+    }
+}
+
+impl Params for Expansion {
+    const KIND: ParamsKind = ParamsKind::UsersAndExpansion;
+    fn from_setup(p: &SetupParams) -> Result<Self, KemError> {
+        Self::KIND.refuse_others(p)?;
+        let d = Expansion::default();
+        let a = p.expansion.unwrap_or(d.a);
+        if !(0.0..=1.0).contains(&a) {
+            return Err(KemError::Invalid(format!(
+                "the expansion parameter a must be in [0, 1], got {a}"
+            )));
+        }
+        Ok(Expansion {
+            users: p.users.unwrap_or(d.users),
+            a,
+        })
+    }
+}
 
 /// A user of a broadcast system: an index i ∈ [1, N].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]

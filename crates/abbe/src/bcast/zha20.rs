@@ -62,8 +62,9 @@
 use super::mtb::{self, Secrets};
 use super::trace::{Line, Traceable};
 use super::{user_in_range, Points, Recipients, UserCount, UserIndex};
+use crate::bcast::Expansion;
 use crate::curve::{wipe, Curve, CurveId, FixedBaseTable, Group, LinedG2, Scalar};
-use crate::kem::{Authority, Expansion, Kem, KemError, MasterKeyOf, SessionKey};
+use crate::kem::{Authority, Kem, KemError, MasterKeyOf, SessionKey};
 use crate::wire::codec::{invalid, object};
 use crate::wire::{Lazy, SchemeId, Secret, WireError};
 use rand_core::{CryptoRng, RngCore};

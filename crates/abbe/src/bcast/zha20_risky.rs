@@ -46,8 +46,9 @@
 use super::mtb::{self, Secrets};
 use super::trace::{Line, Traceable};
 use super::{user_in_range, Points, Recipients, UserCount, UserIndex};
+use crate::bcast::Users;
 use crate::curve::{wipe, Curve, CurveId, FixedBaseTable, Group, LinedG2, Scalar};
-use crate::kem::{Authority, Kem, KemError, MasterKeyOf, SessionKey, Users};
+use crate::kem::{Authority, Kem, KemError, MasterKeyOf, SessionKey};
 use crate::wire::codec::{invalid, object};
 use crate::wire::{Lazy, SchemeId, Secret};
 use rand_core::{CryptoRng, RngCore};

@@ -19,6 +19,7 @@
 use crate::curve::{CurveId, Element, Group, PointError, Scalar, Target};
 
 pub mod codec;
+pub mod source;
 pub use codec::{Codec, Lazy, Object, Secret, Wipe};
 
 pub const MAGIC: &[u8; 4] = b"ABBE";

@@ -547,9 +547,10 @@ fn zhandry_decoders_are_traced_where_a_hidden_position_falls() {
 #[test]
 fn a_zha20_coalition_that_tells_junk_from_trace_frames_nobody() {
     use crate::bcast::zha20::{Header, Zha20};
+    use crate::bcast::Expansion;
     use crate::bcast::{Recipients, UserIndex};
     use crate::curve::Bn254;
-    use crate::kem::{Expansion, Kem};
+    use crate::kem::Kem;
     type Z = Zha20<Bn254>;
     let mut r = ChaCha20Rng::seed_from_u64(41);
     let (pk, mk) = crate::kem::setup::<Z>(&Expansion { users: 16, a: 0.5 }, &mut r).unwrap();
