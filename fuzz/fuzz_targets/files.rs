@@ -39,11 +39,15 @@ fn known_sessions() -> &'static [(Vec<u8>, SessionKey)] {
         }
         let h = head("rcca-file");
         let hdr = RccaHeader::<W>::from_bytes(&h).expect("rcca-file");
+        // The stored transformed file is of the stored RCCA file.
+        let expect = Expect {
+            header_id: Some(outsource::header_id(&h).expect("rcca-file")),
+            ..Expect::default()
+        };
         out.push((h, Rcca::<W>::decapsulate(&key, &hdr).expect("rcca-file")));
         let h = head("transformed-file");
         let rk = vector(v, "retrieval-key");
-        let s = outsource::decrypt_transformed_bytes(&rk, &h, &Expect::default())
-            .expect("transformed-file");
+        let s = outsource::decrypt_transformed_bytes(&rk, &h, &expect).expect("transformed-file");
         out.push((h, s));
         out
     })
