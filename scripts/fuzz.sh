@@ -57,9 +57,15 @@ perl -MMIME::Base64 - tests/vectors fuzz/corpus <<'PERL'
 use strict;
 use warnings;
 my ($vectors, $corpus) = @ARGV;
-# SchemeId::ALL order.
-my %index = (1 => 0, 2 => 1, 3 => 2, 4 => 3, 5 => 4, 6 => 5, 7 => 6,
-             16 => 7, 17 => 8, 18 => 9, 19 => 10, 20 => 11, 32 => 12);
+# Scheme byte => index in SchemeId::ALL: the rows of the table of schemes,
+# in order (crates/abbe/src/schemes.rs: `Name = byte, "name", ...`).
+my %index;
+open my $table, '<', 'crates/abbe/src/schemes.rs' or die "schemes.rs: $!";
+while (<$table>) {
+    $index{$1} = scalar keys %index if /^\s*\w+ = (\d+), "/;
+}
+close $table;
+die "no rows in crates/abbe/src/schemes.rs" unless %index;
 # armor::label, by object kind.
 my @label = (undef, 'PUBLIC KEY', 'MASTER KEY', 'SCHEME USER KEY',
     'TRANSFORMATION KEY', 'CPA RETRIEVAL KEY', 'KEM HEADER',

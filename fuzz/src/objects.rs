@@ -2,7 +2,7 @@
 //! (the targets `objects` and `objects_high`).
 //!
 //! Input: a selector byte, then the object. The selector picks the family:
-//! scheme `SchemeId::ALL[(s >> 3) % 13]`, curve id `s & 7` (scripts/fuzz.sh
+//! scheme `SchemeId::ALL[(s >> 3) % SchemeId::ALL.len()]`, curve id `s & 7` (scripts/fuzz.sh
 //! writes its seeds so). The object goes to the decoder of its kind in that
 //! family (through `abbe::facade`'s registry: keys, headers, outsourcing
 //! objects and the CCA/RCCA wrappers) and to the byte-level entry points
