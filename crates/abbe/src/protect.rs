@@ -37,11 +37,10 @@ pub const HEADER_LEN: usize = PREAMBLE_LEN + 3 + SALT_LEN + NONCE_LEN;
 
 /// scrypt's work factor and the bounds a decoder accepts.
 ///
-/// The default, log2 N = 18, r = 8, p = 1 (128·r·N = 256 MiB of memory),
-/// takes 0.65–0.71 s per key operation on the development machine (2-core
-/// x86-64 VM, release build, measured as `abbe keygen` with a protected
-/// master key: 0.66–0.71 s against 0.01 s unprotected, peak RSS 267 MB);
-/// `age`'s scrypt recipient uses the same N, r and p.
+/// The default, log2 N = 18, r = 8, p = 1 (128·r·N = 256 MiB of memory,
+/// under a second per key operation: time `abbe keygen` with a protected
+/// master key against an unprotected one); `age`'s scrypt recipient uses
+/// the same N, r and p.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ScryptParams {
     pub log_n: u8,

@@ -27,7 +27,7 @@ pub struct Args {
     #[arg(long)]
     identity: Option<String>,
     /// The setup's public key, for broadcast schemes: read instead of
-    /// recomputed from the master key (BGW05's is O(N), 35 s at 10^6 users).
+    /// recomputed from the master key (BGW05's is O(N) group operations).
     #[arg(long)]
     public: Option<PathBuf>,
     /// Where to write the key.
@@ -63,7 +63,7 @@ pub fn run(args: Args) -> Result<()> {
         None => None,
     };
     let keys = keyfile::KeyOut::new(armor, passphrase, &output.display().to_string())?;
-    // GW09 and Waters09 keys are O(N): seconds at 10^6 users.
+    // GW09 and Waters09 keys are O(N) (the lab's chhatrapati22 tables).
     let pb = user.map(|u| progress::spinner(format!("key for user {u}")));
     let scheme = scheme_for(&pre)?;
     let info = scheme.info();

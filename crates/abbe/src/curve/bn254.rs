@@ -1,8 +1,8 @@
 //! BN254 (alt_bn128) on arkworks — ~100-bit security, the curve of the
 //! broadcast-encryption paper (chhatrapati22).
 //!
-//! Why arkworks: measured on this machine, `halo2curves` 0.10 with `asm`
-//! pairs in 661 µs and arkworks in 936 µs, but halo2curves' `Gt` is opaque
+//! Why arkworks: `halo2curves` 0.10 with `asm` pairs about a third faster,
+//! but halo2curves' `Gt` is opaque
 //! (no encoding or decoding, `Gt::generator()` is `unimplemented!()`), so
 //! ciphertexts and transformed ciphertexts could not be serialised, and its
 //! `asm` feature enables `std`, which turns on a leftover `println!` in the

@@ -716,7 +716,7 @@ fn run<R: Read, W: Write>(
 /// is not ready, the calling thread processes a queued batch itself instead
 /// of sleeping: progress never waits for a worker the scheduler has not run
 /// yet (on a loaded machine a woken thread can wait a whole scheduler tick,
-/// 4 ms at 250 Hz, which once set a floor under every 1 MB envelope). At
+/// which would set a floor under every small envelope). At
 /// most `MAX_CHUNKS_IN_FLIGHT` chunks are buffered.
 fn run_pipelined<R: Read, W: Write>(
     dir: Direction,
