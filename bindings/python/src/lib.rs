@@ -1259,13 +1259,8 @@ impl PyProxyClient {
 fn schemes(py: Python<'_>) -> PyResult<Vec<Bound<'_, PyDict>>> {
     facade::schemes()
         .map(|id| {
-            let curves: Vec<abbe::curve::CurveId> = facade::curves(id).collect();
-            let info = facade::scheme_allowing_insecure(id, curves[0])
-                .map_err(py_err)?
-                .info();
-            let mut levels: Vec<u32> = curves.iter().map(|c| c.level()).collect();
-            levels.sort_unstable();
-            levels.dedup();
+            let (info, levels) = facade::summary(id)
+                .ok_or_else(|| py_err(FacadeError::Unsupported(id.name().into())))?;
             let setup: Vec<String> = info
                 .params
                 .takes()

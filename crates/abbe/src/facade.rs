@@ -396,6 +396,18 @@ pub fn curves(id: SchemeId) -> impl Iterator<Item = CurveId> {
         .filter(move |c| find(id, *c).is_some())
 }
 
+/// What `id` is in this build: its [`Info`] on the first curve it is
+/// offered on (only the curve differs between curves), and the security
+/// levels it is offered at, ascending; `None` when this build offers it on
+/// none.
+pub fn summary(id: SchemeId) -> Option<(Info, Vec<u32>)> {
+    let info = find(id, curves(id).next()?)?.info();
+    let mut levels: Vec<u32> = curves(id).map(|c| c.level()).collect();
+    levels.sort_unstable();
+    levels.dedup();
+    Some((info, levels))
+}
+
 /// The schemes this build offers, in the table's order (the broken ones
 /// when the build has them).
 pub fn schemes() -> impl Iterator<Item = SchemeId> {

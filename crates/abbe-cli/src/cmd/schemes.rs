@@ -2,7 +2,7 @@
 
 use crate::dispatch::offered_schemes;
 use crate::Result;
-use abbe::curve::{CurveId, Placement};
+use abbe::curve::Placement;
 use abbe::facade;
 use abbe::wire::SchemeId;
 
@@ -50,7 +50,7 @@ fn table() -> String {
         for s in others {
             let why = match s.family() {
                 abbe::wire::Family::Signature => {
-                    "signed files: abbe signer-keygen, encrypt --sign-with"
+                    "not a KEM: abbe signer-keygen, encrypt --sign-with"
                 }
                 _ => "needs a build with the insecure-benchmark-only feature",
             };
@@ -67,20 +67,13 @@ fn table() -> String {
 }
 
 fn row(id: SchemeId) -> [String; 7] {
-    let curves: Vec<CurveId> = facade::curves(id).collect();
-    let mut levels: Vec<u32> = curves.iter().map(|c| c.level()).collect();
-    levels.sort_unstable();
-    levels.dedup();
-    let levels = match levels.as_slice() {
-        [] => "-".to_owned(),
-        [l] => l.to_string(),
-        ls => ls.iter().map(u32::to_string).collect::<Vec<_>>().join(","),
-    };
-    // Every offered (scheme, curve) has the same info but the curve.
-    let info = facade::scheme_allowing_insecure(id, curves[0])
-        .expect("a curve facade::curves offers")
-        .info();
-    let placement = if curves.iter().any(|c| c.is_swapped()) {
+    let (info, levels) = facade::summary(id).expect("a scheme this build offers");
+    let levels = levels
+        .iter()
+        .map(u32::to_string)
+        .collect::<Vec<_>>()
+        .join(",");
+    let placement = if facade::curves(id).any(|c| c.is_swapped()) {
         let name = |p: Placement| p.name();
         format!(
             "decrypt: {}, encrypt: {}",
