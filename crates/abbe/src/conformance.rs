@@ -205,15 +205,21 @@ fn reencoded_bundle<K: Kem>(uk: &CcaKey<K>, pk: &K::PublicKey) -> CcaKey<K> {
     stored.attach(pk).expect("a key takes its own public key")
 }
 
-/// A key of one setup refuses a header of another; a master key refuses
-/// another setup's public key; a broadcast key refuses another setup's
-/// public key.
+/// A header names its setup; a key of one setup refuses a header of
+/// another; a master key refuses another setup's public key; a broadcast
+/// key refuses another setup's public key.
 pub(crate) fn wrong_setup<K: Kem>(case: &Case<K>) {
     let mut r = rng(3);
-    let (pk1, _) = kem::setup::<K>(&case.params, &mut r).unwrap();
+    let (pk1, mk1) = kem::setup::<K>(&case.params, &mut r).unwrap();
     let (pk2, mk2) = kem::setup::<K>(&case.params, &mut r).unwrap();
     let (key_side, target) = case.member();
     let (_, header) = K::encapsulate(&pk1, &target, &mut r).unwrap();
+    let id1 = K::Authority::setup_id(&pk1);
+    assert_eq!(K::header_setup_id(&header), Some(id1));
+    assert_eq!(K::header_setup_id(&reencoded(&header)), Some(id1));
+    assert_ne!(K::Authority::setup_id(&pk2), id1);
+    assert!(K::Authority::is_public_key_of(&pk1, &mk1));
+    assert!(!K::Authority::is_public_key_of(&pk1, &mk2));
     let key = kem::keygen::<K>(&pk2, &mk2, &key_side, &mut r).unwrap();
     assert!(matches!(
         K::decapsulate(&key, &header),

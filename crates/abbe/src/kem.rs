@@ -13,7 +13,8 @@
 
 use crate::curve::{CurveId, Placement, Target};
 use crate::policy::{ErrorKind, PolicyError};
-use crate::wire::{Encoded, SchemeId, WireError};
+use crate::wire::codec::{Bind, Bound};
+use crate::wire::{Encoded, MadeFor, SchemeId, WireError};
 use hkdf::Hkdf;
 use rand_core::{CryptoRng, RngCore};
 use sha2::Sha256;
@@ -328,11 +329,15 @@ pub trait Authority {
     ) -> Result<(Self::PublicKey, Self::MasterKey), KemError>;
     /// The public key, recomputed from (or stored in) the master key.
     fn public_key(mk: &Self::MasterKey) -> Self::PublicKey;
-    /// Whether `pk` is the public key `mk` was set up with. The default
-    /// recomputes it; a scheme whose master key records the setup id
-    /// overrides this to compare ids (BGW05's recomputation is O(N)).
+    /// Whether `pk` is the public key `mk` was set up with: their setup ids
+    /// compared, for a master key that records its own (`object!`'s
+    /// `bound`; recomputing a broadcast public key is O(N)); else `pk`
+    /// recomputed.
     fn is_public_key_of(pk: &Self::PublicKey, mk: &Self::MasterKey) -> bool {
-        Self::public_key(mk).to_bytes() == pk.to_bytes()
+        match mk.bound_setup_id() {
+            Some(id) => id == Self::setup_id(pk),
+            None => Self::public_key(mk).to_bytes() == pk.to_bytes(),
+        }
     }
     fn keygen<R: RngCore + CryptoRng>(
         pk: &Self::PublicKey,
@@ -353,7 +358,8 @@ pub trait Authority {
     /// The setup id of `pk` (docs/FORMAT.md: SHA-256 over its encoding,
     /// unless its layout says otherwise, as BGW05's does).
     fn setup_id(pk: &Self::PublicKey) -> [u8; 16] {
-        crate::wire::setup_id(&pk.to_bytes())
+        pk.bound_setup_id()
+            .unwrap_or_else(|| crate::wire::setup_id(&pk.to_bytes()))
     }
     /// The public key in `src`. The default reads it whole, refusing a
     /// source over [`MAX_WHOLE_PUBLIC_KEY`] before allocating for it; a
@@ -409,8 +415,8 @@ pub trait Kem {
     /// Shared across threads (a proxy, a subscriber): `Send + Sync`.
     type PublicKey: Encoded + Clone + Send + Sync;
     /// The decryptor's key.
-    type UserKey: Encoded + Send + Sync;
-    type Header: Encoded;
+    type UserKey: Encoded + MadeFor<Self::KeySide> + Send + Sync;
+    type Header: Encoded + MadeFor<Self::CiphertextSide>;
     /// What a user key is made for (an attribute set, a policy, a user index).
     type KeySide: Side;
     /// What a ciphertext is made for (a policy, an attribute set, a set of users).
@@ -446,14 +452,33 @@ pub trait Kem {
     ) -> Result<(SessionKey, Self::Header), KemError>;
     fn decapsulate(key: &Self::UserKey, header: &Self::Header) -> Result<SessionKey, KemError>;
     /// What the key was made for.
-    fn key_side(key: &Self::UserKey) -> Self::KeySide;
+    fn key_side(key: &Self::UserKey) -> Self::KeySide {
+        key.made_for()
+    }
     /// What the ciphertext was made for.
-    fn ciphertext_side(header: &Self::Header) -> Self::CiphertextSide;
+    fn ciphertext_side(header: &Self::Header) -> Self::CiphertextSide {
+        header.made_for()
+    }
     /// The setup (public key) a header was made under, if the scheme
     /// records it.
     fn header_setup_id(header: &Self::Header) -> Option<[u8; 16]> {
-        let _ = header;
-        None
+        header.bound_setup_id()
+    }
+}
+
+/// Setup's last step: `mk` records the setup id of `pk`, its public key.
+pub fn bind<P: Bound, M: Bind>(pk: P, mut mk: M) -> (P, M) {
+    mk.bind(pk.setup_id());
+    (pk, mk)
+}
+
+/// Refuses objects of two setups ([`KemError::WrongSetup`]): a key of
+/// another public key, a header made for another setup.
+pub fn same_setup(a: &impl Bound, b: &impl Bound) -> Result<(), KemError> {
+    if a.setup_id() == b.setup_id() {
+        Ok(())
+    } else {
+        Err(KemError::WrongSetup)
     }
 }
 

@@ -63,7 +63,7 @@
 use crate::curve::CurveId;
 use crate::curve::LinedG2;
 use crate::curve::{mul_public, par_map, wipe, Curve, FixedBaseTable, Group, Scalar, Target};
-use crate::kem::{Authority, Kem, KemError, SessionKey};
+use crate::kem::{bind, same_setup, Authority, Kem, KemError, SessionKey};
 use crate::policy::sharing::{reconstruction, tree_shares};
 use crate::policy::{AttributeSet, Policy, PolicyTree};
 use crate::wire::codec::{invalid, names_match, nonzero, object, rows_match, secrets_match};
@@ -175,6 +175,7 @@ object! {
     }
     check "the (D_j, D'_j) are named by the expansion of the attribute list, in order" =>
         |k| names_match("key", &k.set, k.attrs.keys());
+    made_for AttributeSet = |key| key.set.clone();
 }
 
 impl<C: Curve> UserKey<C> {
@@ -186,9 +187,7 @@ impl<C: Curve> UserKey<C> {
     /// The decryption equation with this key's elements:
     /// e(C, D) · Π_y e(−ω_y·D_att(y), C_y) · e(ω_y·C'_y, D'_att(y)).
     fn pair(&self, header: &Header<C>) -> Result<C::Gt, KemError> {
-        if header.setup_id != self.setup_id {
-            return Err(KemError::WrongSetup);
-        }
+        same_setup(header, self)?;
         let selection = header
             .policy
             .tree
@@ -246,6 +245,7 @@ object! {
         rows: Vec<(C::G2, C::G1)> => "(C_y, C'_y)",
     }
     check "one (C_y, C'_y) per leaf of the policy" => |h| rows_match("header", &h.policy, h.rows.len());
+    made_for Policy = |header| header.policy.policy.clone();
 }
 
 impl<C: Curve> Header<C> {
@@ -277,14 +277,12 @@ impl<C: Curve> Authority for Bsw07<C> {
                 break b;
             }
         };
-        let mut mk = MasterKey {
+        let mk = MasterKey {
             setup_id: [0; 16],
             beta: Secret(beta),
             alpha: Secret(C::Scalar::random(rng)),
         };
-        let pk = mk.public_key();
-        mk.setup_id = pk.setup_id();
-        Ok((pk, mk))
+        Ok(bind(mk.public_key(), mk))
     }
 
     fn public_key(mk: &MasterKey<C>) -> PublicKey<C> {
@@ -297,9 +295,7 @@ impl<C: Curve> Authority for Bsw07<C> {
         attrs: &AttributeSet,
         rng: &mut R,
     ) -> Result<UserKey<C>, KemError> {
-        if pk.setup_id() != mk.setup_id {
-            return Err(KemError::WrongSetup);
-        }
+        same_setup(pk, mk)?;
         if attrs.is_empty() {
             return Err(KemError::Invalid(
                 "a key needs at least one attribute".into(),
@@ -391,18 +387,6 @@ impl<C: Curve> Kem for Bsw07<C> {
     fn decapsulate(key: &UserKey<C>, header: &Header<C>) -> Result<SessionKey, KemError> {
         let e = key.pair(header)?;
         Ok(SessionKey::from_gt(&e, SchemeId::Bsw07, C::ID))
-    }
-
-    fn key_side(key: &UserKey<C>) -> AttributeSet {
-        key.set.clone()
-    }
-
-    fn ciphertext_side(header: &Header<C>) -> Policy {
-        header.policy.policy.clone()
-    }
-
-    fn header_setup_id(header: &Header<C>) -> Option<[u8; 16]> {
-        Some(header.setup_id)
     }
 }
 

@@ -34,7 +34,7 @@
 //! is given, in a fixed order (every scheme here does, see [`crate::kem::Kem`]).
 
 use crate::kem::{Authority, IssuedKeyOf, Kem, KemError, SessionKey, Side};
-use crate::wire::{Encoded, ObjectKind, Preamble, Reader, WireError, Writer};
+use crate::wire::{Encoded, MadeFor, ObjectKind, Preamble, Reader, WireError, Writer};
 use hkdf::Hkdf;
 use rand_chacha::rand_core::SeedableRng;
 use rand_chacha::ChaCha20Rng;
@@ -208,14 +208,17 @@ impl<K: Kem> Kem for Cca<K> {
         }
         Ok(out)
     }
-    fn key_side(key: &CcaKey<K>) -> K::KeySide {
-        K::key_side(&key.key)
+}
+
+impl<K: Kem> MadeFor<K::KeySide> for CcaKey<K> {
+    fn made_for(&self) -> K::KeySide {
+        self.key.made_for()
     }
-    fn ciphertext_side(header: &CcaHeader<K>) -> K::CiphertextSide {
-        K::ciphertext_side(&header.inner)
-    }
-    fn header_setup_id(header: &CcaHeader<K>) -> Option<[u8; 16]> {
-        K::header_setup_id(&header.inner)
+}
+
+impl<K: Kem> MadeFor<K::CiphertextSide> for CcaHeader<K> {
+    fn made_for(&self) -> K::CiphertextSide {
+        self.inner.made_for()
     }
 }
 
@@ -287,6 +290,9 @@ impl<K: Kem> Encoded for CcaHeader<K> {
             inner_bytes,
             masked,
         })
+    }
+    fn bound_setup_id(&self) -> Option<[u8; 16]> {
+        self.inner.bound_setup_id()
     }
 }
 

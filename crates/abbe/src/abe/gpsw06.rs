@@ -73,7 +73,7 @@
 use crate::curve::CurveId;
 use crate::curve::LinedG2;
 use crate::curve::{par_map, wipe, Curve, FixedBaseTable, Group, Scalar, Target};
-use crate::kem::{Authority, Kem, KemError, Outsourcing, SessionKey};
+use crate::kem::{bind, same_setup, Authority, Kem, KemError, Outsourcing, SessionKey};
 use crate::policy::{AttributeSet, Policy, PolicyTree};
 use crate::wire::codec::{labels_match, nonzero, object, rows_match, secrets_match};
 use crate::wire::{Lazy, SchemeId, Secret};
@@ -178,9 +178,7 @@ impl<C: Curve> KeyElements<C> {
     /// e(Σ ω_i D_i, C') · Π e(−ω_i C_ρ(i), R_i) — one multi-pairing of
     /// |selection| + 1 pairs.
     fn pair(&self, header: &Header<C>) -> Result<C::Gt, KemError> {
-        if header.setup_id != self.setup_id {
-            return Err(KemError::WrongSetup);
-        }
+        same_setup(header, self)?;
         let selection = self
             .policy
             .tree
@@ -233,6 +231,7 @@ object! {
     pub struct UserKey<C> = (SchemeUserKey, SCHEME) {
         pub(crate) elements: KeyElements<C> => "",
     }
+    made_for Policy = |key| key.elements.policy.policy.clone();
 }
 
 object! {
@@ -262,6 +261,7 @@ object! {
     cached { index: BTreeMap<String, usize> = set.positions() }
     check "at least one attribute; one C_x per expanded attribute" =>
         |h| labels_match(&h.set, h.cx.len());
+    made_for AttributeSet = |header| header.set.clone();
 }
 
 impl<C: Curve> Header<C> {
@@ -295,13 +295,11 @@ impl<C: Curve> Authority for Gpsw06<C> {
         _: &(),
         rng: &mut R,
     ) -> Result<(PublicKey<C>, MasterKey<C>), KemError> {
-        let mut mk = MasterKey {
+        let mk = MasterKey {
             setup_id: [0; 16],
             alpha: Secret(C::Scalar::random(rng)),
         };
-        let pk = mk.public_key();
-        mk.setup_id = pk.setup_id();
-        Ok((pk, mk))
+        Ok(bind(mk.public_key(), mk))
     }
 
     fn public_key(mk: &MasterKey<C>) -> PublicKey<C> {
@@ -314,9 +312,7 @@ impl<C: Curve> Authority for Gpsw06<C> {
         policy: &Policy,
         rng: &mut R,
     ) -> Result<UserKey<C>, KemError> {
-        if pk.setup_id() != mk.setup_id {
-            return Err(KemError::WrongSetup);
-        }
+        same_setup(pk, mk)?;
         let policy = PolicyTree::new(policy.clone())?;
         let tree = &policy.tree;
         let mut ys: Vec<C::Scalar> = (1..tree.share_width())
@@ -385,18 +381,6 @@ impl<C: Curve> Kem for Gpsw06<C> {
     fn decapsulate(key: &UserKey<C>, header: &Header<C>) -> Result<SessionKey, KemError> {
         let e = key.elements.pair(header)?;
         Ok(SessionKey::from_gt(&e, SCHEME, C::ID))
-    }
-
-    fn key_side(key: &UserKey<C>) -> Policy {
-        key.elements.policy.policy.clone()
-    }
-
-    fn ciphertext_side(header: &Header<C>) -> AttributeSet {
-        header.set.clone()
-    }
-
-    fn header_setup_id(header: &Header<C>) -> Option<[u8; 16]> {
-        Some(header.setup_id)
     }
 }
 
@@ -498,9 +482,7 @@ impl<C: Curve> Outsourcing for Gpsw06<C> {
         rk: &RetrievalKey<C>,
         t: &Transformed<C>,
     ) -> Result<SessionKey, KemError> {
-        if rk.setup_id != t.setup_id {
-            return Err(KemError::WrongSetup);
-        }
+        same_setup(rk, t)?;
         Ok(SessionKey::from_gt(&t.t.pow(&rk.z), SCHEME, C::ID))
     }
 }

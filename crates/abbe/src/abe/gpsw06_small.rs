@@ -65,9 +65,11 @@
 use crate::curve::CurveId;
 use crate::curve::LinedG2;
 use crate::curve::{par_map, wipe, Curve, FixedBaseTable, Group, Scalar, Target};
-use crate::kem::{Authority, Kem, KemError, SessionKey};
+use crate::kem::{same_setup, Authority, Kem, KemError, SessionKey};
 use crate::policy::{AttributeSet, Policy, PolicyTree};
-use crate::wire::codec::{invalid, labels_match, nonzero, object, rows_match, secrets_match};
+use crate::wire::codec::{
+    invalid, labels_match, nonzero, object, rows_match, secrets_match, Bound,
+};
 use crate::wire::{hex, Codec, Lazy, Reader, SchemeId, Secret, Wipe, WireError, Writer, MAX_ITEMS};
 use rand_core::{CryptoRng, RngCore};
 use std::collections::{BTreeMap, HashMap};
@@ -191,6 +193,12 @@ object! {
     cached { g2: Lazy<FixedBaseTable<C::G2>>, id: OnceLock<[u8; 16]> }
 }
 
+impl<C: Curve> Bound for PublicKey<C> {
+    fn setup_id(&self) -> [u8; 16] {
+        PublicKey::setup_id(self)
+    }
+}
+
 impl<C: Curve> core::fmt::Debug for PublicKey<C> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         let (n, id) = (self.u.names.len(), hex(&self.setup_id()));
@@ -281,6 +289,7 @@ object! {
         rows: Secret<Vec<LinedG2<C>>> => "D_i",
     }
     check "one D_i per leaf of the policy" => |k| rows_match("key", &k.policy, k.rows.len());
+    made_for Policy = |key| key.policy.policy.clone();
 }
 
 impl<C: Curve> UserKey<C> {
@@ -290,9 +299,7 @@ impl<C: Curve> UserKey<C> {
 
     /// Π e(ω_i E_ρ(i), D_i): one multi-pairing of |selection| pairs.
     fn pair(&self, header: &Header<C>) -> Result<C::Gt, KemError> {
-        if header.setup_id != self.setup_id {
-            return Err(KemError::WrongSetup);
-        }
+        same_setup(header, self)?;
         let selection = self
             .policy
             .tree
@@ -338,6 +345,7 @@ object! {
     cached { index: BTreeMap<String, usize> = set.positions() }
     check "at least one attribute; one E_i per expanded attribute" =>
         |h| labels_match(&h.set, h.ex.len());
+    made_for AttributeSet = |header| header.set.clone();
 }
 
 impl<C: Curve> Header<C> {
@@ -426,9 +434,7 @@ impl<C: Curve> Authority for Gpsw06Small<C> {
         policy: &Policy,
         rng: &mut R,
     ) -> Result<UserKey<C>, KemError> {
-        if pk.setup_id() != mk.setup_id {
-            return Err(KemError::WrongSetup);
-        }
+        same_setup(pk, mk)?;
         let policy = PolicyTree::new(policy.clone())?;
         let tree = &policy.tree;
         let idx: Vec<usize> = tree
@@ -511,18 +517,6 @@ impl<C: Curve> Kem for Gpsw06Small<C> {
     fn decapsulate(key: &UserKey<C>, header: &Header<C>) -> Result<SessionKey, KemError> {
         let e = key.pair(header)?;
         Ok(SessionKey::from_gt(&e, SCHEME, C::ID))
-    }
-
-    fn key_side(key: &UserKey<C>) -> Policy {
-        key.policy.policy.clone()
-    }
-
-    fn ciphertext_side(header: &Header<C>) -> AttributeSet {
-        header.set.clone()
-    }
-
-    fn header_setup_id(header: &Header<C>) -> Option<[u8; 16]> {
-        Some(header.setup_id)
     }
 }
 

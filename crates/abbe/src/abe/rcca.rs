@@ -32,7 +32,7 @@
 use super::cca::CcaKey;
 use crate::curve::{Curve, Scalar, Target};
 use crate::kem::{BlindedKem, IssuedKeyOf, Kem, KemError, Outsourcing, SessionKey};
-use crate::wire::{Encoded, ObjectKind, Preamble, Reader, WireError, Writer};
+use crate::wire::{Encoded, MadeFor, ObjectKind, Preamble, Reader, WireError, Writer};
 use hkdf::Hkdf;
 use rand_core::{CryptoRng, RngCore};
 use sha2::Sha256;
@@ -149,14 +149,11 @@ impl<K: BlindedKem> Kem for Rcca<K> {
         let ys = K::decapsulate_blinded(&key.key, &header.inner)?;
         open::<K>(&K::blinding_base(&key.pk), &header.c, &ys)
     }
-    fn key_side(key: &CcaKey<K>) -> K::KeySide {
-        K::key_side(&key.key)
-    }
-    fn ciphertext_side(header: &RccaHeader<K>) -> K::CiphertextSide {
-        K::ciphertext_side(&header.inner)
-    }
-    fn header_setup_id(header: &RccaHeader<K>) -> Option<[u8; 16]> {
-        K::header_setup_id(&header.inner)
+}
+
+impl<K: BlindedKem> MadeFor<K::CiphertextSide> for RccaHeader<K> {
+    fn made_for(&self) -> K::CiphertextSide {
+        self.inner.made_for()
     }
 }
 
@@ -219,6 +216,9 @@ impl<K: BlindedKem> Encoded for RccaHeader<K> {
             inner_bytes,
             c,
         })
+    }
+    fn bound_setup_id(&self) -> Option<[u8; 16]> {
+        self.inner.bound_setup_id()
     }
 }
 

@@ -63,7 +63,7 @@
 
 use crate::curve::CurveId;
 use crate::curve::{par_map, wipe, Curve, FixedBaseTable, Group, LinedG2, Scalar, Target};
-use crate::kem::{Authority, Kem, KemError, Outsourcing, SessionKey};
+use crate::kem::{bind, same_setup, Authority, Kem, KemError, Outsourcing, SessionKey};
 use crate::policy::{AttributeSet, Policy, PolicyTree};
 use crate::wire::codec::{names_match, nonzero, object, rows_match, secrets_match};
 use crate::wire::{Lazy, SchemeId, Secret};
@@ -167,9 +167,7 @@ impl<C: Curve> KeyElements<C> {
     /// The decryption equation, with this key's elements:
     /// e(C', K) · e(-L, Σ ω_i C_i) · Π e(-ω_i D_i, K_ρ(i)).
     fn pair(&self, header: &Header<C>) -> Result<C::Gt, KemError> {
-        if header.setup_id != self.setup_id {
-            return Err(KemError::WrongSetup);
-        }
+        same_setup(header, self)?;
         let selection = header
             .policy
             .tree
@@ -223,6 +221,7 @@ object! {
     pub struct UserKey<C> = (SchemeUserKey, SCHEME) {
         pub(crate) elements: KeyElements<C> => "",
     }
+    made_for AttributeSet = |key| key.elements.set.clone();
 }
 
 object! {
@@ -250,6 +249,7 @@ object! {
         rows: Vec<(C::G2, C::G1)> => "(C_i, D_i)",
     }
     check "one row per leaf of the policy" => |h| rows_match("header", &h.policy, h.rows.len());
+    made_for Policy = |header| header.policy.policy.clone();
 }
 
 impl<C: Curve> Header<C> {
@@ -341,14 +341,12 @@ impl<C: Curve> Authority for Waters11<C> {
         _: &(),
         rng: &mut R,
     ) -> Result<(PublicKey<C>, MasterKey<C>), KemError> {
-        let mut mk = MasterKey {
+        let mk = MasterKey {
             setup_id: [0; 16],
             alpha: Secret(C::Scalar::random(rng)),
             a: Secret(C::Scalar::random(rng)),
         };
-        let pk = mk.public_key();
-        mk.setup_id = pk.setup_id();
-        Ok((pk, mk))
+        Ok(bind(mk.public_key(), mk))
     }
 
     fn public_key(mk: &MasterKey<C>) -> PublicKey<C> {
@@ -361,9 +359,7 @@ impl<C: Curve> Authority for Waters11<C> {
         attrs: &AttributeSet,
         rng: &mut R,
     ) -> Result<UserKey<C>, KemError> {
-        if pk.setup_id() != mk.setup_id {
-            return Err(KemError::WrongSetup);
-        }
+        same_setup(pk, mk)?;
         if attrs.is_empty() {
             return Err(KemError::Invalid(
                 "a key needs at least one attribute".into(),
@@ -426,18 +422,6 @@ impl<C: Curve> Kem for Waters11<C> {
         let e = key.elements.pair(header)?;
         Ok(SessionKey::from_gt(&e, SchemeId::Waters11, C::ID))
     }
-
-    fn key_side(key: &UserKey<C>) -> AttributeSet {
-        key.elements.set.clone()
-    }
-
-    fn ciphertext_side(header: &Header<C>) -> Policy {
-        header.policy.policy.clone()
-    }
-
-    fn header_setup_id(header: &Header<C>) -> Option<[u8; 16]> {
-        Some(header.setup_id)
-    }
 }
 
 impl<C: Curve> Outsourcing for Waters11<C> {
@@ -493,9 +477,7 @@ impl<C: Curve> Outsourcing for Waters11<C> {
         rk: &RetrievalKey<C>,
         t: &Transformed<C>,
     ) -> Result<SessionKey, KemError> {
-        if rk.setup_id != t.setup_id {
-            return Err(KemError::WrongSetup);
-        }
+        same_setup(rk, t)?;
         Ok(SessionKey::from_gt(
             &t.t.pow(&rk.z),
             SchemeId::Waters11,

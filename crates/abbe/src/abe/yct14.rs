@@ -73,9 +73,9 @@
 use crate::abe::Universe;
 use crate::curve::CurveId;
 use crate::curve::{par_map, wipe, Curve, FixedBaseTable, Group, Scalar};
-use crate::kem::{Authority, Kem, KemError, SessionKey};
+use crate::kem::{bind, same_setup, Authority, Kem, KemError, SessionKey};
 use crate::policy::{validate_name, AttributeSet, Policy, PolicyTree};
-use crate::wire::codec::{invalid, names_match, nonzero, object, rows_match, secrets_match};
+use crate::wire::codec::{invalid, names_match, nonzero, object, rows_match, secrets_match, Bound};
 use crate::wire::{hex, Lazy, SchemeId, Secret, MAX_ITEMS};
 use rand_core::{CryptoRng, RngCore};
 use std::collections::{BTreeMap, BTreeSet};
@@ -114,6 +114,12 @@ object! {
         }
         Ok(())
     };
+}
+
+impl<C: Curve> Bound for PublicKey<C> {
+    fn setup_id(&self) -> [u8; 16] {
+        PublicKey::setup_id(self)
+    }
 }
 
 impl<C: Curve> core::fmt::Debug for PublicKey<C> {
@@ -198,6 +204,7 @@ object! {
         d: Secret<Vec<C::Scalar>> => "d_j",
     }
     check "one d_j per leaf of the policy" => |k| rows_match("key", &k.policy, k.d.len());
+    made_for Policy = |key| key.policy.policy.clone();
 }
 
 impl<C: Curve> UserKey<C> {
@@ -214,6 +221,7 @@ object! {
     }
     check "the C_i are named by the expansion of the attribute set, in order" =>
         |h| names_match("header", &h.set, h.c.keys());
+    made_for AttributeSet = |header| header.set.clone();
 }
 
 impl<C: Curve> Header<C> {
@@ -252,14 +260,12 @@ impl<C: Curve> InsecureYct14<C> {
             .into_iter()
             .map(|n| (n, random_nonzero::<C, R>(rng)))
             .collect();
-        let mut mk = MasterKey {
+        let mk = MasterKey {
             setup_id: [0; 16],
             s: Secret(s),
             attrs: Secret(attrs),
         };
-        let pk = mk.public_key();
-        mk.setup_id = pk.setup_id();
-        (pk, mk)
+        bind(mk.public_key(), mk)
     }
 }
 
@@ -318,9 +324,7 @@ impl<C: Curve> Authority for InsecureYct14<C> {
         policy: &Policy,
         rng: &mut R,
     ) -> Result<UserKey<C>, KemError> {
-        if pk.setup_id() != mk.setup_id {
-            return Err(KemError::WrongSetup);
-        }
+        same_setup(pk, mk)?;
         let policy = PolicyTree::new(policy.clone())?;
         let tree = &policy.tree;
         let ys: Vec<C::Scalar> = (1..tree.share_width())
@@ -413,9 +417,7 @@ impl<C: Curve> Kem for InsecureYct14<C> {
     }
 
     fn decapsulate(key: &UserKey<C>, header: &Header<C>) -> Result<SessionKey, KemError> {
-        if key.setup_id != header.setup_id {
-            return Err(KemError::WrongSetup);
-        }
+        same_setup(key, header)?;
         let tree = &key.policy.tree;
         let selection = tree
             .cheapest_satisfying(&header.set)
@@ -442,18 +444,6 @@ impl<C: Curve> Kem for InsecureYct14<C> {
         let out = session_key::<C>(&ky);
         wipe(&mut ky, C::G1::identity());
         Ok(out)
-    }
-
-    fn key_side(key: &UserKey<C>) -> Policy {
-        key.policy.policy.clone()
-    }
-
-    fn ciphertext_side(header: &Header<C>) -> AttributeSet {
-        header.set.clone()
-    }
-
-    fn header_setup_id(header: &Header<C>) -> Option<[u8; 16]> {
-        Some(header.setup_id)
     }
 }
 

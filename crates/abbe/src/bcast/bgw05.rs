@@ -72,8 +72,8 @@ use super::{
 };
 use crate::bcast::Users;
 use crate::curve::{wipe, Curve, CurveId, FixedBaseTable, Group, Scalar, Target};
-use crate::kem::{Authority, Kem, KemError, SessionKey};
-use crate::wire::codec::{object, Codec};
+use crate::kem::{bind, Authority, Kem, KemError, SessionKey};
+use crate::wire::codec::{object, Bound, Codec};
 use crate::wire::{
     Encoded, Lazy, ObjectKind, Preamble, Reader, SchemeId, Secret, WireError, Writer, PREAMBLE_LEN,
 };
@@ -274,6 +274,12 @@ impl<C: Curve> PublicKey<C> {
     }
 }
 
+impl<C: Curve> Bound for PublicKey<C> {
+    fn setup_id(&self) -> [u8; 16] {
+        PublicKey::setup_id(self)
+    }
+}
+
 impl<C: Curve> Encoded for PublicKey<C> {
     /// The whole encoding (O(N): for small keys and tests; front ends keep
     /// the file).
@@ -285,6 +291,9 @@ impl<C: Curve> Encoded for PublicKey<C> {
     }
     fn from_bytes(bytes: &[u8]) -> Result<Self, WireError> {
         Self::open(Arc::new(bytes.to_vec()))
+    }
+    fn bound_setup_id(&self) -> Option<[u8; 16]> {
+        Some(self.setup_id())
     }
     fn format_row() -> Option<(ObjectKind, String)> {
         let [(l0, _), (l1, _), (l2, _)] = arrays(1);
@@ -448,6 +457,7 @@ object! {
     }
     cached { pk: Option<PublicKey<C>>, lines: OnceLock<C::G2Prepared> }
     check "1 ≤ i ≤ N" => |k| user_in_range(k.i, k.n);
+    made_for UserIndex = |key| UserIndex(key.i);
 }
 
 impl<C: Curve> UserKey<C> {
@@ -476,6 +486,7 @@ object! {
         c0: C::G2 => "C_0",
         c1: C::G1 => "C_1",
     }
+    made_for Recipients = |header| header.set.clone();
 }
 
 impl<C: Curve> Header<C> {
@@ -565,23 +576,12 @@ impl<C: Curve> Authority for Bgw05<C> {
         rng: &mut R,
     ) -> Result<(PublicKey<C>, MasterKey<C>), KemError> {
         let n = users.0;
-        let mut mk = Self::draw(n, rng)?;
-        let pk = mk.public_key();
-        mk.setup_id = pk.setup_id();
-        Ok((pk, mk))
+        let mk = Self::draw(n, rng)?;
+        Ok(bind(mk.public_key(), mk))
     }
 
     fn public_key(mk: &MasterKey<C>) -> PublicKey<C> {
         mk.public_key()
-    }
-
-    /// Compares setup ids: recomputing the public key is O(N).
-    fn is_public_key_of(pk: &PublicKey<C>, mk: &MasterKey<C>) -> bool {
-        pk.setup_id() == mk.setup_id
-    }
-
-    fn setup_id(pk: &PublicKey<C>) -> [u8; 16] {
-        pk.setup_id()
     }
 
     fn open_public_key(src: Source) -> Result<PublicKey<C>, WireError> {
@@ -679,18 +679,6 @@ impl<C: Curve> Kem for Bgw05<C> {
     fn decapsulate(key: &UserKey<C>, header: &Header<C>) -> Result<SessionKey, KemError> {
         let k = Self::decapsulate_gt(key, header)?;
         Ok(SessionKey::from_gt(&k, SCHEME, C::ID))
-    }
-
-    fn key_side(key: &UserKey<C>) -> UserIndex {
-        UserIndex(key.i)
-    }
-
-    fn ciphertext_side(header: &Header<C>) -> Recipients {
-        header.set.clone()
-    }
-
-    fn header_setup_id(header: &Header<C>) -> Option<[u8; 16]> {
-        Some(header.setup_id)
     }
 }
 

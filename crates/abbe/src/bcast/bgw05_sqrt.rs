@@ -50,7 +50,7 @@ use super::{
 };
 use crate::bcast::Users;
 use crate::curve::{par_map, wipe, Curve, CurveId, FixedBaseTable, Group, Scalar, Target};
-use crate::kem::{Authority, Kem, KemError, SessionKey};
+use crate::kem::{bind, Authority, Kem, KemError, SessionKey};
 use crate::wire::codec::object;
 use crate::wire::{Lazy, SchemeId, Secret};
 use rand_core::{CryptoRng, RngCore};
@@ -196,6 +196,7 @@ object! {
     }
     cached { pk: Option<PublicKey<C>>, lines: OnceLock<C::G2Prepared> }
     check "1 ≤ i ≤ N" => |k| user_in_range(k.i, k.n);
+    made_for UserIndex = |key| UserIndex(key.i);
 }
 
 impl<C: Curve> UserKey<C> {
@@ -224,6 +225,7 @@ object! {
         c0: C::G2 => "C_0",
         c: Vec<C::G1> => "C_1..C_A" in shape_a(n),
     }
+    made_for Recipients = |header| header.set.clone();
 }
 
 impl<C: Curve> Header<C> {
@@ -256,22 +258,11 @@ impl<C: Curve> Authority for Bgw05Sqrt<C> {
             seed: Secret([0u8; 32]),
         };
         rng.fill_bytes(&mut *mk.seed);
-        let pk = mk.public_key();
-        mk.setup_id = pk.setup_id();
-        Ok((pk, mk))
+        Ok(bind(mk.public_key(), mk))
     }
 
     fn public_key(mk: &MasterKey<C>) -> PublicKey<C> {
         mk.public_key()
-    }
-
-    /// Compares setup ids: recomputing the public key is O(N).
-    fn is_public_key_of(pk: &PublicKey<C>, mk: &MasterKey<C>) -> bool {
-        pk.setup_id() == mk.setup_id
-    }
-
-    fn setup_id(pk: &PublicKey<C>) -> [u8; 16] {
-        pk.setup_id()
     }
 
     fn keygen<R: RngCore + CryptoRng>(
@@ -390,18 +381,6 @@ impl<C: Curve> Kem for Bgw05Sqrt<C> {
         let c0_lines = C::prepare(&header.c0);
         let k = C::multi_pairing(&[(header.c[l as usize], gh), (-sum, &c0_lines)]);
         Ok(SessionKey::from_gt(&k, SCHEME, C::ID))
-    }
-
-    fn key_side(key: &UserKey<C>) -> UserIndex {
-        UserIndex(key.i)
-    }
-
-    fn ciphertext_side(header: &Header<C>) -> Recipients {
-        header.set.clone()
-    }
-
-    fn header_setup_id(header: &Header<C>) -> Option<[u8; 16]> {
-        Some(header.setup_id)
     }
 }
 

@@ -38,7 +38,7 @@ use crate::bcast::Users;
 use crate::curve::{wipe, CurveId};
 use crate::kem::{Authority, Kem, KemError, SessionKey};
 use crate::wire::codec::{Codec, CodecIn};
-use crate::wire::{Encoded, ObjectKind, Preamble, Reader, SchemeId, WireError, Writer};
+use crate::wire::{Encoded, MadeFor, ObjectKind, Preamble, Reader, SchemeId, WireError, Writer};
 use p256::elliptic_curve::ff::Field;
 use p256::elliptic_curve::group::Group as _;
 use p256::elliptic_curve::sec1::{FromEncodedPoint, ToEncodedPoint};
@@ -246,6 +246,9 @@ impl PublicKey {
 }
 
 impl Encoded for PublicKey {
+    fn bound_setup_id(&self) -> Option<[u8; 16]> {
+        Some(self.0.setup_id)
+    }
     fn format_row() -> Option<(ObjectKind, String)> {
         let row = format!("N ({}) ‖ h_1..h_N (n × P-256 point)", UserCount::layout());
         Some((ObjectKind::PublicKey, row))
@@ -311,6 +314,9 @@ impl MasterKey {
 }
 
 impl Encoded for MasterKey {
+    fn bound_setup_id(&self) -> Option<[u8; 16]> {
+        Some(self.setup_id)
+    }
     fn format_row() -> Option<(ObjectKind, String)> {
         let row = format!(
             "setup id (16 bytes) ‖ N ({}) ‖ seed of the x_i (32 bytes)",
@@ -427,6 +433,9 @@ impl Header {
 }
 
 impl Encoded for Header {
+    fn bound_setup_id(&self) -> Option<[u8; 16]> {
+        Some(self.setup_id)
+    }
     fn format_row() -> Option<(ObjectKind, String)> {
         let row = format!(
             "setup id (16 bytes) ‖ N ({}) ‖ S ({}) ‖ c = g^y (P-256 point) ‖ z_j (|S| × P-256 point, in the order of S)",
@@ -517,15 +526,6 @@ impl Authority for ElGamalP256 {
         mk.public_key()
     }
 
-    /// Compares setup ids: recomputing the public key is O(N).
-    fn is_public_key_of(pk: &PublicKey, mk: &MasterKey) -> bool {
-        pk.setup_id() == mk.setup_id
-    }
-
-    fn setup_id(pk: &PublicKey) -> [u8; 16] {
-        pk.setup_id()
-    }
-
     fn keygen<R: RngCore + CryptoRng>(
         pk: &PublicKey,
         mk: &MasterKey,
@@ -607,17 +607,17 @@ impl Kem for ElGamalP256 {
         let m = ProjectivePoint::from(*zi) - ProjectivePoint::from(header.c) * key.x;
         Ok(Self::session_key(&m.to_affine()))
     }
+}
 
-    fn key_side(key: &UserKey) -> UserIndex {
-        UserIndex(key.i)
+impl MadeFor<UserIndex> for UserKey {
+    fn made_for(&self) -> UserIndex {
+        UserIndex(self.i)
     }
+}
 
-    fn ciphertext_side(header: &Header) -> Recipients {
-        header.set.clone()
-    }
-
-    fn header_setup_id(header: &Header) -> Option<[u8; 16]> {
-        Some(header.setup_id)
+impl MadeFor<Recipients> for Header {
+    fn made_for(&self) -> Recipients {
+        self.set.clone()
     }
 }
 

@@ -73,7 +73,7 @@ use super::trace::Traceable;
 use super::{prf_scalar, sum_points, user_in_range, Points, Recipients, UserCount, UserIndex};
 use crate::bcast::Users;
 use crate::curve::{par_map, wipe, Curve, CurveId, FixedBaseTable, Group, LinedG2, Scalar, Target};
-use crate::kem::{Authority, Kem, KemError, MasterKeyOf, SessionKey};
+use crate::kem::{bind, Authority, Kem, KemError, MasterKeyOf, SessionKey};
 use crate::wire::codec::object;
 use crate::wire::{Lazy, SchemeId, Secret};
 use rand_core::{CryptoRng, RngCore};
@@ -171,6 +171,7 @@ object! {
         k: Secret<Points<C, C::G1>> => "K at column y, K_k = u_k^δ elsewhere" in ceil_sqrt(n),
     }
     check "1 ≤ u ≤ N" => |k| user_in_range(k.i, k.n);
+    made_for UserIndex = |key| UserIndex(key.i);
 }
 
 impl<C: Curve> UserKey<C> {
@@ -193,6 +194,7 @@ object! {
         c: Points<C, C::G2> => "C_y" in 2 * ceil_sqrt(n),
         ct: Points<C, C::G2> => "C̃_y" in 2 * ceil_sqrt(n),
     }
+    made_for Recipients = |header| header.set.clone();
 }
 
 impl<C: Curve> Header<C> {
@@ -288,9 +290,7 @@ impl<C: Curve> Authority for Gksw10AugBe<C> {
             curve: PhantomData,
         };
         rng.fill_bytes(&mut *mk.seed);
-        let pk = mk.public_key();
-        mk.setup_id = pk.setup_id();
-        Ok((pk, mk))
+        Ok(bind(mk.public_key(), mk))
     }
 
     fn public_key(mk: &MasterKey<C>) -> PublicKey<C> {
@@ -304,10 +304,6 @@ impl<C: Curve> Authority for Gksw10AugBe<C> {
             && pk
                 .tables()
                 .first_bases_are(&pk.e, &pk.h, &mk.r(1), &mk.c(1))
-    }
-
-    fn setup_id(pk: &PublicKey<C>) -> [u8; 16] {
-        pk.setup_id()
     }
 
     fn keygen<R: RngCore + CryptoRng>(
@@ -409,18 +405,6 @@ impl<C: Curve> Kem for Gksw10AugBe<C> {
         ]);
         crate::curve::wipe(&mut kp, C::G1::identity());
         Ok(SessionKey::from_gt(&(h.b[x] * f), SCHEME, C::ID))
-    }
-
-    fn key_side(key: &UserKey<C>) -> UserIndex {
-        UserIndex(key.i)
-    }
-
-    fn ciphertext_side(header: &Header<C>) -> Recipients {
-        header.set.clone()
-    }
-
-    fn header_setup_id(header: &Header<C>) -> Option<[u8; 16]> {
-        Some(header.setup_id)
     }
 }
 

@@ -73,7 +73,7 @@ use super::trace::Traceable;
 use super::{prf_scalar, user_in_range, Everyone, Points, UserCount, UserIndex};
 use crate::bcast::Users;
 use crate::curve::{par_map, wipe, Curve, CurveId, FixedBaseTable, Group, LinedG2, Scalar, Target};
-use crate::kem::{Authority, Kem, KemError, SessionKey};
+use crate::kem::{bind, same_setup, Authority, Kem, KemError, SessionKey};
 use crate::wire::codec::object;
 use crate::wire::{Lazy, SchemeId, Secret};
 use rand_core::{CryptoRng, RngCore};
@@ -158,6 +158,7 @@ object! {
         k: Secret<LinedG2<C>> => "K_{x,y}",
     }
     check "1 ≤ u ≤ N" => |k| user_in_range(k.i, k.n);
+    made_for UserIndex = |key| UserIndex(key.i);
 }
 
 impl<C: Curve> UserKey<C> {
@@ -178,6 +179,7 @@ object! {
         c: Points<C, C::G2> => "C_y" in 2 * ceil_sqrt(n),
         ct: Points<C, C::G2> => "C̃_y" in 2 * ceil_sqrt(n),
     }
+    made_for Everyone = |_| Everyone;
 }
 
 /// E_x, H_y from the public key, or through the master key's logarithms
@@ -265,9 +267,7 @@ impl<C: Curve> Authority for Gksw10Plbe<C> {
             curve: PhantomData,
         };
         rng.fill_bytes(&mut *mk.seed);
-        let pk = mk.public_key();
-        mk.setup_id = pk.setup_id();
-        Ok((pk, mk))
+        Ok(bind(mk.public_key(), mk))
     }
 
     fn public_key(mk: &MasterKey<C>) -> PublicKey<C> {
@@ -283,10 +283,6 @@ impl<C: Curve> Authority for Gksw10Plbe<C> {
             && pk
                 .tables()
                 .first_bases_are(&pk.e, &pk.h, &mk.r(1), &mk.c(1))
-    }
-
-    fn setup_id(pk: &PublicKey<C>) -> [u8; 16] {
-        pk.setup_id()
     }
 
     fn keygen<R: RngCore + CryptoRng>(
@@ -369,18 +365,6 @@ impl<C: Curve> Kem for Gksw10Plbe<C> {
         ]);
         Ok(SessionKey::from_gt(&(h.b[x] * f), SCHEME, C::ID))
     }
-
-    fn key_side(key: &UserKey<C>) -> UserIndex {
-        UserIndex(key.i)
-    }
-
-    fn ciphertext_side(_: &Header<C>) -> Everyone {
-        Everyone
-    }
-
-    fn header_setup_id(header: &Header<C>) -> Option<[u8; 16]> {
-        Some(header.setup_id)
-    }
 }
 
 impl<C: Curve> Traceable for Gksw10Plbe<C> {
@@ -405,9 +389,7 @@ impl<C: Curve> Traceable for Gksw10Plbe<C> {
         rng: &mut R,
     ) -> Result<(SessionKey, Header<C>), KemError> {
         let mk = mk.ok_or_else(|| KemError::Invalid("PLBE tracing needs the master key".into()))?;
-        if pk.setup_id() != mk.setup_id {
-            return Err(KemError::WrongSetup);
-        }
+        same_setup(pk, mk)?;
         let at = grid::index_of(u, pk.users())?;
         Ok(tr_encrypt(
             &Bases {

@@ -53,7 +53,7 @@ use super::{
 };
 use crate::bcast::Users;
 use crate::curve::{wipe, Curve, CurveId, FixedBaseTable, Group, LinedG2, Scalar, Target};
-use crate::kem::{Authority, Kem, KemError, SessionKey};
+use crate::kem::{bind, Authority, Kem, KemError, SessionKey};
 use crate::wire::codec::object;
 use crate::wire::{Lazy, SchemeId, Secret};
 use rand_core::{CryptoRng, RngCore};
@@ -146,6 +146,7 @@ object! {
         d: Secret<Points<C, C::G1>> => "d_{i,1..N}" in n,
     }
     check "1 ≤ i ≤ N" => |k| user_in_range(k.i, k.n);
+    made_for UserIndex = |key| UserIndex(key.i);
 }
 
 impl<C: Curve> UserKey<C> {
@@ -162,6 +163,7 @@ object! {
         c1: C::G2 => "C_1",
         c2: C::G1 => "C_2",
     }
+    made_for Recipients = |header| header.set.clone();
 }
 
 impl<C: Curve> Header<C> {
@@ -194,22 +196,11 @@ impl<C: Curve> Authority for Gw09<C> {
             seed: Secret([0u8; 32]),
         };
         rng.fill_bytes(&mut *mk.seed);
-        let pk = mk.public_key();
-        mk.setup_id = pk.setup_id();
-        Ok((pk, mk))
+        Ok(bind(mk.public_key(), mk))
     }
 
     fn public_key(mk: &MasterKey<C>) -> PublicKey<C> {
         mk.public_key()
-    }
-
-    /// Compares setup ids: recomputing the public key is O(N).
-    fn is_public_key_of(pk: &PublicKey<C>, mk: &MasterKey<C>) -> bool {
-        pk.setup_id() == mk.setup_id
-    }
-
-    fn setup_id(pk: &PublicKey<C>) -> [u8; 16] {
-        pk.setup_id()
     }
 
     fn keygen<R: RngCore + CryptoRng>(
@@ -308,18 +299,6 @@ impl<C: Curve> Kem for Gw09<C> {
         let c1_lines = C::prepare(&header.c1);
         let k = C::multi_pairing(&[(sum, &c1_lines), (header.c2, key.d0.lines())]);
         Ok(SessionKey::from_gt(&k, SCHEME, C::ID))
-    }
-
-    fn key_side(key: &UserKey<C>) -> UserIndex {
-        UserIndex(key.i)
-    }
-
-    fn ciphertext_side(header: &Header<C>) -> Recipients {
-        header.set.clone()
-    }
-
-    fn header_setup_id(header: &Header<C>) -> Option<[u8; 16]> {
-        Some(header.setup_id)
     }
 }
 

@@ -68,13 +68,13 @@
 //! the original on these curves (no efficient isomorphism either way).
 
 use super::ibbe::{
-    ell_minus_1, ell_plus_1, gentry_key, msm, padded_roots, powers, Identities, Identity, MaxCount,
+    ell_minus_1, ell_plus_1, msm, padded_roots, powers, Gw09Authority, Gw09MasterKey, Identities,
+    Identity, MaxCount,
 };
 use super::poly;
-use super::{prf_tagged, Points};
-use crate::bcast::ibbe::MaxRecipients;
+use super::Points;
 use crate::curve::{par_map, wipe, Curve, CurveId, FixedBaseTable, Group, Scalar, Target};
-use crate::kem::{Authority, Kem, KemError, SessionKey};
+use crate::kem::{Kem, KemError, SessionKey};
 use crate::wire::codec::object;
 use crate::wire::{Lazy, SchemeId, Secret};
 use rand_core::{CryptoRng, RngCore};
@@ -119,52 +119,8 @@ impl<C: Curve> PublicKey<C> {
     }
 }
 
-object! {
-    /// The master key: α, β, γ and the seed of the r_ID; wiped on drop.
-    pub struct MasterKey<C> = (MasterKey, SCHEME), bound {
-        l: MaxCount => "ℓ",
-        s: Secret<[C::Scalar; 3]> => "α, β, γ",
-        seed: Secret<[u8; 32]> => "seed of r_ID",
-    }
-}
-
-impl<C: Curve> MasterKey<C> {
-    /// Recomputes the public key (O(ℓ)).
-    pub fn public_key(&self) -> PublicKey<C> {
-        let [alpha, beta, gamma] = *self.s;
-        let l = self.l.get() as usize;
-        let mut pows = powers(alpha, l);
-        let mut bpows: Vec<C::Scalar> = pows.iter().map(|x| beta * *x).collect();
-        let g1 = C::G1::generator().precompute();
-        let g2 = C::G2::generator().precompute();
-        let a = super::fixed_base_affine::<C, C::G1>(&g1, &pows);
-        let b = super::fixed_base_affine::<C, C::G1>(&g1, &bpows);
-        let ah = super::fixed_base_affine::<C, C::G2>(&g2, &pows[..l - 1]);
-        let bh = super::fixed_base_affine::<C, C::G2>(&g2, &bpows[..l - 1]);
-        let mut ey = beta * gamma * pows[l - 1];
-        let y = C::pairing(&C::G1::generator(), &C::G2::generator()).pow(&ey);
-        let gg = C::G1::mul_fixed(&g1, &gamma);
-        wipe(&mut ey, C::Scalar::zero());
-        for v in pows.iter_mut().chain(bpows.iter_mut()) {
-            wipe(v, C::Scalar::zero());
-        }
-        PublicKey {
-            l: self.l,
-            gg,
-            a: Arc::new(Points::new(a)),
-            b: Arc::new(Points::new(b)),
-            ah: Arc::new(Points::new(ah)),
-            bh: Arc::new(Points::new(bh)),
-            y,
-            lines: Lazy::default(),
-            g2: Lazy::from(g2),
-            id: OnceLock::new(),
-        }
-    }
-    fn r(&self, id: &Identity) -> C::Scalar {
-        prf_tagged(b"abbe/v1/gw09-ibbe/r", &*self.seed, id.as_str().as_bytes())
-    }
-}
+/// The master key: α, β, γ and the seed of the r_ID ([`Gw09MasterKey`]).
+pub type MasterKey<C> = Gw09MasterKey<C, Gw09Ibbe<C>>;
 
 object! {
     /// A user key: its identity, r_ID and h ∈ G2; wiped on drop.
@@ -175,6 +131,7 @@ object! {
         h: Secret<C::G2> => "h = ĝ^{(γ − r_ID)/(α − H(ID))}",
     }
     cached { pk: Option<PublicKey<C>> }
+    made_for Identity = |key| key.id.clone();
 }
 
 impl<C: Curve> UserKey<C> {
@@ -192,6 +149,7 @@ object! {
         c: [C::G1; 3] => "C1, C2, C3",
         c4: C::Gt => "C4",
     }
+    made_for Identities = |header| header.set.clone();
 }
 
 impl<C: Curve> Header<C> {
@@ -200,83 +158,64 @@ impl<C: Curve> Header<C> {
     }
 }
 
-impl<C: Curve> Authority for Gw09Ibbe<C> {
-    type Params = MaxRecipients;
+impl<C: Curve> Gw09Authority for Gw09Ibbe<C> {
+    type Curve = C;
+    const SCHEME: SchemeId = SCHEME;
+    const TAG: &'static [u8] = TAG;
+    const R_TAG: &'static [u8] = b"abbe/v1/gw09-ibbe/r";
     type PublicKey = PublicKey<C>;
-    type MasterKey = MasterKey<C>;
     type UserKey = UserKey<C>;
-    type KeySide = Identity;
-
-    fn setup<R: RngCore + CryptoRng>(
-        l: &MaxRecipients,
-        rng: &mut R,
-    ) -> Result<(PublicKey<C>, MasterKey<C>), KemError> {
-        let mut mk = MasterKey {
-            setup_id: [0; 16],
-            l: MaxCount::new(l.0)?,
-            s: Secret([C::Scalar::zero(); 3]),
-            seed: Secret([0u8; 32]),
-        };
-        for x in mk.s.iter_mut() {
-            *x = C::Scalar::random(rng);
-        }
-        rng.fill_bytes(&mut *mk.seed);
-        let pk = mk.public_key();
-        mk.setup_id = pk.setup_id();
-        Ok((pk, mk))
-    }
 
     fn public_key(mk: &MasterKey<C>) -> PublicKey<C> {
-        mk.public_key()
-    }
-
-    fn is_public_key_of(pk: &PublicKey<C>, mk: &MasterKey<C>) -> bool {
-        pk.setup_id() == mk.setup_id
-    }
-
-    fn setup_id(pk: &PublicKey<C>) -> [u8; 16] {
-        pk.setup_id()
-    }
-
-    fn keygen<R: RngCore + CryptoRng>(
-        pk: &PublicKey<C>,
-        mk: &MasterKey<C>,
-        id: &Identity,
-        _: &mut R,
-    ) -> Result<UserKey<C>, KemError> {
-        if pk.setup_id() != mk.setup_id || pk.l != mk.l {
-            return Err(KemError::WrongSetup);
+        let [alpha, beta, gamma] = *mk.s;
+        let l = mk.l.get() as usize;
+        let mut pows = powers(alpha, l);
+        let mut bpows: Vec<C::Scalar> = pows.iter().map(|x| beta * *x).collect();
+        let g1 = C::G1::generator().precompute();
+        let g2 = C::G2::generator().precompute();
+        let a = super::fixed_base_affine::<C, C::G1>(&g1, &pows);
+        let b = super::fixed_base_affine::<C, C::G1>(&g1, &bpows);
+        let ah = super::fixed_base_affine::<C, C::G2>(&g2, &pows[..l - 1]);
+        let bh = super::fixed_base_affine::<C, C::G2>(&g2, &bpows[..l - 1]);
+        let mut ey = beta * gamma * pows[l - 1];
+        let y = C::pairing(&C::G1::generator(), &C::G2::generator()).pow(&ey);
+        let gg = C::G1::mul_fixed(&g1, &gamma);
+        wipe(&mut ey, C::Scalar::zero());
+        for v in pows.iter_mut().chain(bpows.iter_mut()) {
+            wipe(v, C::Scalar::zero());
         }
-        extract(mk, id, Some(pk.g2()))
+        PublicKey {
+            l: mk.l,
+            gg,
+            a: Arc::new(Points::new(a)),
+            b: Arc::new(Points::new(b)),
+            ah: Arc::new(Points::new(ah)),
+            bh: Arc::new(Points::new(bh)),
+            y,
+            lines: Lazy::default(),
+            g2: Lazy::from(g2),
+            id: OnceLock::new(),
+        }
     }
 
-    fn keygen_without_public_key(
-        mk: &MasterKey<C>,
-        id: &Identity,
-    ) -> Option<Result<UserKey<C>, KemError>> {
-        Some(extract(mk, id, None))
+    fn max_count(pk: &PublicKey<C>) -> MaxCount {
+        pk.l
     }
-}
 
-/// Extract(ID): r_ID = PRF(ID), h = ĝ^{(γ − r_ID)/(α − x_ID)}.
-fn extract<C: Curve>(
-    mk: &MasterKey<C>,
-    id: &Identity,
-    g2: Option<&FixedBaseTable<C::G2>>,
-) -> Result<UserKey<C>, KemError> {
-    let [alpha, _, gamma] = &*mk.s;
-    let mut r = mk.r(id);
-    let h = gentry_key::<C>(TAG, [alpha, gamma, &r], id, g2)?;
-    let key = UserKey {
-        setup_id: mk.setup_id,
-        l: mk.l,
-        id: id.clone(),
-        r: Secret(r),
-        h: Secret(h),
-        pk: None,
-    };
-    wipe(&mut r, C::Scalar::zero());
-    Ok(key)
+    fn g2(pk: &PublicKey<C>) -> &FixedBaseTable<C::G2> {
+        pk.g2()
+    }
+
+    fn user_key(mk: &MasterKey<C>, id: &Identity, r: Secret<C::Scalar>, h: C::G2) -> UserKey<C> {
+        UserKey {
+            setup_id: mk.setup_id(),
+            l: mk.l,
+            id: id.clone(),
+            r,
+            h: Secret(h),
+            pk: None,
+        }
+    }
 }
 
 impl<C: Curve> Kem for Gw09Ibbe<C> {
@@ -377,25 +316,15 @@ impl<C: Curve> Kem for Gw09Ibbe<C> {
         wipe(&mut c23, C::G1::identity());
         Ok(SessionKey::from_gt(&k, SCHEME, C::ID))
     }
-
-    fn key_side(key: &UserKey<C>) -> Identity {
-        key.id.clone()
-    }
-
-    fn ciphertext_side(header: &Header<C>) -> Identities {
-        header.set.clone()
-    }
-
-    fn header_setup_id(header: &Header<C>) -> Option<[u8; 16]> {
-        Some(header.setup_id)
-    }
 }
 
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+    use crate::bcast::ibbe::MaxRecipients;
     use crate::conformance::{self, rng, Case};
     use crate::curve::{Bls12, Bn254, Counted, OpCounts};
+    use crate::kem::Authority;
     use crate::kem::{self, Side};
 
     type G = Gw09Ibbe<Bls12>;

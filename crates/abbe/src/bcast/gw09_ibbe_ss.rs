@@ -48,12 +48,12 @@
 //! the original on these curves (no efficient isomorphism either way).
 
 use super::ibbe::{
-    ell_minus_1, ell_plus_1, gentry_key, msm, padded_roots, powers, Identities, Identity, MaxCount,
+    ell_minus_1, ell_plus_1, msm, padded_roots, powers, Gw09Authority, Gw09MasterKey, Identities,
+    Identity, MaxCount,
 };
-use super::{poly, prf_tagged, Points};
-use crate::bcast::ibbe::MaxRecipients;
+use super::{poly, Points};
 use crate::curve::{wipe, Curve, CurveId, FixedBaseTable, Group, LinedG2, Scalar, Target};
-use crate::kem::{Authority, Kem, KemError, SessionKey};
+use crate::kem::{Kem, KemError, SessionKey};
 use crate::wire::codec::object;
 use crate::wire::{Lazy, SchemeId, Secret};
 use rand_core::{CryptoRng, RngCore};
@@ -95,51 +95,8 @@ impl<C: Curve> PublicKey<C> {
     }
 }
 
-object! {
-    /// The master key: α, β, γ and the seed of the r_ID; wiped on drop.
-    pub struct MasterKey<C> = (MasterKey, SCHEME), bound {
-        l: MaxCount => "ℓ",
-        s: Secret<[C::Scalar; 3]> => "α, β, γ",
-        seed: Secret<[u8; 32]> => "seed of r_ID",
-    }
-}
-
-impl<C: Curve> MasterKey<C> {
-    /// Recomputes the public key (O(ℓ)).
-    pub fn public_key(&self) -> PublicKey<C> {
-        let [alpha, beta, gamma] = *self.s;
-        let l = self.l.get() as usize;
-        let mut bpows: Vec<C::Scalar> = powers(alpha, l).into_iter().map(|x| beta * x).collect();
-        let g1 = C::G1::generator().precompute();
-        let g2 = C::G2::generator().precompute();
-        let b = super::fixed_base_affine::<C, C::G1>(&g1, &bpows);
-        let bh = super::fixed_base_affine::<C, C::G2>(&g2, &bpows[..l - 1]);
-        let e = C::pairing(&C::G1::generator(), &C::G2::generator());
-        let mut ey = gamma * bpows[l - 1];
-        let (y, z) = (e.pow(&ey), e.pow(&bpows[l - 1]));
-        let gg = C::G1::mul_fixed(&g1, &gamma);
-        wipe(&mut ey, C::Scalar::zero());
-        bpows.iter_mut().for_each(|v| wipe(v, C::Scalar::zero()));
-        PublicKey {
-            l: self.l,
-            gg,
-            b: Arc::new(Points::new(b)),
-            bh: Arc::new(Points::new(bh)),
-            y,
-            z,
-            g1: Lazy::from(g1),
-            g2: Lazy::from(g2),
-            id: OnceLock::new(),
-        }
-    }
-    fn r(&self, id: &Identity) -> C::Scalar {
-        prf_tagged(
-            b"abbe/v1/gw09-ibbe-ss/r",
-            &*self.seed,
-            id.as_str().as_bytes(),
-        )
-    }
-}
+/// The master key: α, β, γ and the seed of the r_ID ([`Gw09MasterKey`]).
+pub type MasterKey<C> = Gw09MasterKey<C, Gw09IbbeSs<C>>;
 
 object! {
     /// A user key: its identity, r_ID and h ∈ G2 (lines cached); wiped on
@@ -151,6 +108,7 @@ object! {
         h: Secret<LinedG2<C>> => "h = ĝ^{(γ − r_ID)/(α − H(ID))}",
     }
     cached { pk: Option<PublicKey<C>> }
+    made_for Identity = |key| key.id.clone();
 }
 
 impl<C: Curve> UserKey<C> {
@@ -167,6 +125,7 @@ object! {
         c: [C::G1; 3] => "C1, C2, C3",
         c4: C::Gt => "C4",
     }
+    made_for Identities = |header| header.set.clone();
 }
 
 impl<C: Curve> Header<C> {
@@ -175,83 +134,59 @@ impl<C: Curve> Header<C> {
     }
 }
 
-impl<C: Curve> Authority for Gw09IbbeSs<C> {
-    type Params = MaxRecipients;
+impl<C: Curve> Gw09Authority for Gw09IbbeSs<C> {
+    type Curve = C;
+    const SCHEME: SchemeId = SCHEME;
+    const TAG: &'static [u8] = TAG;
+    const R_TAG: &'static [u8] = b"abbe/v1/gw09-ibbe-ss/r";
     type PublicKey = PublicKey<C>;
-    type MasterKey = MasterKey<C>;
     type UserKey = UserKey<C>;
-    type KeySide = Identity;
-
-    fn setup<R: RngCore + CryptoRng>(
-        l: &MaxRecipients,
-        rng: &mut R,
-    ) -> Result<(PublicKey<C>, MasterKey<C>), KemError> {
-        let mut mk = MasterKey {
-            setup_id: [0; 16],
-            l: MaxCount::new(l.0)?,
-            s: Secret([C::Scalar::zero(); 3]),
-            seed: Secret([0u8; 32]),
-        };
-        for x in mk.s.iter_mut() {
-            *x = C::Scalar::random(rng);
-        }
-        rng.fill_bytes(&mut *mk.seed);
-        let pk = mk.public_key();
-        mk.setup_id = pk.setup_id();
-        Ok((pk, mk))
-    }
 
     fn public_key(mk: &MasterKey<C>) -> PublicKey<C> {
-        mk.public_key()
-    }
-
-    fn is_public_key_of(pk: &PublicKey<C>, mk: &MasterKey<C>) -> bool {
-        pk.setup_id() == mk.setup_id
-    }
-
-    fn setup_id(pk: &PublicKey<C>) -> [u8; 16] {
-        pk.setup_id()
-    }
-
-    fn keygen<R: RngCore + CryptoRng>(
-        pk: &PublicKey<C>,
-        mk: &MasterKey<C>,
-        id: &Identity,
-        _: &mut R,
-    ) -> Result<UserKey<C>, KemError> {
-        if pk.setup_id() != mk.setup_id || pk.l != mk.l {
-            return Err(KemError::WrongSetup);
+        let [alpha, beta, gamma] = *mk.s;
+        let l = mk.l.get() as usize;
+        let mut bpows: Vec<C::Scalar> = powers(alpha, l).into_iter().map(|x| beta * x).collect();
+        let g1 = C::G1::generator().precompute();
+        let g2 = C::G2::generator().precompute();
+        let b = super::fixed_base_affine::<C, C::G1>(&g1, &bpows);
+        let bh = super::fixed_base_affine::<C, C::G2>(&g2, &bpows[..l - 1]);
+        let e = C::pairing(&C::G1::generator(), &C::G2::generator());
+        let mut ey = gamma * bpows[l - 1];
+        let (y, z) = (e.pow(&ey), e.pow(&bpows[l - 1]));
+        let gg = C::G1::mul_fixed(&g1, &gamma);
+        wipe(&mut ey, C::Scalar::zero());
+        bpows.iter_mut().for_each(|v| wipe(v, C::Scalar::zero()));
+        PublicKey {
+            l: mk.l,
+            gg,
+            b: Arc::new(Points::new(b)),
+            bh: Arc::new(Points::new(bh)),
+            y,
+            z,
+            g1: Lazy::from(g1),
+            g2: Lazy::from(g2),
+            id: OnceLock::new(),
         }
-        extract(mk, id, Some(pk.g2()))
     }
 
-    fn keygen_without_public_key(
-        mk: &MasterKey<C>,
-        id: &Identity,
-    ) -> Option<Result<UserKey<C>, KemError>> {
-        Some(extract(mk, id, None))
+    fn max_count(pk: &PublicKey<C>) -> MaxCount {
+        pk.l
     }
-}
 
-/// Extract(ID): r_ID = PRF(ID), h = ĝ^{(γ − r_ID)/(α − H(ID))}.
-fn extract<C: Curve>(
-    mk: &MasterKey<C>,
-    id: &Identity,
-    g2: Option<&FixedBaseTable<C::G2>>,
-) -> Result<UserKey<C>, KemError> {
-    let [alpha, _, gamma] = &*mk.s;
-    let mut r = mk.r(id);
-    let h = gentry_key::<C>(TAG, [alpha, gamma, &r], id, g2)?;
-    let key = UserKey {
-        setup_id: mk.setup_id,
-        l: mk.l,
-        id: id.clone(),
-        r: Secret(r),
-        h: Secret(LinedG2::new(h)),
-        pk: None,
-    };
-    wipe(&mut r, C::Scalar::zero());
-    Ok(key)
+    fn g2(pk: &PublicKey<C>) -> &FixedBaseTable<C::G2> {
+        pk.g2()
+    }
+
+    fn user_key(mk: &MasterKey<C>, id: &Identity, r: Secret<C::Scalar>, h: C::G2) -> UserKey<C> {
+        UserKey {
+            setup_id: mk.setup_id(),
+            l: mk.l,
+            id: id.clone(),
+            r,
+            h: Secret(LinedG2::new(h)),
+            pk: None,
+        }
+    }
 }
 
 impl<C: Curve> Kem for Gw09IbbeSs<C> {
@@ -328,26 +263,16 @@ impl<C: Curve> Kem for Gw09IbbeSs<C> {
         wipe(&mut c23, C::G1::identity());
         Ok(SessionKey::from_gt(&k, SCHEME, C::ID))
     }
-
-    fn key_side(key: &UserKey<C>) -> Identity {
-        key.id.clone()
-    }
-
-    fn ciphertext_side(header: &Header<C>) -> Identities {
-        header.set.clone()
-    }
-
-    fn header_setup_id(header: &Header<C>) -> Option<[u8; 16]> {
-        Some(header.setup_id)
-    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::bcast::gw09_ibbe::tests::{MEMBERS, TARGET};
+    use crate::bcast::ibbe::MaxRecipients;
     use crate::conformance::{self, rng, Case};
     use crate::curve::{Bls12, Bn254, Counted, OpCounts};
+    use crate::kem::Authority;
     use crate::kem::{self, Side};
 
     type G = Gw09IbbeSs<Bls12>;

@@ -64,7 +64,7 @@ use super::ibbe::{msm, Identities, Identity, MaxCount};
 use super::{poly, prf_scalar, Points};
 use crate::bcast::ibbe::MaxRecipients;
 use crate::curve::{par_map, wipe, Curve, CurveId, FixedBaseTable, Group, Scalar, Target};
-use crate::kem::{Authority, Kem, KemError, SessionKey};
+use crate::kem::{bind, Authority, Kem, KemError, SessionKey};
 use crate::wire::codec::object;
 use crate::wire::{Lazy, SchemeId, Secret};
 use rand_core::{CryptoRng, RngCore};
@@ -169,6 +169,7 @@ object! {
         ktag: Secret<Vec<C::Scalar>> => "ktag_i, i = 1..m" in m,
     }
     cached { pk: Option<PublicKey<C>> }
+    made_for Identity = |key| key.id.clone();
 }
 
 impl<C: Curve> UserKey<C> {
@@ -185,6 +186,7 @@ object! {
         c: [C::G2; 3] => "C1, C2, C3",
         ctag: C::Scalar => "ctag",
     }
+    made_for Identities = |header| header.set.clone();
 }
 
 impl<C: Curve> Header<C> {
@@ -219,21 +221,11 @@ impl<C: Curve> Authority for Gw19Ibbe<C> {
             *x = C::Scalar::random(rng);
         }
         rng.fill_bytes(&mut *mk.seed);
-        let pk = mk.public_key();
-        mk.setup_id = pk.setup_id();
-        Ok((pk, mk))
+        Ok(bind(mk.public_key(), mk))
     }
 
     fn public_key(mk: &MasterKey<C>) -> PublicKey<C> {
         mk.public_key()
-    }
-
-    fn is_public_key_of(pk: &PublicKey<C>, mk: &MasterKey<C>) -> bool {
-        pk.setup_id() == mk.setup_id
-    }
-
-    fn setup_id(pk: &PublicKey<C>) -> [u8; 16] {
-        pk.setup_id()
     }
 
     fn keygen<R: RngCore + CryptoRng>(
@@ -393,18 +385,6 @@ impl<C: Curve> Kem for Gw19Ibbe<C> {
         wipe(&mut ktag, C::Scalar::zero());
         wipe(&mut d_inv, C::Scalar::zero());
         Ok(SessionKey::from_gt(&f, SCHEME, C::ID))
-    }
-
-    fn key_side(key: &UserKey<C>) -> Identity {
-        key.id.clone()
-    }
-
-    fn ciphertext_side(header: &Header<C>) -> Identities {
-        header.set.clone()
-    }
-
-    fn header_setup_id(header: &Header<C>) -> Option<[u8; 16]> {
-        Some(header.setup_id)
     }
 }
 

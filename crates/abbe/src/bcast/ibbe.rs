@@ -17,10 +17,14 @@
 
 use super::{prf_tagged, MAX_USERS};
 use crate::curve::{wipe, Curve, FixedBaseTable, Group, Scalar};
-use crate::kem::{KemError, Params, ParamsKind, SetupParams, Side, SideKind};
+use crate::kem::{
+    bind, same_setup, Authority, KemError, Params, ParamsKind, SetupParams, Side, SideKind,
+};
 use crate::policy::{ErrorKind, PolicyError};
-use crate::wire::codec::{invalid, CodecIn};
-use crate::wire::{Reader, WireError, Writer};
+use crate::wire::codec::{invalid, object, Bound, CodecIn};
+use crate::wire::{Encoded, Reader, SchemeId, Secret, WireError, Writer};
+use rand_core::{CryptoRng, RngCore};
+use std::marker::PhantomData;
 
 /// ℓ of a setup that does not choose it.
 pub const DEFAULT_MAX_RECIPIENTS: u32 = 1024;
@@ -368,6 +372,110 @@ pub(crate) fn gentry_key<C: Curve>(
     };
     wipe(&mut e, C::Scalar::zero());
     Ok(h)
+}
+
+/// The authority both GW09 IBBEs share ([`super::gw09_ibbe`], with tags,
+/// and [`super::gw09_ibbe_ss`]): master secrets α, β, γ ∈ Z_p and a seed;
+/// Extract(ID): r_ID = PRF(ID), h = ĝ^{(γ − r_ID)/(α − H(ID))}. A scheme
+/// says what is its own — its tags, its public key from the secrets, its
+/// key from (r_ID, h) — and is an [`Authority`] by that.
+pub trait Gw09Authority: Sized {
+    type Curve: Curve;
+    const SCHEME: SchemeId;
+    /// The domain tag of identities and dummies.
+    const TAG: &'static [u8];
+    /// The domain of r_ID's PRF.
+    const R_TAG: &'static [u8];
+    type PublicKey: Encoded + Bound + Clone;
+    type UserKey: Encoded;
+    /// The public key of `mk`'s secrets (O(ℓ)).
+    fn public_key(mk: &Gw09MasterKey<Self::Curve, Self>) -> Self::PublicKey;
+    /// ℓ of `pk`, and its table of ĝ (for issuing many keys).
+    fn max_count(pk: &Self::PublicKey) -> MaxCount;
+    fn g2(pk: &Self::PublicKey) -> &FixedBaseTable<<Self::Curve as Curve>::G2>;
+    /// The key of `id`: r_ID and h = ĝ^{(γ − r_ID)/(α − H(ID))}.
+    fn user_key(
+        mk: &Gw09MasterKey<Self::Curve, Self>,
+        id: &Identity,
+        r: Secret<<Self::Curve as Curve>::Scalar>,
+        h: <Self::Curve as Curve>::G2,
+    ) -> Self::UserKey;
+}
+
+object! {
+    /// GW09's master key: α, β, γ and the seed of the r_ID; wiped on drop.
+    pub struct Gw09MasterKey<C, V: Gw09Authority<Curve = C>> = (MasterKey, V::SCHEME), bound {
+        pub(crate) l: MaxCount => "ℓ",
+        pub(crate) s: Secret<[C::Scalar; 3]> => "α, β, γ",
+        seed: Secret<[u8; 32]> => "seed of r_ID",
+    }
+    cached { _v: PhantomData<V> }
+}
+
+impl<C: Curve, V: Gw09Authority<Curve = C>> Gw09MasterKey<C, V> {
+    /// Extract(ID), through `g2`'s table when the caller has one.
+    fn extract(
+        &self,
+        id: &Identity,
+        g2: Option<&FixedBaseTable<C::G2>>,
+    ) -> Result<V::UserKey, KemError> {
+        let [alpha, _, gamma] = &*self.s;
+        let mut r: C::Scalar = prf_tagged(V::R_TAG, &*self.seed, id.as_str().as_bytes());
+        let h = gentry_key::<C>(V::TAG, [alpha, gamma, &r], id, g2);
+        let key = h.map(|h| V::user_key(self, id, Secret(r), h));
+        wipe(&mut r, C::Scalar::zero());
+        key
+    }
+}
+
+impl<C: Curve, V: Gw09Authority<Curve = C>> Authority for V {
+    type Params = MaxRecipients;
+    type PublicKey = V::PublicKey;
+    type MasterKey = Gw09MasterKey<C, V>;
+    type UserKey = V::UserKey;
+    type KeySide = Identity;
+
+    fn setup<R: RngCore + CryptoRng>(
+        l: &MaxRecipients,
+        rng: &mut R,
+    ) -> Result<(V::PublicKey, Gw09MasterKey<C, V>), KemError> {
+        let mut mk = Gw09MasterKey {
+            setup_id: [0; 16],
+            l: MaxCount::new(l.0)?,
+            s: Secret([C::Scalar::zero(); 3]),
+            seed: Secret([0u8; 32]),
+            _v: PhantomData,
+        };
+        for x in mk.s.iter_mut() {
+            *x = C::Scalar::random(rng);
+        }
+        rng.fill_bytes(&mut *mk.seed);
+        Ok(bind(V::public_key(&mk), mk))
+    }
+
+    fn public_key(mk: &Gw09MasterKey<C, V>) -> V::PublicKey {
+        V::public_key(mk)
+    }
+
+    fn keygen<R: RngCore + CryptoRng>(
+        pk: &V::PublicKey,
+        mk: &Gw09MasterKey<C, V>,
+        id: &Identity,
+        _: &mut R,
+    ) -> Result<V::UserKey, KemError> {
+        same_setup(pk, mk)?;
+        if V::max_count(pk) != mk.l {
+            return Err(KemError::WrongSetup);
+        }
+        mk.extract(id, Some(V::g2(pk)))
+    }
+
+    fn keygen_without_public_key(
+        mk: &Gw09MasterKey<C, V>,
+        id: &Identity,
+    ) -> Option<Result<V::UserKey, KemError>> {
+        Some(mk.extract(id, None))
+    }
 }
 
 /// α^0..α^n.

@@ -80,7 +80,7 @@ use super::{
 };
 use crate::bcast::Users;
 use crate::curve::{wipe, Curve, CurveId, FixedBaseTable, Group, LinedG2, Scalar, Target};
-use crate::kem::{Authority, Kem, KemError, SessionKey};
+use crate::kem::{bind, Authority, Kem, KemError, SessionKey};
 use crate::wire::codec::object;
 use crate::wire::{Lazy, SchemeId, Secret};
 use rand_core::{CryptoRng, RngCore};
@@ -189,6 +189,7 @@ object! {
         k: Secret<Points<C, C::G1>> => "K_1..K_N" in n,
     }
     check "1 ≤ i ≤ N" => |k| user_in_range(k.i, k.n);
+    made_for UserIndex = |key| UserIndex(key.i);
 }
 
 impl<C: Curve> UserKey<C> {
@@ -205,6 +206,7 @@ object! {
         c: [C::G1; 8] => "C_1..C_7, E_1",
         e2: C::G2 => "E_2",
     }
+    made_for Recipients = |header| header.set.clone();
 }
 
 impl<C: Curve> Header<C> {
@@ -270,22 +272,11 @@ impl<C: Curve> Authority for Waters09<C> {
             *x = C::Scalar::random(rng);
         }
         rng.fill_bytes(&mut *mk.seed);
-        let pk = mk.public_key();
-        mk.setup_id = pk.setup_id();
-        Ok((pk, mk))
+        Ok(bind(mk.public_key(), mk))
     }
 
     fn public_key(mk: &MasterKey<C>) -> PublicKey<C> {
         mk.public_key()
-    }
-
-    /// Compares setup ids: recomputing the public key is O(N).
-    fn is_public_key_of(pk: &PublicKey<C>, mk: &MasterKey<C>) -> bool {
-        pk.setup_id() == mk.setup_id
-    }
-
-    fn setup_id(pk: &PublicKey<C>) -> [u8; 16] {
-        pk.setup_id()
     }
 
     fn keygen<R: RngCore + CryptoRng>(
@@ -406,18 +397,6 @@ impl<C: Curve> Kem for Waters09<C> {
     fn decapsulate(key: &UserKey<C>, header: &Header<C>) -> Result<SessionKey, KemError> {
         let k = Self::decapsulate_gt(key, header)?;
         Ok(SessionKey::from_gt(&k, SCHEME, C::ID))
-    }
-
-    fn key_side(key: &UserKey<C>) -> UserIndex {
-        UserIndex(key.i)
-    }
-
-    fn ciphertext_side(header: &Header<C>) -> Recipients {
-        header.set.clone()
-    }
-
-    fn header_setup_id(header: &Header<C>) -> Option<[u8; 16]> {
-        Some(header.setup_id)
     }
 }
 

@@ -64,7 +64,7 @@ use super::trace::{Line, Traceable};
 use super::{user_in_range, Points, Recipients, UserCount, UserIndex};
 use crate::bcast::Expansion;
 use crate::curve::{wipe, Curve, CurveId, FixedBaseTable, Group, LinedG2, Scalar};
-use crate::kem::{Authority, Kem, KemError, MasterKeyOf, SessionKey};
+use crate::kem::{same_setup, Authority, Kem, KemError, MasterKeyOf, SessionKey};
 use crate::wire::codec::{invalid, object};
 use crate::wire::{Lazy, SchemeId, Secret, WireError};
 use rand_core::{CryptoRng, RngCore};
@@ -302,6 +302,7 @@ object! {
     }
     cached { pk: Option<PublicKey<C>> }
     check "1 ≤ u ≤ N" => |k| user_in_range(k.i, UserCount::new(k.layout.n).map_err(|e| invalid("user key", e.to_string()))?);
+    made_for UserIndex = |key| UserIndex(key.i);
 }
 
 /// One block of a header: c1 ∈ G2⁴, c2 ∈ G1⁴, e_j.
@@ -317,6 +318,7 @@ object! {
         blocks: Vec<Block<C>> => "per block with members: c1 (4 × G2) ‖ c2 (4 × G1) ‖ e_j (32 bytes)" in blocks_of(layout, &set),
     }
     check "1 ≤ X ≤ k" => |h| if (1..=h.layout.k).contains(&h.x) { Ok(()) } else { Err(invalid("header", "copy outside [1, k]")) };
+    made_for Recipients = |header| header.set.clone();
 }
 
 /// KDF(K_j, J): the pad of block j.
@@ -466,10 +468,6 @@ impl<C: Curve> Authority for Zha20<C> {
             && mtb::binds::<C>(mk.secrets(), &pk.y, &pk.p)
     }
 
-    fn setup_id(pk: &PublicKey<C>) -> [u8; 16] {
-        pk.setup_id()
-    }
-
     /// k MTB keys: 4k fixed-base G2 exponentiations.
     fn keygen<R: RngCore + CryptoRng>(
         pk: &PublicKey<C>,
@@ -574,18 +572,6 @@ impl<C: Curve> Kem for Zha20<C> {
         crate::curve::wipe_bytes(&mut kappa);
         Ok(key)
     }
-
-    fn key_side(key: &UserKey<C>) -> UserIndex {
-        UserIndex(key.i)
-    }
-
-    fn ciphertext_side(header: &Header<C>) -> Recipients {
-        header.set.clone()
-    }
-
-    fn header_setup_id(header: &Header<C>) -> Option<[u8; 16]> {
-        Some(header.setup_id)
-    }
 }
 
 impl<C: Curve> Traceable for Zha20<C> {
@@ -652,9 +638,7 @@ impl<C: Curve> Traceable for Zha20<C> {
         rng: &mut R,
     ) -> Result<(SessionKey, Header<C>), KemError> {
         let mk = mk.ok_or_else(|| KemError::Invalid("tracing needs the master key".into()))?;
-        if pk.setup_id() != mk.setup_id {
-            return Err(KemError::WrongSetup);
-        }
+        same_setup(pk, mk)?;
         let l = pk.layout;
         let x = line as u32 + 1;
         if x > l.k || position == 0 || position > 3 * l.t + 1 {

@@ -48,7 +48,7 @@ use super::trace::{Line, Traceable};
 use super::{user_in_range, Points, Recipients, UserCount, UserIndex};
 use crate::bcast::Users;
 use crate::curve::{wipe, Curve, CurveId, FixedBaseTable, Group, LinedG2, Scalar};
-use crate::kem::{Authority, Kem, KemError, MasterKeyOf, SessionKey};
+use crate::kem::{same_setup, Authority, Kem, KemError, MasterKeyOf, SessionKey};
 use crate::wire::codec::{invalid, object};
 use crate::wire::{Lazy, SchemeId, Secret};
 use rand_core::{CryptoRng, RngCore};
@@ -154,6 +154,7 @@ object! {
     }
     cached { pk: Option<PublicKey<C>> }
     check "1 ≤ i ≤ N" => |k| user_in_range(k.i, k.n);
+    made_for UserIndex = |key| UserIndex(key.i);
 }
 
 object! {
@@ -164,6 +165,7 @@ object! {
         c1: [C::G2; 4] => "c1",
         c2: [C::G1; 4] => "c2",
     }
+    made_for Recipients = |header| header.set.clone();
 }
 
 fn ids<S: Scalar>(set: &Recipients) -> Vec<S> {
@@ -251,10 +253,6 @@ impl<C: Curve> Authority for Zha20Risky<C> {
         pk.setup_id() == mk.setup_id && pk.n == mk.n && mtb::binds::<C>(mk.secrets(), &pk.y, &pk.p)
     }
 
-    fn setup_id(pk: &PublicKey<C>) -> [u8; 16] {
-        pk.setup_id()
-    }
-
     fn keygen<R: RngCore + CryptoRng>(
         pk: &PublicKey<C>,
         mk: &MasterKey<C>,
@@ -336,18 +334,6 @@ impl<C: Curve> Kem for Zha20Risky<C> {
         let k = mtb::decrypt::<C>(&pk.mtb(), &lines, &others, &ct)?;
         Ok(SessionKey::from_gt(&k, SCHEME, C::ID))
     }
-
-    fn key_side(key: &UserKey<C>) -> UserIndex {
-        UserIndex(key.i)
-    }
-
-    fn ciphertext_side(header: &Header<C>) -> Recipients {
-        header.set.clone()
-    }
-
-    fn header_setup_id(header: &Header<C>) -> Option<[u8; 16]> {
-        Some(header.setup_id)
-    }
 }
 
 impl<C: Curve> Traceable for Zha20Risky<C> {
@@ -394,9 +380,7 @@ impl<C: Curve> Traceable for Zha20Risky<C> {
         rng: &mut R,
     ) -> Result<(SessionKey, Header<C>), KemError> {
         let mk = mk.ok_or_else(|| KemError::Invalid("tracing needs the master key".into()))?;
-        if pk.setup_id() != mk.setup_id {
-            return Err(KemError::WrongSetup);
-        }
+        same_setup(pk, mk)?;
         match position {
             1 => encrypt(pk, set, None, rng),
             2 => encrypt(pk, set, Some((mk, [false, true])), rng),

@@ -441,6 +441,17 @@ impl<T> core::fmt::Debug for Lazy<T> {
     }
 }
 
+/// What names a setup: a public key (`object!`'s `identified`: the hash of
+/// its encoding) or an object made under one (`bound`: the id it carries).
+pub trait Bound {
+    fn setup_id(&self) -> [u8; 16];
+}
+
+/// An object made under a setup, given its id when it is made (`bound`).
+pub trait Bind: Bound {
+    fn bind(&mut self, setup_id: [u8; 16]);
+}
+
 /// An object: a preamble (kind, scheme, curve) and a body of fields.
 /// Declared with `object!`.
 pub trait Object: Sized {
@@ -500,7 +511,9 @@ pub fn describe(fields: &[(&str, String)], checks: &str) -> String {
 /// in the format table). `bound` (after either) starts the object with the
 /// 16-byte setup id of its public key and gives `setup_id()`; `identified`
 /// (public keys) gives `setup_id()` computed once from the encoding, and a
-/// `Debug` that shows it.
+/// `Debug` that shows it; both give [`super::Encoded::bound_setup_id`].
+/// `made_for Side = |v| …;` (keys and headers) says what the object was
+/// made for ([`super::MadeFor`]).
 macro_rules! object {
     (@bound [] $name:ident $gd:tt $gu:tt) => {};
     (@bound [identified] $name:ident [$($gd:tt)*] [$($gu:tt)*]) => {
@@ -511,6 +524,11 @@ macro_rules! object {
             /// failed decryption.
             pub fn setup_id(&self) -> [u8; 16] {
                 *self.id.get_or_init(|| $crate::wire::setup_id(&self.to_bytes()))
+            }
+        }
+        impl<C: $crate::curve::Curve $($gd)*> $crate::wire::codec::Bound for $name<C $($gu)*> {
+            fn setup_id(&self) -> [u8; 16] {
+                $name::setup_id(self)
             }
         }
         impl<C: $crate::curve::Curve $($gd)*> core::fmt::Debug for $name<C $($gu)*> {
@@ -526,6 +544,16 @@ macro_rules! object {
             /// The setup id of the public key this object belongs to.
             pub fn setup_id(&self) -> [u8; 16] {
                 self.setup_id
+            }
+        }
+        impl<C: $crate::curve::Curve $($gd)*> $crate::wire::codec::Bound for $name<C $($gu)*> {
+            fn setup_id(&self) -> [u8; 16] {
+                self.setup_id
+            }
+        }
+        impl<C: $crate::curve::Curve $($gd)*> $crate::wire::codec::Bind for $name<C $($gu)*> {
+            fn bind(&mut self, setup_id: [u8; 16]) {
+                self.setup_id = setup_id;
             }
         }
     };
@@ -572,6 +600,7 @@ macro_rules! object {
                     <Self as $crate::wire::codec::Object>::layout(),
                 ))
             }
+            $crate::wire::codec::object!(@bound_setup_id $($b)?);
         }
         impl<C: $crate::curve::Curve $($gd)*> $name<C $($gu)*> {
             pub fn to_bytes(&self) -> Vec<u8> {
@@ -628,6 +657,21 @@ macro_rules! object {
     (@decode $r:ident, $label:literal, $t:ty [$n:expr]) => {
         <$t as $crate::wire::codec::CodecIn>::decode_in($r, $label, u32::from($n))
     };
+    (@made_for $name:ident $gd:tt $gu:tt) => {};
+    (@made_for $name:ident [$($gd:tt)*] [$($gu:tt)*] [$side:ty] $made_for:expr) => {
+        impl<C: $crate::curve::Curve $($gd)*> $crate::wire::MadeFor<$side> for $name<C $($gu)*> {
+            fn made_for(&self) -> $side {
+                let made_for: fn(&Self) -> $side = $made_for;
+                made_for(self)
+            }
+        }
+    };
+    (@bound_setup_id) => {};
+    (@bound_setup_id $b:ident) => {
+        fn bound_setup_id(&self) -> Option<[u8; 16]> {
+            Some(self.setup_id())
+        }
+    };
     (@decoded_from) => {};
     (@decoded_from bound) => {};
     (@decoded_from identified) => {
@@ -646,6 +690,7 @@ macro_rules! object {
         }
         $( cached { $( $(#[$cmeta:meta])* $cfield:ident : $cty:ty $(= $cinit:expr)? ),* $(,)? } )?
         $( check $checks:literal => $check:expr; )?
+        $( made_for $side:ty = $made_for:expr; )?
     ) => {
         $crate::wire::codec::object!(@pre [$($bound)?]
             [$(#[$meta])*] $vis $name [$(, $v: $vb)?] [$(, $v)?]
@@ -655,6 +700,8 @@ macro_rules! object {
         );
         $crate::wire::codec::object!(@bound [$($bound)?] $name [$(, $v: $vb)?] [$(, $v)?]);
         $crate::wire::codec::object!(@kind $kind [$($bound)?] $name [$(, $v: $vb)?] [$(, $v)?]);
+        $crate::wire::codec::object!(@made_for $name [$(, $v: $vb)?] [$(, $v)?]
+            $([$side] $made_for)?);
     };
 }
 pub(crate) use object;

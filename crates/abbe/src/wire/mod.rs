@@ -383,6 +383,20 @@ pub trait Encoded: Sized {
     fn format_row() -> Option<(ObjectKind, String)> {
         None
     }
+    /// The setup id the object names: its own for a public key, its
+    /// public key's for an object made under one (`object!`'s `identified`
+    /// and `bound`); `None` for an object that names none.
+    fn bound_setup_id(&self) -> Option<[u8; 16]> {
+        None
+    }
+}
+
+/// What a key or header was made for — its side of the scheme: an
+/// attribute set, a policy, a user, a set of users or identities.
+/// Declared with `object!`'s `made_for`; [`crate::kem::Kem::key_side`]
+/// and [`crate::kem::Kem::ciphertext_side`] read it.
+pub trait MadeFor<S> {
+    fn made_for(&self) -> S;
 }
 
 /// A byte writer for object bodies.

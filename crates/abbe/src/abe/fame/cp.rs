@@ -51,7 +51,7 @@
 
 use crate::curve::CurveId;
 use crate::curve::{par_map, wipe, Curve, Group, Scalar};
-use crate::kem::{Authority, Kem, KemError, SessionKey};
+use crate::kem::{same_setup, Authority, Kem, KemError, SessionKey};
 use crate::policy::{AttributeSet, Lsss, Policy, PolicyTree};
 use crate::wire::codec::{names_match, object, rows_match};
 use crate::wire::{SchemeId, Secret};
@@ -89,6 +89,7 @@ object! {
     cached { sk0_lines: OnceLock<[C::G2Prepared; 3]> }
     check "the sk_y are named by the expansion of the attribute list, in order" =>
         |k| names_match("key", &k.set, k.sky.keys());
+    made_for AttributeSet = |key| key.set.clone();
 }
 
 impl<C: Curve> UserKey<C> {
@@ -109,6 +110,7 @@ object! {
         rows: Vec<[C::G1; 3]> => "ct_i",
     }
     check "one ct_i per leaf of the policy" => |h| rows_match("header", &h.policy, h.rows.len());
+    made_for Policy = |header| header.policy.policy.clone();
 }
 
 impl<C: Curve> Header<C> {
@@ -144,9 +146,7 @@ impl<C: Curve> Authority for FameCp<C> {
         attrs: &AttributeSet,
         rng: &mut R,
     ) -> Result<UserKey<C>, KemError> {
-        if pk.setup_id() != mk.setup_id {
-            return Err(KemError::WrongSetup);
-        }
+        same_setup(pk, mk)?;
         if attrs.is_empty() {
             return Err(KemError::Invalid(
                 "a key needs at least one attribute".into(),
@@ -274,9 +274,7 @@ impl<C: Curve> Kem for FameCp<C> {
     }
 
     fn decapsulate(key: &UserKey<C>, header: &Header<C>) -> Result<SessionKey, KemError> {
-        if header.setup_id != key.setup_id {
-            return Err(KemError::WrongSetup);
-        }
+        same_setup(header, key)?;
         let selection = header
             .policy
             .tree
@@ -310,18 +308,6 @@ impl<C: Curve> Kem for FameCp<C> {
             key.sk0_lines(),
         );
         Ok(SessionKey::from_gt(&e, SchemeId::FameCp, C::ID))
-    }
-
-    fn key_side(key: &UserKey<C>) -> AttributeSet {
-        key.set.clone()
-    }
-
-    fn ciphertext_side(header: &Header<C>) -> Policy {
-        header.policy.policy.clone()
-    }
-
-    fn header_setup_id(header: &Header<C>) -> Option<[u8; 16]> {
-        Some(header.setup_id)
     }
 }
 

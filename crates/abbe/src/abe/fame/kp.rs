@@ -57,7 +57,7 @@
 
 use crate::curve::CurveId;
 use crate::curve::{par_map, wipe, Curve, Group, Scalar};
-use crate::kem::{Authority, Kem, KemError, SessionKey};
+use crate::kem::{same_setup, Authority, Kem, KemError, SessionKey};
 use crate::policy::{AttributeSet, Lsss, Policy, PolicyTree};
 use crate::wire::codec::{names_match, object, rows_match};
 use crate::wire::{SchemeId, Secret};
@@ -87,6 +87,7 @@ object! {
     }
     cached { sk0_lines: OnceLock<[C::G2Prepared; 3]> }
     check "one sk_i per leaf of the policy" => |k| rows_match("key", &k.policy, k.rows.len());
+    made_for Policy = |key| key.policy.policy.clone();
 }
 
 impl<C: Curve> UserKey<C> {
@@ -111,6 +112,7 @@ object! {
     }
     check "the ct_y are named by the expansion of the attribute list, in order" =>
         |h| names_match("header", &h.set, h.cty.keys());
+    made_for AttributeSet = |header| header.set.clone();
 }
 
 impl<C: Curve> Header<C> {
@@ -144,9 +146,7 @@ impl<C: Curve> Authority for FameKp<C> {
         policy: &Policy,
         rng: &mut R,
     ) -> Result<UserKey<C>, KemError> {
-        if pk.setup_id() != mk.setup_id {
-            return Err(KemError::WrongSetup);
-        }
+        same_setup(pk, mk)?;
         let policy = PolicyTree::new(policy.clone())?;
         let lsss = Lsss::<C::Scalar>::from_tree(&policy.tree);
         // Randomness in a fixed order: r_1, r_2, σ'_j (j = 2..n_2), σ_i.
@@ -292,9 +292,7 @@ impl<C: Curve> Kem for FameKp<C> {
     }
 
     fn decapsulate(key: &UserKey<C>, header: &Header<C>) -> Result<SessionKey, KemError> {
-        if header.setup_id != key.setup_id {
-            return Err(KemError::WrongSetup);
-        }
+        same_setup(header, key)?;
         let selection = key
             .policy
             .tree
@@ -324,18 +322,6 @@ impl<C: Curve> Kem for FameKp<C> {
         }
         let e = decrypt6::<C>(&cts, &sks, &gammas, None, &header.ct0, key.sk0_lines());
         Ok(SessionKey::from_gt(&e, SchemeId::FameKp, C::ID))
-    }
-
-    fn key_side(key: &UserKey<C>) -> Policy {
-        key.policy.policy.clone()
-    }
-
-    fn ciphertext_side(header: &Header<C>) -> AttributeSet {
-        header.set.clone()
-    }
-
-    fn header_setup_id(header: &Header<C>) -> Option<[u8; 16]> {
-        Some(header.setup_id)
     }
 }
 

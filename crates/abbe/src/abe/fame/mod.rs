@@ -49,6 +49,7 @@
 //! (no efficient isomorphism either way).
 
 use crate::curve::{wipe, Curve, FixedBaseTable, Group, Scalar, Target};
+use crate::kem::bind;
 use crate::wire::codec::{nonzero, object, secrets_match};
 use crate::wire::{Lazy, SchemeId, Secret};
 use rand_core::{CryptoRng, RngCore};
@@ -318,16 +319,14 @@ impl<C: Curve, V: Variant> FameMasterKey<C, V> {
         let a = [nonzero(), nonzero()];
         let b = [nonzero(), nonzero()];
         let d = [nonzero(), nonzero(), nonzero()];
-        let mut mk = FameMasterKey {
+        let mk = FameMasterKey {
             setup_id: [0; 16],
             a: Secret(a),
             b: Secret(b),
             d: Secret(d),
             _v: PhantomData,
         };
-        let pk = mk.public_key();
-        mk.setup_id = pk.setup_id();
-        (pk, mk)
+        bind(mk.public_key(), mk)
     }
 
     /// Recomputes the public key from the master secrets.
