@@ -70,12 +70,13 @@
 //! plausible as the original on these curves (no efficient isomorphism either
 //! way).
 
+use super::ghw11;
 use crate::curve::CurveId;
 use crate::curve::LinedG2;
 use crate::curve::{par_map, wipe, Curve, FixedBaseTable, Group, Scalar, Target};
-use crate::kem::{bind, same_setup, Authority, Kem, KemError, Outsourcing, SessionKey};
+use crate::kem::{bind, same_setup, Authority, Kem, KemError, SessionKey};
 use crate::policy::{AttributeSet, Policy, PolicyTree};
-use crate::wire::codec::{labels_match, nonzero, object, rows_match, secrets_match};
+use crate::wire::codec::{labels_match, object, rows_match, secrets_match};
 use crate::wire::{Lazy, SchemeId, Secret};
 use rand_core::{CryptoRng, RngCore};
 use std::collections::BTreeMap;
@@ -234,21 +235,11 @@ object! {
     made_for Policy = |key| key.elements.policy.policy.clone();
 }
 
-object! {
-    /// A transformation key: the user key's elements raised to 1/z. Given
-    /// to an untrusted proxy; it cannot decrypt anything by itself.
-    pub struct TransformKey<C> = (TransformationKey, SCHEME) {
-        pub(crate) elements: KeyElements<C> => "",
-    }
-}
-
-object! {
-    /// The retrieval key z; wiped on drop.
-    pub struct RetrievalKey<C> = (CpaRetrievalKey, SCHEME), bound {
-        z: Secret<C::Scalar> => "z",
-    }
-    check "z ≠ 0" => |rk| nonzero("retrieval key", &*rk.z);
-}
+/// GHW11's transformation key, retrieval key and transformed header
+/// ([`super::ghw11`]).
+pub type TransformKey<C> = ghw11::TransformKey<C, Gpsw06<C>>;
+pub type RetrievalKey<C> = ghw11::RetrievalKey<C, Gpsw06<C>>;
+pub type Transformed<C> = ghw11::Transformed<C, Gpsw06<C>>;
 
 object! {
     /// The KEM header: the attribute set S, C' ∈ G2 and C_x ∈ G1 per
@@ -271,14 +262,6 @@ impl<C: Curve> Header<C> {
     }
     fn c_x(&self, attr: &str) -> Option<&C::G1> {
         self.index.get(attr).and_then(|i| self.cx.get(*i))
-    }
-}
-
-object! {
-    /// The transformed header: T = e(g,g)^{αs/z} (GHW11's partially
-    /// decrypted ciphertext in KEM form).
-    pub struct Transformed<C> = (TransformedKemHeader, SCHEME), bound {
-        t: C::Gt => "T = e(g,g)^{αs/z}",
     }
 }
 
@@ -408,12 +391,35 @@ fn encapsulate_with_s<C: Curve>(
     })
 }
 
-/// GHW11 §4.2: the RCCA-secure outsourcing of GPSW06 ([`crate::abe::Rcca`]).
-impl<C: Curve> crate::kem::BlindedKem for Gpsw06<C> {
+/// GHW11 §4.1/§4.2: the outsourcing (CPA and RCCA) of GPSW06.
+impl<C: Curve> ghw11::Scheme for Gpsw06<C> {
     type Curve = C;
+    type Elements = KeyElements<C>;
+
+    fn elements(key: &UserKey<C>) -> &KeyElements<C> {
+        &key.elements
+    }
+
+    /// (D_i^{1/z}, R_i^{1/z}) for every row.
+    fn raise(e: &KeyElements<C>, z_inv: &C::Scalar) -> KeyElements<C> {
+        let rows = par_map::<C, _, _>(&e.rows, |(d, r)| {
+            (d.mul_secret(z_inv), LinedG2::new(r.point.mul_secret(z_inv)))
+        });
+        KeyElements {
+            setup_id: e.setup_id,
+            policy: e.policy.clone(),
+            rows: Secret(rows),
+        }
+    }
+
+    fn pair(e: &KeyElements<C>, header: &Header<C>) -> Result<C::Gt, KemError> {
+        e.pair(header)
+    }
+
     fn blinding_base(pk: &PublicKey<C>) -> C::Gt {
         pk.e_gg_alpha
     }
+
     fn encapsulate_with_s<R: RngCore + CryptoRng>(
         pk: &PublicKey<C>,
         attrs: &AttributeSet,
@@ -422,69 +428,6 @@ impl<C: Curve> crate::kem::BlindedKem for Gpsw06<C> {
     ) -> Result<Header<C>, KemError> {
         encapsulate_with_s(pk, attrs, s)
     }
-    fn decapsulate_blinded(key: &UserKey<C>, header: &Header<C>) -> Result<C::Gt, KemError> {
-        key.elements.pair(header)
-    }
-    fn transform_blinded(tk: &TransformKey<C>, header: &Header<C>) -> Result<C::Gt, KemError> {
-        tk.elements.pair(header)
-    }
-    fn retrieval_exponent(rk: &RetrievalKey<C>) -> C::Scalar {
-        *rk.z
-    }
-}
-
-impl<C: Curve> Outsourcing for Gpsw06<C> {
-    type TransformKey = TransformKey<C>;
-    type RetrievalKey = RetrievalKey<C>;
-    type Transformed = Transformed<C>;
-
-    fn transform_key<R: RngCore + CryptoRng>(
-        key: &UserKey<C>,
-        rng: &mut R,
-    ) -> (TransformKey<C>, RetrievalKey<C>) {
-        let (z, mut z_inv) = loop {
-            let z = C::Scalar::random(rng);
-            if let Some(inv) = z.invert() {
-                break (z, inv);
-            }
-        };
-        let e = &key.elements;
-        let rows = par_map::<C, _, _>(&e.rows, |(d, r)| {
-            (
-                d.mul_secret(&z_inv),
-                LinedG2::new(r.point.mul_secret(&z_inv)),
-            )
-        });
-        wipe(&mut z_inv, C::Scalar::zero());
-        let tk = KeyElements {
-            setup_id: e.setup_id,
-            policy: e.policy.clone(),
-            rows: Secret(rows),
-        };
-        (
-            TransformKey { elements: tk },
-            RetrievalKey {
-                setup_id: e.setup_id,
-                z: Secret(z),
-            },
-        )
-    }
-
-    fn transform(tk: &TransformKey<C>, header: &Header<C>) -> Result<Transformed<C>, KemError> {
-        let t = tk.elements.pair(header)?;
-        Ok(Transformed {
-            setup_id: header.setup_id,
-            t,
-        })
-    }
-
-    fn decrypt_transformed(
-        rk: &RetrievalKey<C>,
-        t: &Transformed<C>,
-    ) -> Result<SessionKey, KemError> {
-        same_setup(rk, t)?;
-        Ok(SessionKey::from_gt(&t.t.pow(&rk.z), SCHEME, C::ID))
-    }
 }
 
 #[cfg(test)]
@@ -492,6 +435,7 @@ mod tests {
     use super::*;
     use crate::conformance::{self, rng, Case};
     use crate::curve::{Bls12, Bn254, Counted, OpCounts};
+    use crate::kem::Outsourcing;
     use crate::policy::generate;
 
     type G = Gpsw06<Bls12>;

@@ -19,6 +19,7 @@
 pub mod bsw07;
 pub mod cca;
 pub mod fame;
+pub mod ghw11;
 pub mod gpsw06;
 pub mod gpsw06_small;
 pub mod rcca;

@@ -22,8 +22,8 @@
 //! Decrypt:  e(C', K) · e(L, Π C_i^{ω_i})^{-1} · Π e(D_i, K_ρ(i))^{-ω_i} = e(g,g)^{αs}
 //! ```
 //!
-//! GHW11 outsourcing (backwards-compatible TK derivation, footnote 15 /
-//! §3.1): the user picks z ←R Z_p and publishes TK = (K^{1/z}, L^{1/z},
+//! GHW11 outsourcing ([`super::ghw11`]; backwards-compatible TK derivation,
+//! footnote 15 / §3.1): the user picks z ←R Z_p and publishes TK = (K^{1/z}, L^{1/z},
 //! K_x^{1/z}); the proxy runs the decryption equation with TK and obtains the
 //! constant-size T = e(g,g)^{αs/z}; the user keeps RK = z and recovers
 //! e(g,g)^{αs} = T^z with one GT exponentiation.
@@ -61,11 +61,12 @@
 //! Checked against the formula (and the paper's table where it has one)
 //! by `op_counts_*` in the tests below, on `Counted` curves.
 
+use super::ghw11;
 use crate::curve::CurveId;
 use crate::curve::{par_map, wipe, Curve, FixedBaseTable, Group, LinedG2, Scalar, Target};
-use crate::kem::{bind, same_setup, Authority, Kem, KemError, Outsourcing, SessionKey};
+use crate::kem::{bind, same_setup, Authority, Kem, KemError, SessionKey};
 use crate::policy::{AttributeSet, Policy, PolicyTree};
-use crate::wire::codec::{names_match, nonzero, object, rows_match, secrets_match};
+use crate::wire::codec::{names_match, object, rows_match, secrets_match};
 use crate::wire::{Lazy, SchemeId, Secret};
 use rand_core::{CryptoRng, RngCore};
 use std::collections::BTreeMap;
@@ -224,21 +225,11 @@ object! {
     made_for AttributeSet = |key| key.elements.set.clone();
 }
 
-object! {
-    /// A transformation key: the user key's elements raised to 1/z. Given
-    /// to an untrusted proxy; it cannot decrypt anything by itself.
-    pub struct TransformKey<C> = (TransformationKey, SCHEME) {
-        pub(crate) elements: KeyElements<C> => "",
-    }
-}
-
-object! {
-    /// The retrieval key z; wiped on drop.
-    pub struct RetrievalKey<C> = (CpaRetrievalKey, SCHEME), bound {
-        z: Secret<C::Scalar> => "z",
-    }
-    check "z ≠ 0" => |rk| nonzero("retrieval key", &*rk.z);
-}
+/// GHW11's transformation key, retrieval key and transformed header
+/// ([`super::ghw11`]).
+pub type TransformKey<C> = ghw11::TransformKey<C, Waters11<C>>;
+pub type RetrievalKey<C> = ghw11::RetrievalKey<C, Waters11<C>>;
+pub type Transformed<C> = ghw11::Transformed<C, Waters11<C>>;
 
 object! {
     /// The KEM header: the policy, C' ∈ G1 and one (C_i ∈ G2, D_i ∈ G1)
@@ -258,14 +249,6 @@ impl<C: Curve> Header<C> {
     }
     pub fn rows(&self) -> usize {
         self.rows.len()
-    }
-}
-
-object! {
-    /// The transformed header: T = e(g,g)^{αs/z} (GHW11's partially
-    /// decrypted ciphertext in KEM form).
-    pub struct Transformed<C> = (TransformedKemHeader, SCHEME), bound {
-        t: C::Gt => "T = e(g,g)^{αs/z}",
     }
 }
 
@@ -304,30 +287,6 @@ fn encapsulate_with_s<C: Curve, R: RngCore + CryptoRng>(
         c_prime,
         rows,
     })
-}
-
-impl<C: Curve> crate::kem::BlindedKem for Waters11<C> {
-    type Curve = C;
-    fn blinding_base(pk: &PublicKey<C>) -> C::Gt {
-        pk.e_gg_alpha
-    }
-    fn encapsulate_with_s<R: RngCore + CryptoRng>(
-        pk: &PublicKey<C>,
-        policy: &Policy,
-        s: &C::Scalar,
-        rng: &mut R,
-    ) -> Result<Header<C>, KemError> {
-        encapsulate_with_s(pk, policy, s, rng)
-    }
-    fn decapsulate_blinded(key: &UserKey<C>, header: &Header<C>) -> Result<C::Gt, KemError> {
-        key.elements.pair(header)
-    }
-    fn transform_blinded(tk: &TransformKey<C>, header: &Header<C>) -> Result<C::Gt, KemError> {
-        tk.elements.pair(header)
-    }
-    fn retrieval_exponent(rk: &RetrievalKey<C>) -> C::Scalar {
-        *rk.z
-    }
 }
 
 impl<C: Curve> Authority for Waters11<C> {
@@ -424,65 +383,48 @@ impl<C: Curve> Kem for Waters11<C> {
     }
 }
 
-impl<C: Curve> Outsourcing for Waters11<C> {
-    type TransformKey = TransformKey<C>;
-    type RetrievalKey = RetrievalKey<C>;
-    type Transformed = Transformed<C>;
+impl<C: Curve> ghw11::Scheme for Waters11<C> {
+    type Curve = C;
+    type Elements = KeyElements<C>;
 
-    fn transform_key<R: RngCore + CryptoRng>(
-        key: &UserKey<C>,
-        rng: &mut R,
-    ) -> (TransformKey<C>, RetrievalKey<C>) {
-        let (z, mut z_inv) = loop {
-            let z = C::Scalar::random(rng);
-            if let Some(inv) = z.invert() {
-                break (z, inv);
-            }
-        };
-        let e = &key.elements;
+    fn elements(key: &UserKey<C>) -> &KeyElements<C> {
+        &key.elements
+    }
+
+    /// (K^{1/z}, L^{1/z}, K_x^{1/z}).
+    fn raise(e: &KeyElements<C>, z_inv: &C::Scalar) -> KeyElements<C> {
         let items: Vec<(&String, &C::G2)> = e.kx.iter().map(|(n, p)| (n, &p.point)).collect();
-        let pts = par_map::<C, _, _>(&items, |(_, p)| p.mul_secret(&z_inv));
-        let tk = KeyElements {
+        let kx = par_map::<C, _, _>(&items, |(_, p)| p.mul_secret(z_inv));
+        KeyElements {
             setup_id: e.setup_id,
             set: e.set.clone(),
-            k: Secret(LinedG2::new(e.k.point.mul_secret(&z_inv))),
-            l: Secret(e.l.mul_secret(&z_inv)),
+            k: Secret(LinedG2::new(e.k.point.mul_secret(z_inv))),
+            l: Secret(e.l.mul_secret(z_inv)),
             kx: Secret(
                 items
                     .iter()
-                    .zip(pts)
+                    .zip(kx)
                     .map(|((n, _), p)| ((*n).clone(), LinedG2::new(p)))
                     .collect(),
             ),
-        };
-        wipe(&mut z_inv, C::Scalar::zero());
-        (
-            TransformKey { elements: tk },
-            RetrievalKey {
-                setup_id: e.setup_id,
-                z: Secret(z),
-            },
-        )
+        }
     }
 
-    fn transform(tk: &TransformKey<C>, header: &Header<C>) -> Result<Transformed<C>, KemError> {
-        let t = tk.elements.pair(header)?;
-        Ok(Transformed {
-            setup_id: header.setup_id,
-            t,
-        })
+    fn pair(e: &KeyElements<C>, header: &Header<C>) -> Result<C::Gt, KemError> {
+        e.pair(header)
     }
 
-    fn decrypt_transformed(
-        rk: &RetrievalKey<C>,
-        t: &Transformed<C>,
-    ) -> Result<SessionKey, KemError> {
-        same_setup(rk, t)?;
-        Ok(SessionKey::from_gt(
-            &t.t.pow(&rk.z),
-            SchemeId::Waters11,
-            C::ID,
-        ))
+    fn blinding_base(pk: &PublicKey<C>) -> C::Gt {
+        pk.e_gg_alpha
+    }
+
+    fn encapsulate_with_s<R: RngCore + CryptoRng>(
+        pk: &PublicKey<C>,
+        policy: &Policy,
+        s: &C::Scalar,
+        rng: &mut R,
+    ) -> Result<Header<C>, KemError> {
+        encapsulate_with_s(pk, policy, s, rng)
     }
 }
 
@@ -491,6 +433,7 @@ mod tests {
     use super::*;
     use crate::conformance::{self, rng, Case};
     use crate::curve::{Bls12, Bls24, Bn254, Counted, OpCounts};
+    use crate::kem::Outsourcing;
     use crate::policy::generate;
 
     type W = Waters11<Bls12>;

@@ -1,0 +1,166 @@
+//! GHW11 outsourced decryption, written once for the schemes it applies to
+//! ([`super::waters11`], [`super::gpsw06`]).
+//!
+//! Paper: M. Green, S. Hohenberger, B. Waters, "Outsourcing the Decryption
+//! of ABE Ciphertexts", USENIX Security 2011
+//! (`ghw11-outsourcing-abe-decryption.txt` §3.1, §4.1: the CPA version; the
+//! RCCA version §3.2, §4.2 is [`super::rcca`] over [`BlindedKem`]), in KEM
+//! form: the session key comes from e(g,g)^{αs}.
+//!
+//! ```text
+//! TransformKey(SK): z ←R Z_p*;  TK = SK^{1/z} (each key element raised to 1/z),  RK = z
+//! Transform(TK, CT): T = the scheme's decryption equation with TK = e(g,g)^{αs/z}
+//! Decrypt(RK, T):    e(g,g)^{αs} = T^z   (one GT exponentiation)
+//! ```
+//! TK is given to an untrusted proxy: it decrypts nothing by itself, and T
+//! is constant-size whatever the policy. A scheme says what its key
+//! elements are, how they are raised to 1/z and its decryption equation on
+//! them ([`Scheme`]); the transformation and retrieval keys, the transformed
+//! header, [`Outsourcing`] and [`BlindedKem`] follow from that.
+//!
+//! ## Side channels
+//! z and 1/z are secret: 1/z meets points only through the scheme's
+//! `raise` (constant-time multiplications), z only as a GT exponent.
+
+use crate::curve::{wipe, Curve, Scalar, Target};
+use crate::kem::{same_setup, BlindedKem, Kem, KemError, Outsourcing, SessionKey};
+use crate::wire::codec::{nonzero, object, Bound, Codec};
+use crate::wire::Secret;
+use rand_core::{CryptoRng, RngCore};
+use std::marker::PhantomData;
+
+/// What GHW11 needs of a scheme whose session key comes from
+/// Y^s = e(g,g)^{αs}: the key elements of its user key, raised to 1/z as a
+/// whole, and its decryption equation on them.
+pub trait Scheme: Kem + Sized {
+    type Curve: Curve;
+    /// The elements a user key holds, and a transformation key holds
+    /// raised to 1/z.
+    type Elements: Codec + Bound + Send + Sync;
+    fn elements(key: &Self::UserKey) -> &Self::Elements;
+    /// Every element raised to `z_inv`.
+    fn raise(elements: &Self::Elements, z_inv: &Scalar_<Self>) -> Self::Elements;
+    /// The decryption equation with `elements`: Y^s for a user key's,
+    /// Y^{s/z} for a transformation key's.
+    fn pair(elements: &Self::Elements, header: &Self::Header) -> Result<Gt<Self>, KemError>;
+    /// Y = e(g,g)^α.
+    fn blinding_base(pk: &Self::PublicKey) -> Gt<Self>;
+    /// A header for `target` with exponent s (other randomness from `rng`).
+    fn encapsulate_with_s<R: RngCore + CryptoRng>(
+        pk: &Self::PublicKey,
+        target: &Self::CiphertextSide,
+        s: &Scalar_<Self>,
+        rng: &mut R,
+    ) -> Result<Self::Header, KemError>;
+}
+
+type Scalar_<S> = <<S as Scheme>::Curve as Curve>::Scalar;
+type Gt<S> = <<S as Scheme>::Curve as Curve>::Gt;
+
+object! {
+    /// A transformation key: the user key's elements raised to 1/z. Given
+    /// to an untrusted proxy; it cannot decrypt anything by itself.
+    pub struct TransformKey<C, V: Scheme<Curve = C>> = (TransformationKey, V::SCHEME) {
+        pub(crate) elements: V::Elements => "",
+    }
+    cached { _v: PhantomData<V> }
+}
+
+object! {
+    /// The retrieval key z; wiped on drop.
+    pub struct RetrievalKey<C, V: Scheme<Curve = C>> = (CpaRetrievalKey, V::SCHEME), bound {
+        z: Secret<C::Scalar> => "z",
+    }
+    cached { _v: PhantomData<V> }
+    check "z ≠ 0" => |rk| nonzero("retrieval key", &*rk.z);
+}
+
+object! {
+    /// The transformed header: T = e(g,g)^{αs/z} (GHW11's partially
+    /// decrypted ciphertext in KEM form).
+    pub struct Transformed<C, V: Scheme<Curve = C>> = (TransformedKemHeader, V::SCHEME), bound {
+        t: C::Gt => "T = e(g,g)^{αs/z}",
+    }
+    cached { _v: PhantomData<V> }
+}
+
+impl<C: Curve, V: Scheme<Curve = C>> Outsourcing for V
+where
+    V::Header: Bound,
+{
+    type TransformKey = TransformKey<C, V>;
+    type RetrievalKey = RetrievalKey<C, V>;
+    type Transformed = Transformed<C, V>;
+
+    fn transform_key<R: RngCore + CryptoRng>(
+        key: &V::UserKey,
+        rng: &mut R,
+    ) -> (TransformKey<C, V>, RetrievalKey<C, V>) {
+        let (z, mut z_inv) = loop {
+            let z = C::Scalar::random(rng);
+            if let Some(inv) = z.invert() {
+                break (z, inv);
+            }
+        };
+        let elements = V::elements(key);
+        let raised = V::raise(elements, &z_inv);
+        wipe(&mut z_inv, C::Scalar::zero());
+        (
+            TransformKey {
+                elements: raised,
+                _v: PhantomData,
+            },
+            RetrievalKey {
+                setup_id: elements.setup_id(),
+                z: Secret(z),
+                _v: PhantomData,
+            },
+        )
+    }
+
+    fn transform(
+        tk: &TransformKey<C, V>,
+        header: &V::Header,
+    ) -> Result<Transformed<C, V>, KemError> {
+        Ok(Transformed {
+            setup_id: header.setup_id(),
+            t: V::pair(&tk.elements, header)?,
+            _v: PhantomData,
+        })
+    }
+
+    fn decrypt_transformed(
+        rk: &RetrievalKey<C, V>,
+        t: &Transformed<C, V>,
+    ) -> Result<SessionKey, KemError> {
+        same_setup(rk, t)?;
+        Ok(SessionKey::from_gt(&t.t.pow(&rk.z), V::SCHEME, V::CURVE))
+    }
+}
+
+impl<C: Curve, V: Scheme<Curve = C>> BlindedKem for V
+where
+    V::Header: Bound,
+{
+    type Curve = C;
+    fn blinding_base(pk: &V::PublicKey) -> C::Gt {
+        <V as Scheme>::blinding_base(pk)
+    }
+    fn encapsulate_with_s<R: RngCore + CryptoRng>(
+        pk: &V::PublicKey,
+        target: &V::CiphertextSide,
+        s: &C::Scalar,
+        rng: &mut R,
+    ) -> Result<V::Header, KemError> {
+        <V as Scheme>::encapsulate_with_s(pk, target, s, rng)
+    }
+    fn decapsulate_blinded(key: &V::UserKey, header: &V::Header) -> Result<C::Gt, KemError> {
+        V::pair(V::elements(key), header)
+    }
+    fn transform_blinded(tk: &TransformKey<C, V>, header: &V::Header) -> Result<C::Gt, KemError> {
+        V::pair(&tk.elements, header)
+    }
+    fn retrieval_exponent(rk: &RetrievalKey<C, V>) -> C::Scalar {
+        *rk.z
+    }
+}
