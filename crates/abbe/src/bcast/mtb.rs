@@ -38,6 +38,8 @@
 use super::poly;
 use crate::curve::{par_map, wipe, Curve, FixedBaseTable, Group, Scalar, Target};
 use crate::kem::KemError;
+use crate::wire::codec::{invalid, object};
+use crate::wire::{Lazy, Secret, WireError};
 use rand_core::{CryptoRng, RngCore};
 
 /// A 4×4 matrix over Z_p, row-major.
@@ -82,6 +84,70 @@ impl<S: Scalar> Secrets<S> {
         {
             wipe(s, S::zero());
         }
+    }
+}
+
+object! {
+    /// The master secrets of an MTB tracing setup (Zha20, Zha20-risky): β,
+    /// γ, τ and the basis B, with fixed-base tables of g and ĝ; wiped on
+    /// drop. Checked with [`MasterSecrets::check`] by the master key that
+    /// holds them.
+    pub struct MasterSecrets<C> = body {
+        s: Secret<[C::Scalar; 3]> => "β, γ, τ",
+        b: Secret<[C::Scalar; 16]> => "B (row-major)",
+    }
+    cached { tables: Lazy<(FixedBaseTable<C::G1>, FixedBaseTable<C::G2>)> }
+}
+
+impl<C: Curve> MasterSecrets<C> {
+    /// Fresh secrets, B invertible.
+    pub(crate) fn random<R: RngCore + CryptoRng>(rng: &mut R) -> Self {
+        let mut sec = Secrets::random(rng);
+        let secrets = MasterSecrets {
+            s: Secret([sec.beta, sec.gamma, sec.tau]),
+            b: Secret(core::array::from_fn(|k| sec.b[k / 4][k % 4])),
+            tables: Lazy::default(),
+        };
+        sec.wipe();
+        secrets
+    }
+    /// γ ≠ 0 and B invertible: what every decoded master key is checked for.
+    pub(crate) fn check(&self) -> Result<(), WireError> {
+        match self.b_star() {
+            Some(mut b) if !self.s[1].is_zero() => {
+                b.iter_mut()
+                    .flatten()
+                    .for_each(|s| wipe(s, C::Scalar::zero()));
+                Ok(())
+            }
+            _ => Err(invalid("master key", "γ = 0 or B singular")),
+        }
+    }
+    /// The secrets (the caller wipes them).
+    pub(crate) fn secrets(&self) -> Secrets<C::Scalar> {
+        let [beta, gamma, tau] = *self.s;
+        Secrets {
+            beta,
+            gamma,
+            tau,
+            b: core::array::from_fn(|i| core::array::from_fn(|j| self.b[4 * i + j])),
+        }
+    }
+    /// B* = (B^{-1})^T (the caller wipes it).
+    pub(crate) fn b_star(&self) -> Option<Mat4<C::Scalar>> {
+        let mut s = self.secrets();
+        let b = s.b_star();
+        s.wipe();
+        b
+    }
+    /// Tables of g and ĝ.
+    pub(crate) fn tables(&self) -> &(FixedBaseTable<C::G1>, FixedBaseTable<C::G2>) {
+        self.tables.get_or_init(|| {
+            (
+                C::G1::generator().precompute(),
+                C::G2::generator().precompute(),
+            )
+        })
     }
 }
 

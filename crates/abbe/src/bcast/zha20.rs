@@ -59,14 +59,14 @@
 //! plausible as the original on these curves (no efficient isomorphism either
 //! way).
 
-use super::mtb::{self, Secrets};
+use super::mtb::{self, MasterSecrets};
 use super::trace::{Line, Traceable};
 use super::{user_in_range, Points, Recipients, UserCount, UserIndex};
 use crate::bcast::Expansion;
-use crate::curve::{wipe, Curve, CurveId, FixedBaseTable, Group, LinedG2, Scalar};
-use crate::kem::{same_setup, Authority, Kem, KemError, MasterKeyOf, SessionKey};
+use crate::curve::{wipe, Curve, CurveId, LinedG2, Scalar};
+use crate::kem::{bind, same_setup, Authority, Kem, KemError, MasterKeyOf, SessionKey};
 use crate::wire::codec::{invalid, object};
-use crate::wire::{Lazy, SchemeId, Secret, WireError};
+use crate::wire::{SchemeId, Secret, WireError};
 use rand_core::{CryptoRng, RngCore};
 use std::marker::PhantomData;
 use std::sync::{Arc, OnceLock};
@@ -242,48 +242,16 @@ object! {
     /// wiped on drop. It is the tracing key.
     pub struct MasterKey<C> = (MasterKey, SCHEME), bound {
         layout: Layout => "layout",
-        s: Secret<[C::Scalar; 3]> => "β, γ, τ",
-        b: Secret<[C::Scalar; 16]> => "B (row-major)",
+        m: MasterSecrets<C> => "",
         seed: Secret<[u8; 32]> => "seed of the i*_J",
     }
-    cached { tables: Lazy<(FixedBaseTable<C::G1>, FixedBaseTable<C::G2>)> }
-    check "γ ≠ 0, B invertible" => |k| match k.b_star() {
-        Some(mut b) if !k.s[1].is_zero() => {
-            b.iter_mut().flatten().for_each(|s| wipe(s, C::Scalar::zero()));
-            Ok(())
-        }
-        _ => Err(invalid("master key", "γ = 0 or B singular")),
-    };
+    check "γ ≠ 0, B invertible" => |k| k.m.check();
 }
 
 impl<C: Curve> MasterKey<C> {
-    fn secrets(&self) -> Secrets<C::Scalar> {
-        let [beta, gamma, tau] = *self.s;
-        Secrets {
-            beta,
-            gamma,
-            tau,
-            b: core::array::from_fn(|i| core::array::from_fn(|j| self.b[4 * i + j])),
-        }
-    }
-    /// B* = (B^{-1})^T (the caller wipes it).
-    fn b_star(&self) -> Option<mtb::Mat4<C::Scalar>> {
-        let mut s = self.secrets();
-        let b = s.b_star();
-        s.wipe();
-        b
-    }
     /// i*_J.
     pub fn hidden_position(&self, instance: u32) -> u32 {
         hidden_position(&self.seed, instance, self.layout.np)
-    }
-    fn tables(&self) -> &(FixedBaseTable<C::G1>, FixedBaseTable<C::G2>) {
-        self.tables.get_or_init(|| {
-            (
-                C::G1::generator().precompute(),
-                C::G2::generator().precompute(),
-            )
-        })
     }
 }
 
@@ -356,7 +324,7 @@ fn encrypt<C: Curve, R: RngCore + CryptoRng>(
     let l = pk.layout;
     let mut kappa = [0u8; 32];
     rng.fill_bytes(&mut kappa);
-    let mut bs = mk.and_then(MasterKey::b_star);
+    let mut bs = mk.and_then(|mk| mk.m.b_star());
     let mut blocks = Vec::new();
     for j in l.blocks(set) {
         let instance = l.instance(j, x);
@@ -367,7 +335,7 @@ fn encrypt<C: Curve, R: RngCore + CryptoRng>(
             .collect();
         let m = mode(j);
         let tr = match (m, &bs, mk) {
-            (BlockMode::Trace(y), Some(bs), Some(mk)) => Some((bs, &mk.tables().0, y)),
+            (BlockMode::Trace(y), Some(bs), Some(mk)) => Some((bs, &mk.m.tables().0, y)),
             (BlockMode::Trace(_), ..) => {
                 return Err(KemError::Invalid("tracing needs the master key".into()))
             }
@@ -428,24 +396,18 @@ impl<C: Curve> Authority for Zha20<C> {
         let n = UserCount::new(params.users)?.get();
         let (t, np) = shape(n, params.a);
         let layout = Layout::new(n, t, np, np).map_err(KemError::Invalid)?;
-        let mut sec = Secrets::random(rng);
         let mut mk = MasterKey {
             setup_id: [0; 16],
             layout,
-            s: Secret([sec.beta, sec.gamma, sec.tau]),
-            b: Secret(core::array::from_fn(|k| sec.b[k / 4][k % 4])),
+            m: MasterSecrets::random(rng),
             seed: Secret([0u8; 32]),
-            tables: Lazy::default(),
         };
         rng.fill_bytes(&mut *mk.seed);
-        sec.wipe();
-        let pk = Self::public_key(&mk);
-        mk.setup_id = pk.setup_id();
-        Ok((pk, mk))
+        Ok(bind(Self::public_key(&mk), mk))
     }
 
     fn public_key(mk: &MasterKey<C>) -> PublicKey<C> {
-        let mut sec = mk.secrets();
+        let mut sec = mk.m.secrets();
         let p = mtb::public::<C>(&sec, mk.layout.np).expect("a decoded master key is checked");
         sec.wipe();
         PublicKey {
@@ -465,7 +427,7 @@ impl<C: Curve> Authority for Zha20<C> {
     fn is_public_key_of(pk: &PublicKey<C>, mk: &MasterKey<C>) -> bool {
         pk.setup_id() == mk.setup_id
             && pk.layout == mk.layout
-            && mtb::binds::<C>(mk.secrets(), &pk.y, &pk.p)
+            && mtb::binds::<C>(mk.m.secrets(), &pk.y, &pk.p)
     }
 
     /// k MTB keys: 4k fixed-base G2 exponentiations.
@@ -481,12 +443,12 @@ impl<C: Curve> Authority for Zha20<C> {
         let l = mk.layout;
         user.check(l.n)?;
         let (j, i) = l.position(user.0);
-        let mut sec = mk.secrets();
+        let mut sec = mk.m.secrets();
         let mut sk = Vec::with_capacity(4 * l.k as usize);
         for x in 1..=l.k {
             let instance = l.instance(j, x);
             let attrs = attributes(i, mk.hidden_position(instance));
-            let key = mtb::extract::<C, R>(&sec, &mk.tables().1, l.id(instance, i), attrs, rng);
+            let key = mtb::extract::<C, R>(&sec, &mk.m.tables().1, l.id(instance, i), attrs, rng);
             match key {
                 Ok(k) => sk.extend(k.map(LinedG2::new)),
                 Err(e) => {

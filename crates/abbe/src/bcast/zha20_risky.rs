@@ -43,14 +43,14 @@
 //! assumption with the two source groups exchanged, as plausible as the
 //! original on these curves (no efficient isomorphism either way).
 
-use super::mtb::{self, Secrets};
+use super::mtb::{self, MasterSecrets};
 use super::trace::{Line, Traceable};
 use super::{user_in_range, Points, Recipients, UserCount, UserIndex};
 use crate::bcast::Users;
-use crate::curve::{wipe, Curve, CurveId, FixedBaseTable, Group, LinedG2, Scalar};
-use crate::kem::{same_setup, Authority, Kem, KemError, MasterKeyOf, SessionKey};
-use crate::wire::codec::{invalid, object};
-use crate::wire::{Lazy, SchemeId, Secret};
+use crate::curve::{wipe, Curve, CurveId, LinedG2, Scalar};
+use crate::kem::{bind, same_setup, Authority, Kem, KemError, MasterKeyOf, SessionKey};
+use crate::wire::codec::object;
+use crate::wire::{SchemeId, Secret};
 use rand_core::{CryptoRng, RngCore};
 use std::marker::PhantomData;
 use std::sync::{Arc, OnceLock};
@@ -99,48 +99,16 @@ object! {
     /// drop. It is the tracing key.
     pub struct MasterKey<C> = (MasterKey, SCHEME), bound {
         n: UserCount => "N",
-        s: Secret<[C::Scalar; 3]> => "β, γ, τ",
-        b: Secret<[C::Scalar; 16]> => "B (row-major)",
+        m: MasterSecrets<C> => "",
         seed: Secret<[u8; 32]> => "seed of i*",
     }
-    cached { tables: Lazy<(FixedBaseTable<C::G1>, FixedBaseTable<C::G2>)> }
-    check "γ ≠ 0, B invertible" => |k| match k.b_star() {
-        Some(mut b) if !k.s[1].is_zero() => {
-            b.iter_mut().flatten().for_each(|s| wipe(s, C::Scalar::zero()));
-            Ok(())
-        }
-        _ => Err(invalid("master key", "γ = 0 or B singular")),
-    };
+    check "γ ≠ 0, B invertible" => |k| k.m.check();
 }
 
 impl<C: Curve> MasterKey<C> {
-    fn secrets(&self) -> Secrets<C::Scalar> {
-        let [beta, gamma, tau] = *self.s;
-        Secrets {
-            beta,
-            gamma,
-            tau,
-            b: core::array::from_fn(|i| core::array::from_fn(|j| self.b[4 * i + j])),
-        }
-    }
-    /// B* = (B^{-1})^T (the caller wipes it).
-    fn b_star(&self) -> Option<mtb::Mat4<C::Scalar>> {
-        let mut s = self.secrets();
-        let b = s.b_star();
-        s.wipe();
-        b
-    }
     /// The hidden position i* ∈ [1, N].
     pub fn hidden_position(&self) -> u32 {
         super::zha20::hidden_position(&self.seed, 1, self.n.get())
-    }
-    fn tables(&self) -> &(FixedBaseTable<C::G1>, FixedBaseTable<C::G2>) {
-        self.tables.get_or_init(|| {
-            (
-                C::G1::generator().precompute(),
-                C::G2::generator().precompute(),
-            )
-        })
     }
 }
 
@@ -180,9 +148,9 @@ fn encrypt<C: Curve, R: RngCore + CryptoRng>(
     rng: &mut R,
 ) -> Result<(SessionKey, Header<C>), KemError> {
     set.check(pk.users())?;
-    let mut bs = trace.and_then(|(mk, _)| mk.b_star());
+    let mut bs = trace.and_then(|(mk, _)| mk.m.b_star());
     let tr = match (trace, &bs) {
-        (Some((mk, y)), Some(bs)) => Some((bs, &mk.tables().0, y)),
+        (Some((mk, y)), Some(bs)) => Some((bs, &mk.m.tables().0, y)),
         _ => None,
     };
     let (k, ct) = mtb::encrypt::<C, R>(&pk.mtb(), &ids(set), tr, rng)?;
@@ -215,24 +183,18 @@ impl<C: Curve> Authority for Zha20Risky<C> {
         rng: &mut R,
     ) -> Result<(PublicKey<C>, MasterKey<C>), KemError> {
         let n = UserCount::new(users.0)?;
-        let mut sec = Secrets::random(rng);
         let mut mk = MasterKey {
             setup_id: [0; 16],
             n,
-            s: Secret([sec.beta, sec.gamma, sec.tau]),
-            b: Secret(core::array::from_fn(|k| sec.b[k / 4][k % 4])),
+            m: MasterSecrets::random(rng),
             seed: Secret([0u8; 32]),
-            tables: Lazy::default(),
         };
         rng.fill_bytes(&mut *mk.seed);
-        sec.wipe();
-        let pk = Self::public_key(&mk);
-        mk.setup_id = pk.setup_id();
-        Ok((pk, mk))
+        Ok(bind(Self::public_key(&mk), mk))
     }
 
     fn public_key(mk: &MasterKey<C>) -> PublicKey<C> {
-        let mut sec = mk.secrets();
+        let mut sec = mk.m.secrets();
         let p = mtb::public::<C>(&sec, mk.n.get()).expect("a decoded master key is checked");
         sec.wipe();
         PublicKey {
@@ -250,7 +212,9 @@ impl<C: Curve> Authority for Zha20Risky<C> {
     /// carrying this setup's id with other secrets would trace with the
     /// wrong B*.
     fn is_public_key_of(pk: &PublicKey<C>, mk: &MasterKey<C>) -> bool {
-        pk.setup_id() == mk.setup_id && pk.n == mk.n && mtb::binds::<C>(mk.secrets(), &pk.y, &pk.p)
+        pk.setup_id() == mk.setup_id
+            && pk.n == mk.n
+            && mtb::binds::<C>(mk.m.secrets(), &pk.y, &pk.p)
     }
 
     fn keygen<R: RngCore + CryptoRng>(
@@ -265,10 +229,10 @@ impl<C: Curve> Authority for Zha20Risky<C> {
         user.check(mk.n.get())?;
         let star = mk.hidden_position();
         let x = super::zha20::attributes(user.0, star);
-        let mut sec = mk.secrets();
+        let mut sec = mk.m.secrets();
         let sk = mtb::extract::<C, R>(
             &sec,
-            &mk.tables().1,
+            &mk.m.tables().1,
             C::Scalar::from_u64(user.0 as u64),
             x,
             rng,
