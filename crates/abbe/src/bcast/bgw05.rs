@@ -58,12 +58,9 @@
 //! on BN254); key generation needs only the master key.
 //!
 //! ## The swapped placement
-//! [`crate::curve::Swapped`] (`abbe setup --placement swapped`) exchanges G1
-//! and G2: the public key's g_i move to G2 (twice the size) and ĝ_i to G1.
-//! Offered for completeness; the standard placement stays the default.
-//! Security rests on the n-BDHE assumption with the two source groups
-//! exchanged, as plausible as the original on these curves (no efficient
-//! isomorphism either way).
+//! Offered for completeness (the standard placement stays the default): the
+//! public key's g_i move to G2 (twice the size) and ĝ_i to G1, under the n-BDHE
+//! assumption with the source groups exchanged ([`crate::curve::swapped`]).
 
 use super::table::{digest_count, read_at, Encoding, Source, Table, TableWriter};
 use super::{

@@ -37,12 +37,10 @@
 //! by `op_counts_*` in the tests below, on `Counted` curves.
 //!
 //! ## The swapped placement
-//! [`crate::curve::Swapped`] (`abbe setup --placement swapped`) exchanges G1
-//! and G2: the public key's g_i move to G2 and the per-group ĝ elements to
-//! G1. Offered for completeness; the standard placement stays the default.
-//! Security rests on the n-BDHE assumption with the two source groups
-//! exchanged, as plausible as the original on these curves (no efficient
-//! isomorphism either way).
+//! Offered for completeness (the standard placement stays the default): the
+//! public key's g_i move to G2 and the per-group ĝ elements to G1, under the
+//! n-BDHE assumption with the source groups exchanged
+//! ([`crate::curve::swapped`]).
 
 use super::{
     fixed_base_affine, prf_scalar, scalar_pow, user_in_range, Points, Recipients, UserCount,

@@ -61,12 +61,10 @@
 //! and 1 final exponentiation (`op_counts` below).
 //!
 //! ## The swapped placement
-//! [`crate::curve::Swapped`] (`abbe setup --placement swapped`) exchanges G1
-//! and G2: the grid's row elements move to G2 and the column elements to G1.
-//! Offered for completeness; the standard placement stays the default.
-//! Security rests on the assumptions of its prime-order translation with the
-//! two source groups exchanged, as plausible as the original on these curves
-//! (no efficient isomorphism either way).
+//! Offered for completeness (the standard placement stays the default): the
+//! grid's row elements move to G2 and the column elements to G1, under the
+//! assumptions of its prime-order translation with the source groups exchanged
+//! ([`crate::curve::swapped`]).
 
 use super::grid::{self, ceil_sqrt, flat_g1, flat_g2, position, tables, GridBases, Tables};
 use super::trace::Traceable;

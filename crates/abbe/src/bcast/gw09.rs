@@ -41,11 +41,9 @@
 //! by `op_counts_*` in the tests below, on `Counted` curves.
 //!
 //! ## The swapped placement
-//! [`crate::curve::Swapped`] (`abbe setup --placement swapped`) exchanges G1
-//! and G2: the O(N) public elements change group. Offered for completeness;
-//! the standard placement stays the default. Security rests on the paper's
-//! q-type assumption with the two source groups exchanged, as plausible as
-//! the original on these curves (no efficient isomorphism either way).
+//! Offered for completeness (the standard placement stays the default): the
+//! O(N) public elements change group, under the paper's q-type assumption with
+//! the source groups exchanged ([`crate::curve::swapped`]).
 
 use super::{
     fixed_base_affine, prf_scalar, sum_points, user_in_range, Points, Recipients, UserCount,

@@ -54,11 +54,9 @@
 //! exponentiation (`op_counts` below).
 //!
 //! ## The swapped placement
-//! [`crate::curve::Swapped`] (`abbe setup --placement swapped`) exchanges G1
-//! and G2: the public key's powers change group. Offered for completeness;
-//! the standard placement stays the default. Security rests on the paper's
-//! q-type assumption with the two source groups exchanged, as plausible as
-//! the original on these curves (no efficient isomorphism either way).
+//! Offered for completeness (the standard placement stays the default): the
+//! public key's powers change group, under the paper's q-type assumption with
+//! the source groups exchanged ([`crate::curve::swapped`]).
 
 use super::ibbe::{msm, Identities, Identity, MaxCount};
 use super::{poly, prf_scalar, Points};

@@ -68,11 +68,9 @@
 //! by `op_counts_*` in the tests below, on `Counted` curves.
 //!
 //! ## The swapped placement
-//! [`crate::curve::Swapped`] (`abbe setup --placement swapped`) exchanges G1
-//! and G2: C_1..C_5 move to G2 and D_1..D_5 to G1. Offered for completeness;
-//! the standard placement stays the default. Security rests on the DLIN and
-//! DBDH assumptions with the two source groups exchanged, as plausible as the
-//! original on these curves (no efficient isomorphism either way).
+//! Offered for completeness (the standard placement stays the default):
+//! c_1..C_5 move to G2 and D_1..D_5 to G1, under the DLIN and DBDH assumptions
+//! with the source groups exchanged ([`crate::curve::swapped`]).
 
 use super::{
     fixed_base_affine, prf_scalar, sum_points, user_in_range, Points, Recipients, UserCount,

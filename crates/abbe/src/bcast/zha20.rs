@@ -52,12 +52,9 @@
 //! CPA only, as every traceable scheme here.
 //!
 //! ## The swapped placement
-//! [`crate::curve::Swapped`] (`abbe setup --placement swapped`) exchanges G1
-//! and G2: every element changes group. Offered for completeness; the
-//! standard placement stays the default. Security rests on the assumptions of
-//! the risky scheme it compiles with the two source groups exchanged, as
-//! plausible as the original on these curves (no efficient isomorphism either
-//! way).
+//! Offered for completeness (the standard placement stays the default): every
+//! element changes group, under the assumptions of the risky scheme it compiles
+//! with the source groups exchanged ([`crate::curve::swapped`]).
 
 use super::mtb::{self, MasterSecrets};
 use super::trace::{Line, Traceable};

@@ -37,11 +37,9 @@
 //! tracer's ciphertexts.
 //!
 //! ## The swapped placement
-//! [`crate::curve::Swapped`] (`abbe setup --placement swapped`) exchanges G1
-//! and G2: every element changes group. Offered for completeness; the
-//! standard placement stays the default. Security rests on the paper's
-//! assumption with the two source groups exchanged, as plausible as the
-//! original on these curves (no efficient isomorphism either way).
+//! Offered for completeness (the standard placement stays the default): every
+//! element changes group, under the paper's assumption with the source groups
+//! exchanged ([`crate::curve::swapped`]).
 
 use super::mtb::{self, MasterSecrets};
 use super::trace::{Line, Traceable};

@@ -2,15 +2,17 @@
 //! roles of its source groups exchanged, e'(a, b) = e(b, a) for a ∈ C::G2,
 //! b ∈ C::G1. A scheme written once against [`Curve`] runs unchanged on
 //! `Swapped<C>`, and every element it put in G1 lands in the real G2 and
-//! vice versa (`abbe setup --optimize`, docs/ARCHITECTURE.md).
+//! vice versa (`abbe setup --placement swapped` or `--optimize`,
+//! docs/ARCHITECTURE.md).
 //!
 //! Security: e' is a non-degenerate bilinear map between the same prime-order
 //! groups with no efficient isomorphism either way, so it is a Type-III
 //! pairing whenever `e` is. The schemes' assumptions that name G1 and G2
 //! (asymmetric DBDH, DLIN, q-type) are stated symmetrically in the two source
 //! groups or for an arbitrary Type-III pairing, so each holds on `Swapped<C>`
-//! exactly when its mirror holds on `C`; each scheme file says which of its
-//! elements move and what that costs.
+//! exactly when its mirror holds on `C`. Each scheme file's "swapped
+//! placement" paragraph says which of its elements move, what that costs
+//! and which assumption it then rests on; the argument is this one.
 //!
 //! Miller-loop lines are always those of the *real* G2 argument, which here
 //! is the swapped curve's G1 side: it changes with every pairing, so
