@@ -1,5 +1,5 @@
 //! GHW11 outsourced decryption, written once for the schemes it applies to
-//! ([`super::waters11`], [`super::gpsw06`]).
+//! (those implementing [`Scheme`]: [`super::Waters11`], [`super::Gpsw06`]).
 //!
 //! Paper: M. Green, S. Hohenberger, B. Waters, "Outsourcing the Decryption
 //! of ABE Ciphertexts", USENIX Security 2011
