@@ -100,11 +100,19 @@ impl<'a, K: Kem> Case<'a, K> {
     }
 }
 
-/// The suite's tests for a scheme whose test module has
-/// `fn case<C: Curve>() -> Case<'static, Scheme<C>>`: every check on BLS12-381
-/// (in both placements) and on BN254, plus the named extra checks (`outsourced_round_trip`).
+/// The suite's tests for a scheme, `tests!(Scheme: case; extra, …)` with
+/// `case` its [`Case`] (any curve `C`): every check on BLS12-381 (in both
+/// placements) and on BN254, plus the named extra checks
+/// (`outsourced_round_trip`).
 macro_rules! tests {
-    ($($extra:ident),*) => {
+    ($scheme:ident: $case:expr $(; $($extra:ident),*)?) => {
+        fn case<C: $crate::curve::Curve>() -> $crate::conformance::Case<'static, $scheme<C>> {
+            $case
+        }
+
+        $crate::conformance::tests!(@checks $($($extra),*)?);
+    };
+    (@checks $($extra:ident),*) => {
         #[test]
         fn conformance_bls12() {
             let case = case::<$crate::curve::Bls12>();

@@ -399,11 +399,7 @@ mod tests {
 
     type B = Bsw07<Bls12>;
 
-    fn case<C: Curve>() -> Case<'static, Bsw07<C>> {
-        Case::one_target((), conformance::POLICY, conformance::ATTRIBUTE_SETS)
-    }
-
-    conformance::tests!(random_policies);
+    conformance::tests!(Bsw07: Case::one_target((), conformance::POLICY, conformance::ATTRIBUTE_SETS); random_policies);
 
     /// End to end on BLS48-581 (the level-256 miracl backend).
     #[test]

@@ -440,11 +440,7 @@ mod tests {
 
     type G = Gpsw06<Bls12>;
 
-    fn case<C: Curve>() -> Case<'static, Gpsw06<C>> {
-        Case::one_key((), conformance::POLICY, conformance::ATTRIBUTE_SETS)
-    }
-
-    conformance::tests!(outsourced_round_trip, random_policies_outsourced);
+    conformance::tests!(Gpsw06: Case::one_key((), conformance::POLICY, conformance::ATTRIBUTE_SETS); outsourced_round_trip, random_policies_outsourced);
 
     fn attrs(s: &str) -> AttributeSet {
         AttributeSet::parse(s).unwrap()

@@ -551,10 +551,6 @@ mod tests {
         universe
     }
 
-    fn case<C: Curve>() -> Case<'static, Gpsw06Small<C>> {
-        Case::one_key(crate::abe::Universe(universe()), POLICY, &SETS)
-    }
-
     #[test]
     fn the_universe_is_kept_in_order() {
         let (pk, mk) = G::setup(&crate::abe::Universe(universe()), &mut rng(1)).unwrap();
@@ -562,7 +558,10 @@ mod tests {
         assert_eq!(G::public_key(&mk).to_bytes(), pk.to_bytes());
     }
 
-    conformance::tests!(random_policies);
+    conformance::tests!(
+        Gpsw06Small: Case::one_key(crate::abe::Universe(universe()), POLICY, &SETS);
+        random_policies
+    );
 
     fn attrs(s: &str) -> AttributeSet {
         AttributeSet::parse(s).unwrap()

@@ -438,11 +438,7 @@ mod tests {
 
     type W = Waters11<Bls12>;
 
-    fn case<C: Curve>() -> Case<'static, Waters11<C>> {
-        Case::one_target((), conformance::POLICY, conformance::ATTRIBUTE_SETS)
-    }
-
-    conformance::tests!(outsourced_round_trip, random_policies_outsourced);
+    conformance::tests!(Waters11: Case::one_target((), conformance::POLICY, conformance::ATTRIBUTE_SETS); outsourced_round_trip, random_policies_outsourced);
 
     /// End to end on BLS24-479 (the level-192 miracl backend).
     #[test]

@@ -456,22 +456,18 @@ mod tests {
 
     type Y = InsecureYct14<Bls12>;
 
-    fn case<C: Curve>() -> Case<'static, InsecureYct14<C>> {
-        Case::one_key(
-            Universe::from_iter(UNIVERSE),
-            "(doctor and cardiology) or 2 of (nurse, ward25, doctor)",
-            &[
-                ("doctor, cardiology", true),
-                ("nurse, ward25", true),
-                ("nurse, doctor", true),
-                ("doctor, cardiology, nurse, ward25", true),
-                ("doctor, A, B", false),
-                ("cardiology, ward25", false),
-            ],
-        )
-    }
-
-    conformance::tests!(random_policies);
+    conformance::tests!(InsecureYct14: Case::one_key(
+        Universe::from_iter(UNIVERSE),
+        "(doctor and cardiology) or 2 of (nurse, ward25, doctor)",
+        &[
+            ("doctor, cardiology", true),
+            ("nurse, ward25", true),
+            ("nurse, doctor", true),
+            ("doctor, cardiology, nurse, ward25", true),
+            ("doctor, A, B", false),
+            ("cardiology, ward25", false),
+        ],
+    ); random_policies);
 
     fn attrs(s: &str) -> AttributeSet {
         AttributeSet::parse(s).unwrap()

@@ -682,17 +682,13 @@ impl<C: Curve> Kem for Bgw05<C> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::conformance::{self, rng, Case};
+    use crate::conformance::{self, rng};
     use crate::curve::{Bls12, Bn254, Counted, OpCounts};
     use crate::kem::Side;
 
     type B = Bgw05<Bls12>;
 
-    fn case<C: Curve>() -> Case<'static, Bgw05<C>> {
-        conformance::broadcast_case()
-    }
-
-    conformance::tests!(random_recipients);
+    conformance::tests!(Bgw05: conformance::broadcast_case(); random_recipients);
 
     #[test]
     fn sizes_match_table_2_and_8() {

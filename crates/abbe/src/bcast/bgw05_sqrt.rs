@@ -385,17 +385,13 @@ impl<C: Curve> Kem for Bgw05Sqrt<C> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::conformance::{self, rng, Case};
+    use crate::conformance::{self, rng};
     use crate::curve::{Bls12, Bn254, Counted, OpCounts};
     use crate::kem::Side;
 
     type B = Bgw05Sqrt<Bls12>;
 
-    fn case<C: Curve>() -> Case<'static, Bgw05Sqrt<C>> {
-        conformance::broadcast_case()
-    }
-
-    conformance::tests!(random_recipients);
+    conformance::tests!(Bgw05Sqrt: conformance::broadcast_case(); random_recipients);
 
     #[test]
     fn shapes() {

@@ -433,17 +433,13 @@ impl<C: Curve> Traceable for Gksw10AugBe<C> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::conformance::{self, rng, Case};
+    use crate::conformance::{self, rng};
     use crate::curve::{Bls12, Bn254, Counted, OpCounts};
     use crate::kem::{self, Side};
 
     type A = Gksw10AugBe<Bls12>;
 
-    fn case<C: Curve>() -> Case<'static, Gksw10AugBe<C>> {
-        conformance::broadcast_case()
-    }
-
-    conformance::tests!(random_recipients);
+    conformance::tests!(Gksw10AugBe: conformance::broadcast_case(); random_recipients);
 
     /// Encrypt(S, u) reaches exactly the members of S that are ≥ u, for
     /// every u in [1, N+1], on a grid with empty slots and empty rows of S.

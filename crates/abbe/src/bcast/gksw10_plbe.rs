@@ -409,11 +409,7 @@ mod tests {
 
     type G = Gksw10Plbe<Bls12>;
 
-    fn case<C: Curve>() -> Case<'static, Gksw10Plbe<C>> {
-        Case::one_target(Users(12), "all", &[("1", true), ("7", true), ("12", true)])
-    }
-
-    conformance::tests!();
+    conformance::tests!(Gksw10Plbe: Case::one_target(Users(12), "all", &[("1", true), ("7", true), ("12", true)]));
 
     /// TrEncrypt(u) is decryptable by exactly the users ≥ u, for every u
     /// in [1, N+1], on a grid with empty slots (N = 7, m = 3).

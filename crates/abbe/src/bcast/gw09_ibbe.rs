@@ -337,11 +337,7 @@ pub(crate) mod tests {
     ];
     pub(crate) const TARGET: &str = "carol@example.com, alice@example.com, bob@example.com";
 
-    fn case<C: Curve>() -> Case<'static, Gw09Ibbe<C>> {
-        Case::one_target(MaxRecipients(5), TARGET, MEMBERS)
-    }
-
-    conformance::tests!();
+    conformance::tests!(Gw09Ibbe: Case::one_target(MaxRecipients(5), TARGET, MEMBERS));
 
     /// Every set size from 1 to ℓ (all padding, none), and sets larger than
     /// ℓ refused.

@@ -275,11 +275,7 @@ mod tests {
 
     type G = Gw09IbbeSs<Bls12>;
 
-    fn case<C: Curve>() -> Case<'static, Gw09IbbeSs<C>> {
-        Case::one_target(MaxRecipients(5), TARGET, MEMBERS)
-    }
-
-    conformance::tests!();
+    conformance::tests!(Gw09IbbeSs: Case::one_target(MaxRecipients(5), TARGET, MEMBERS));
 
     #[test]
     fn every_set_size_and_forged_sets() {

@@ -396,11 +396,7 @@ mod tests {
 
     type G = Gw19Ibbe<Bls12>;
 
-    fn case<C: Curve>() -> Case<'static, Gw19Ibbe<C>> {
-        Case::one_target(MaxRecipients(5), TARGET, MEMBERS)
-    }
-
-    conformance::tests!();
+    conformance::tests!(Gw19Ibbe: Case::one_target(MaxRecipients(5), TARGET, MEMBERS));
 
     #[test]
     fn every_set_size_and_forged_sets() {

@@ -401,17 +401,13 @@ impl<C: Curve> Kem for Waters09<C> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::conformance::{self, rng, Case};
+    use crate::conformance::{self, rng};
     use crate::curve::{Bls12, Bn254, Counted, OpCounts};
     use crate::kem::Side;
 
     type W9 = Waters09<Bls12>;
 
-    fn case<C: Curve>() -> Case<'static, Waters09<C>> {
-        conformance::broadcast_case()
-    }
-
-    conformance::tests!(random_recipients);
+    conformance::tests!(Waters09: conformance::broadcast_case(); random_recipients);
 
     #[test]
     fn sizes() {

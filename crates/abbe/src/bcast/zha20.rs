@@ -639,15 +639,11 @@ mod tests {
 
     type Z = Zha20<Bls12>;
 
-    fn case<C: Curve>() -> Case<'static, Zha20<C>> {
-        Case::one_target(
-            Expansion { users: 12, a: 0.5 },
-            "2-5, 11",
-            conformance::MEMBERS,
-        )
-    }
-
-    conformance::tests!();
+    conformance::tests!(Zha20: Case::one_target(
+        Expansion { users: 12, a: 0.5 },
+        "2-5, 11",
+        conformance::MEMBERS,
+    ));
 
     /// The blocks of S come from its ranges and agree with S's members; a
     /// header claiming every user of the largest setup counts its blocks

@@ -363,17 +363,13 @@ impl<C: Curve> Traceable for Zha20Risky<C> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::conformance::{self, rng, Case};
+    use crate::conformance::{self, rng};
     use crate::curve::{Bls12, Bn254, Counted, OpCounts};
     use crate::kem::{self, Side};
 
     type Z = Zha20Risky<Bls12>;
 
-    fn case<C: Curve>() -> Case<'static, Zha20Risky<C>> {
-        conformance::broadcast_case()
-    }
-
-    conformance::tests!(random_recipients);
+    conformance::tests!(Zha20Risky: conformance::broadcast_case(); random_recipients);
 
     /// The tracing line's four hybrids reach the users from 1, i*, i*+1 and
     /// nobody; only (0,1) → (1,0) accuses, i*; other positions are refused.

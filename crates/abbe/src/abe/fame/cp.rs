@@ -319,11 +319,7 @@ mod tests {
 
     type F = FameCp<Bls12>;
 
-    fn case<C: Curve>() -> Case<'static, FameCp<C>> {
-        Case::one_target((), conformance::POLICY, conformance::ATTRIBUTE_SETS)
-    }
-
-    conformance::tests!(random_policies);
+    conformance::tests!(FameCp: Case::one_target((), conformance::POLICY, conformance::ATTRIBUTE_SETS); random_policies);
 
     fn attrs(s: &str) -> AttributeSet {
         AttributeSet::parse(s).unwrap()

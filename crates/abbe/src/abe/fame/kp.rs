@@ -333,11 +333,7 @@ mod tests {
 
     type F = FameKp<Bls12>;
 
-    fn case<C: Curve>() -> Case<'static, FameKp<C>> {
-        Case::one_key((), conformance::POLICY, conformance::ATTRIBUTE_SETS)
-    }
-
-    conformance::tests!(random_policies);
+    conformance::tests!(FameKp: Case::one_key((), conformance::POLICY, conformance::ATTRIBUTE_SETS); random_policies);
 
     fn attrs(s: &str) -> AttributeSet {
         AttributeSet::parse(s).unwrap()
