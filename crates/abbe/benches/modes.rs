@@ -43,7 +43,7 @@ fn bench_mode<K: Kem>(
     g.finish();
 }
 
-fn bench_rcca_final<K: abbe::kem::BlindedKem>(
+fn bench_rcca_final<K: abbe::abe::ghw11::Scheme>(
     c: &mut Criterion,
     name: &str,
     key_side: K::KeySide,

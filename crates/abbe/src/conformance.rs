@@ -10,6 +10,7 @@ use crate::abe::Cca;
 use crate::kem::{
     self, Authority, IssuedKeyOf, Kem, KemError, MasterKeyOf, Outsourcing, ParamsOf, Side,
 };
+use crate::wire::codec::Bound;
 use crate::wire::Encoded;
 use rand_chacha::rand_core::{RngCore, SeedableRng};
 use rand_chacha::ChaCha20Rng;
@@ -222,10 +223,10 @@ pub(crate) fn wrong_setup<K: Kem>(case: &Case<K>) {
     let (pk2, mk2) = kem::setup::<K>(&case.params, &mut r).unwrap();
     let (key_side, target) = case.member();
     let (_, header) = K::encapsulate(&pk1, &target, &mut r).unwrap();
-    let id1 = K::Authority::setup_id(&pk1);
-    assert_eq!(K::header_setup_id(&header), Some(id1));
-    assert_eq!(K::header_setup_id(&reencoded(&header)), Some(id1));
-    assert_ne!(K::Authority::setup_id(&pk2), id1);
+    let id1 = pk1.setup_id();
+    assert_eq!(header.setup_id(), id1);
+    assert_eq!(reencoded(&header).setup_id(), id1);
+    assert_ne!(pk2.setup_id(), id1);
     assert!(K::Authority::is_public_key_of(&pk1, &mk1));
     assert!(!K::Authority::is_public_key_of(&pk1, &mk2));
     let key = kem::keygen::<K>(&pk2, &mk2, &key_side, &mut r).unwrap();

@@ -11,17 +11,18 @@
 
 use crate::abe::cca::{CcaHeader, CcaKey, UnattachedKey};
 use crate::abe::rcca::{RccaHeader, RccaRetrievalKey, RccaTransformed};
-use crate::abe::{Cca, Rcca};
+use crate::abe::{ghw11, Cca, Rcca};
 use crate::bcast::trace::{TraceOptions, TraceProgress, TraceReport, Traceable};
 use crate::bcast::Source;
 use crate::curve::{Bls12, Bls24, Bls48, Bn254, CurveId, Placement, Swapped};
 use crate::envelope::{self, EnvelopeError, SealOptions};
 use crate::kem::{
-    self, Authority, BlindedKem, Kem, KemError, MasterKeyOf, Outsourcing, Params, ParamsKind,
-    ParamsOf, SessionKey, SetupParams, Side, SideInput, SideKind,
+    self, Authority, Kem, KemError, MasterKeyOf, Outsourcing, Params, ParamsKind, ParamsOf,
+    SessionKey, SetupParams, Side, SideInput, SideKind,
 };
 use crate::outsource::{self, OutsourceError};
 use crate::policy::PolicyError;
+use crate::wire::codec::Bound;
 use crate::wire::{self, Encoded, ObjectKind, Preamble, SchemeId, WireError};
 use rand_core::CryptoRngCore;
 use std::io::{Read, Write};
@@ -711,7 +712,7 @@ pub fn session_of(
 struct Entry<K, O>(PhantomData<fn() -> (K, O)>);
 
 /// What a KEM offers beyond encapsulation: GHW11 outsourcing ([`Ghw11`],
-/// for [`BlindedKem`]s), traitor tracing ([`Traced`], for [`Traceable`]s), or
+/// for [`ghw11::Scheme`]s), traitor tracing ([`Traced`], for [`Traceable`]s), or
 /// neither ([`Plain`]); what a scheme lacks is refused.
 trait Extension<K: Kem> {
     /// GHW11 outsourced decryption (RCCA and CPA modes, transform keys).
@@ -797,9 +798,9 @@ impl<K: Traceable + 'static> Extension<K> for Traced {
     }
 }
 
-impl<K: BlindedKem + 'static> Extension<K> for Ghw11
+impl<K: ghw11::Scheme + 'static> Extension<K> for Ghw11
 where
-    K::TransformKey: Send + Sync,
+    <K as Outsourcing>::TransformKey: Send + Sync,
 {
     const SUPPORTED: bool = true;
     fn outsourced() -> Option<&'static dyn outsource::Outsourced> {
@@ -828,23 +829,21 @@ where
     }
     fn describe_rcca(header: &[u8]) -> Result<Vec<(String, String)>, Error> {
         let h = RccaHeader::<K>::from_bytes(header)?;
-        let mut out = Vec::new();
-        if let Some(id) = Rcca::<K>::header_setup_id(&h) {
-            out.push(("setup id".into(), wire::hex(&id)));
-        }
-        out.push((
-            side_label(<K::CiphertextSide as Side>::KIND),
-            K::ciphertext_side(&h.inner).describe(),
-        ));
-        out.push(("security".into(), "RCCA (GHW11), outsourceable".into()));
-        Ok(out)
+        Ok(vec![
+            ("setup id".into(), wire::hex(&h.setup_id())),
+            (
+                side_label(<K::CiphertextSide as Side>::KIND),
+                K::ciphertext_side(&h.inner).describe(),
+            ),
+            ("security".into(), "RCCA (GHW11), outsourceable".into()),
+        ])
     }
     fn check_object(kind: ObjectKind, b: &[u8]) -> Result<bool, Error> {
         match kind {
             ObjectKind::RccaKemHeader => decodes::<RccaHeader<K>>(b)?,
-            ObjectKind::TransformationKey => decodes::<K::TransformKey>(b)?,
-            ObjectKind::CpaRetrievalKey => decodes::<K::RetrievalKey>(b)?,
-            ObjectKind::TransformedKemHeader => decodes::<K::Transformed>(b)?,
+            ObjectKind::TransformationKey => decodes::<<K as Outsourcing>::TransformKey>(b)?,
+            ObjectKind::CpaRetrievalKey => decodes::<<K as Outsourcing>::RetrievalKey>(b)?,
+            ObjectKind::TransformedKemHeader => decodes::<<K as Outsourcing>::Transformed>(b)?,
             ObjectKind::RetrievalKey => decodes::<RccaRetrievalKey<K>>(b)?,
             ObjectKind::RccaTransformedKemHeader => decodes::<RccaTransformed<K>>(b)?,
             _ => return Ok(false),
@@ -853,9 +852,9 @@ where
     }
     fn format_rows() -> Vec<Option<(ObjectKind, String)>> {
         vec![
-            K::TransformKey::format_row(),
-            K::RetrievalKey::format_row(),
-            K::Transformed::format_row(),
+            <K as Outsourcing>::TransformKey::format_row(),
+            <K as Outsourcing>::RetrievalKey::format_row(),
+            <K as Outsourcing>::Transformed::format_row(),
         ]
     }
 }
@@ -1126,7 +1125,7 @@ impl<K: Kem + 'static, O: Extension<K> + 'static> Scheme for Entry<K, O> {
         match kind_of(bytes)? {
             ObjectKind::PublicKey => {
                 let pk = K::PublicKey::from_bytes(bytes)?;
-                out.push(("setup id".into(), wire::hex(&K::Authority::setup_id(&pk))));
+                out.push(("setup id".into(), wire::hex(&pk.setup_id())));
             }
             ObjectKind::MasterKey => {
                 MasterKeyOf::<K>::from_bytes(bytes)?;
@@ -1153,9 +1152,7 @@ impl<K: Kem + 'static, O: Extension<K> + 'static> Scheme for Entry<K, O> {
             }
             ObjectKind::KemHeader => {
                 let h = K::Header::from_bytes(bytes)?;
-                if let Some(id) = K::header_setup_id(&h) {
-                    out.push(("setup id".into(), wire::hex(&id)));
-                }
+                out.push(("setup id".into(), wire::hex(&h.setup_id())));
                 out.push((ct_label, K::ciphertext_side(&h).describe()));
                 out.push((
                     "security".into(),
@@ -1169,9 +1166,7 @@ impl<K: Kem + 'static, O: Extension<K> + 'static> Scheme for Entry<K, O> {
             }
             ObjectKind::CcaKemHeader => {
                 let h = CcaHeader::<K>::from_bytes(bytes)?;
-                if let Some(id) = Cca::<K>::header_setup_id(&h) {
-                    out.push(("setup id".into(), wire::hex(&id)));
-                }
+                out.push(("setup id".into(), wire::hex(&h.setup_id())));
                 out.push((ct_label, K::ciphertext_side(&h.inner).describe()));
                 out.push(("security".into(), "CCA (Fujisaki–Okamoto)".into()));
             }

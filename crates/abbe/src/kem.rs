@@ -317,8 +317,10 @@ impl Params for () {
 /// once; its CCA and RCCA versions use the same authority (same keys).
 pub trait Authority {
     type Params: Params;
-    type PublicKey: Encoded + Clone;
-    type MasterKey: Encoded;
+    /// Names its setup (`object!`'s `identified`).
+    type PublicKey: Encoded + Clone + Bound;
+    /// Records its public key's setup id (`object!`'s `bound`).
+    type MasterKey: Encoded + Bound;
     /// The key the authority issues (object kind 3, scheme user key).
     type UserKey: Encoded;
     type KeySide: Side;
@@ -330,14 +332,10 @@ pub trait Authority {
     /// The public key, recomputed from (or stored in) the master key.
     fn public_key(mk: &Self::MasterKey) -> Self::PublicKey;
     /// Whether `pk` is the public key `mk` was set up with: their setup ids
-    /// compared, for a master key that records its own (`object!`'s
-    /// `bound`; recomputing a broadcast public key is O(N)); else `pk`
-    /// recomputed.
+    /// compared (recomputing a broadcast public key is O(N)). A scheme that
+    /// can check more cheaply than that (recomputing a few bases) does.
     fn is_public_key_of(pk: &Self::PublicKey, mk: &Self::MasterKey) -> bool {
-        match mk.bound_setup_id() {
-            Some(id) => id == Self::setup_id(pk),
-            None => Self::public_key(mk).to_bytes() == pk.to_bytes(),
-        }
+        mk.setup_id() == pk.setup_id()
     }
     fn keygen<R: RngCore + CryptoRng>(
         pk: &Self::PublicKey,
@@ -354,12 +352,6 @@ pub trait Authority {
     ) -> Option<Result<Self::UserKey, KemError>> {
         let _ = (mk, key_side);
         None
-    }
-    /// The setup id of `pk` (docs/FORMAT.md: SHA-256 over its encoding,
-    /// unless its layout says otherwise, as BGW05's does).
-    fn setup_id(pk: &Self::PublicKey) -> [u8; 16] {
-        pk.bound_setup_id()
-            .unwrap_or_else(|| crate::wire::setup_id(&pk.to_bytes()))
     }
     /// The public key in `src`. The default reads it whole, refusing a
     /// source over [`MAX_WHOLE_PUBLIC_KEY`] before allocating for it; a
@@ -413,10 +405,11 @@ pub trait Kem {
     /// Who sets up and issues keys for this KEM.
     type Authority: Authority<PublicKey = Self::PublicKey, KeySide = Self::KeySide>;
     /// Shared across threads (a proxy, a subscriber): `Send + Sync`.
-    type PublicKey: Encoded + Clone + Send + Sync;
+    type PublicKey: Encoded + Clone + Send + Sync + Bound;
     /// The decryptor's key.
     type UserKey: Encoded + MadeFor<Self::KeySide> + Send + Sync;
-    type Header: Encoded + MadeFor<Self::CiphertextSide>;
+    /// Names the setup it was made under (`object!`'s `bound`).
+    type Header: Encoded + MadeFor<Self::CiphertextSide> + Bound;
     /// What a user key is made for (an attribute set, a policy, a user index).
     type KeySide: Side;
     /// What a ciphertext is made for (a policy, an attribute set, a set of users).
@@ -458,11 +451,6 @@ pub trait Kem {
     /// What the ciphertext was made for.
     fn ciphertext_side(header: &Self::Header) -> Self::CiphertextSide {
         header.made_for()
-    }
-    /// The setup (public key) a header was made under, if the scheme
-    /// records it.
-    fn header_setup_id(header: &Self::Header) -> Option<[u8; 16]> {
-        header.bound_setup_id()
     }
 }
 
@@ -523,34 +511,4 @@ pub trait Outsourcing: Kem {
         rk: &Self::RetrievalKey,
         t: &Self::Transformed,
     ) -> Result<SessionKey, KemError>;
-}
-
-/// Outsourcing KEMs whose session key comes from Y^s, with Y = e(g,g)^α in
-/// the public key and s chosen by the encryptor, and whose transform yields
-/// Y^{s/z}: the structure GHW11's RCCA-secure outsourcing (§3.2, §4.2) is
-/// built on ([`crate::abe::rcca`]).
-pub trait BlindedKem: Outsourcing {
-    type Curve: crate::curve::Curve;
-    /// Y = e(g,g)^α.
-    fn blinding_base(pk: &Self::PublicKey) -> <Self::Curve as crate::curve::Curve>::Gt;
-    /// A header for `target` with the given exponent s (other randomness
-    /// from `rng`).
-    fn encapsulate_with_s<R: RngCore + CryptoRng>(
-        pk: &Self::PublicKey,
-        target: &Self::CiphertextSide,
-        s: &<Self::Curve as crate::curve::Curve>::Scalar,
-        rng: &mut R,
-    ) -> Result<Self::Header, KemError>;
-    /// Y^s, with the user key.
-    fn decapsulate_blinded(
-        key: &Self::UserKey,
-        header: &Self::Header,
-    ) -> Result<<Self::Curve as crate::curve::Curve>::Gt, KemError>;
-    /// Y^{s/z}, with the transformation key.
-    fn transform_blinded(
-        tk: &Self::TransformKey,
-        header: &Self::Header,
-    ) -> Result<<Self::Curve as crate::curve::Curve>::Gt, KemError>;
-    /// z.
-    fn retrieval_exponent(rk: &Self::RetrievalKey) -> <Self::Curve as crate::curve::Curve>::Scalar;
 }

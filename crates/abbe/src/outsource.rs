@@ -9,9 +9,10 @@
 //! [`Gpsw06`](crate::abe::Gpsw06) on every pairing curve, in GHW11's CPA
 //! mode (header kind 6 → 7) and RCCA mode (kind 12 → 13).
 
+use crate::abe::ghw11;
 use crate::abe::rcca::{RccaHeader, RccaRetrievalKey, RccaTransformed};
 use crate::abe::Rcca;
-use crate::kem::{BlindedKem, KemError, Outsourcing, SessionKey};
+use crate::kem::{KemError, Outsourcing, SessionKey};
 use crate::wire::{Encoded, ObjectKind, Preamble, WireError};
 use std::any::Any;
 use std::marker::PhantomData;
@@ -88,12 +89,12 @@ pub trait Outsourced: Send + Sync {
     fn gt_bytes(&self) -> usize;
 }
 
-/// [`Outsourced`] for a [`BlindedKem`].
+/// [`Outsourced`] for a [`ghw11::Scheme`].
 pub(crate) struct Ghw11<K>(pub(crate) PhantomData<fn() -> K>);
 
-impl<K: BlindedKem + 'static> Outsourced for Ghw11<K>
+impl<K: ghw11::Scheme + 'static> Outsourced for Ghw11<K>
 where
-    K::TransformKey: Send + Sync,
+    <K as Outsourcing>::TransformKey: Send + Sync,
 {
     fn decode_transform_key(
         &self,
@@ -343,7 +344,7 @@ pub fn cpa_refused(what: &str) -> String {
     )
 }
 
-fn decrypt_transformed<K: BlindedKem>(
+fn decrypt_transformed<K: ghw11::Scheme>(
     rk: &[u8],
     transformed: &[u8],
     allow_cpa: bool,
@@ -360,7 +361,7 @@ fn decrypt_transformed<K: BlindedKem>(
         ),
         (ObjectKind::RetrievalKey, ObjectKind::TransformedKemHeader) => Ok(K::decrypt_transformed(
             RccaRetrievalKey::<K>::from_bytes(rk)?.inner(),
-            &K::Transformed::from_bytes(transformed)?,
+            &<K as Outsourcing>::Transformed::from_bytes(transformed)?,
         )?),
         // A bare retrieval key (kind 5) is made for GHW11's CPA scheme;
         // its transformations are just as unchecked.
@@ -368,8 +369,8 @@ fn decrypt_transformed<K: BlindedKem>(
             OutsourceError::Kind(cpa_refused("CPA transformation (kind 7)")),
         ),
         (ObjectKind::CpaRetrievalKey, ObjectKind::TransformedKemHeader) => Ok(K::decrypt_transformed(
-            &K::RetrievalKey::from_bytes(rk)?,
-            &K::Transformed::from_bytes(transformed)?,
+            &<K as Outsourcing>::RetrievalKey::from_bytes(rk)?,
+            &<K as Outsourcing>::Transformed::from_bytes(transformed)?,
         )?),
         (ObjectKind::CpaRetrievalKey, ObjectKind::RccaTransformedKemHeader) => Err(OutsourceError::Kind(
             "this bare retrieval key cannot check RCCA transformations; use the retrieval key written by `abbe transform-key`".into(),

@@ -33,7 +33,8 @@
 //! Requirement on `K`: `encapsulate` draws all its randomness from the rng it
 //! is given, in a fixed order (every scheme here does, see [`crate::kem::Kem`]).
 
-use crate::kem::{Authority, IssuedKeyOf, Kem, KemError, SessionKey, Side};
+use crate::kem::{IssuedKeyOf, Kem, KemError, SessionKey, Side};
+use crate::wire::codec::Bound;
 use crate::wire::{Encoded, MadeFor, ObjectKind, Preamble, Reader, WireError, Writer};
 use hkdf::Hkdf;
 use rand_chacha::rand_core::SeedableRng;
@@ -79,7 +80,7 @@ fn pk_binding<K: Kem>(pk: &K::PublicKey) -> [u8; 32] {
     if K::SCHEME.is_broadcast() {
         Sha256::new()
             .chain_update(b"abbe/v1/fo-setup-id")
-            .chain_update(<K::Authority as Authority>::setup_id(pk))
+            .chain_update(pk.setup_id())
             .finalize()
             .into()
     } else {
@@ -291,8 +292,11 @@ impl<K: Kem> Encoded for CcaHeader<K> {
             masked,
         })
     }
-    fn bound_setup_id(&self) -> Option<[u8; 16]> {
-        self.inner.bound_setup_id()
+}
+
+impl<K: Kem> Bound for CcaHeader<K> {
+    fn setup_id(&self) -> [u8; 16] {
+        self.inner.setup_id()
     }
 }
 

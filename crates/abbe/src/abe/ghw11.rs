@@ -4,7 +4,7 @@
 //! Paper: M. Green, S. Hohenberger, B. Waters, "Outsourcing the Decryption
 //! of ABE Ciphertexts", USENIX Security 2011
 //! (`ghw11-outsourcing-abe-decryption.txt` §3.1, §4.1: the CPA version; the
-//! RCCA version §3.2, §4.2 is [`super::rcca`] over [`BlindedKem`]), in KEM
+//! RCCA version §3.2, §4.2 is [`super::rcca`] over [`Scheme`]), in KEM
 //! form: the session key comes from e(g,g)^{αs}.
 //!
 //! ```text
@@ -16,14 +16,15 @@
 //! is constant-size whatever the policy. A scheme says what its key
 //! elements are, how they are raised to 1/z and its decryption equation on
 //! them ([`Scheme`]); the transformation and retrieval keys, the transformed
-//! header, [`Outsourcing`] and [`BlindedKem`] follow from that.
+//! header and [`Outsourcing`] follow from that; RCCA uses `pair` and
+//! `blinding_base` directly.
 //!
 //! ## Side channels
 //! z and 1/z are secret: 1/z meets points only through the scheme's
 //! `raise` (constant-time multiplications), z only as a GT exponent.
 
 use crate::curve::{wipe, Curve, Scalar, Target};
-use crate::kem::{same_setup, BlindedKem, Kem, KemError, Outsourcing, SessionKey};
+use crate::kem::{same_setup, Kem, KemError, Outsourcing, SessionKey};
 use crate::wire::codec::{nonzero, object, Bound, Codec};
 use crate::wire::Secret;
 use rand_core::{CryptoRng, RngCore};
@@ -69,7 +70,7 @@ object! {
 object! {
     /// The retrieval key z; wiped on drop.
     pub struct RetrievalKey<C, V: Scheme<Curve = C>> = (CpaRetrievalKey, V::SCHEME), bound {
-        z: Secret<C::Scalar> => "z",
+        pub(crate) z: Secret<C::Scalar> => "z",
     }
     cached { _v: PhantomData<V> }
     check "z ≠ 0" => |rk| nonzero("retrieval key", &*rk.z);
@@ -84,10 +85,7 @@ object! {
     cached { _v: PhantomData<V> }
 }
 
-impl<C: Curve, V: Scheme<Curve = C>> Outsourcing for V
-where
-    V::Header: Bound,
-{
+impl<C: Curve, V: Scheme<Curve = C>> Outsourcing for V {
     type TransformKey = TransformKey<C, V>;
     type RetrievalKey = RetrievalKey<C, V>;
     type Transformed = Transformed<C, V>;
@@ -135,32 +133,5 @@ where
     ) -> Result<SessionKey, KemError> {
         same_setup(rk, t)?;
         Ok(SessionKey::from_gt(&t.t.pow(&rk.z), V::SCHEME, V::CURVE))
-    }
-}
-
-impl<C: Curve, V: Scheme<Curve = C>> BlindedKem for V
-where
-    V::Header: Bound,
-{
-    type Curve = C;
-    fn blinding_base(pk: &V::PublicKey) -> C::Gt {
-        <V as Scheme>::blinding_base(pk)
-    }
-    fn encapsulate_with_s<R: RngCore + CryptoRng>(
-        pk: &V::PublicKey,
-        target: &V::CiphertextSide,
-        s: &C::Scalar,
-        rng: &mut R,
-    ) -> Result<V::Header, KemError> {
-        <V as Scheme>::encapsulate_with_s(pk, target, s, rng)
-    }
-    fn decapsulate_blinded(key: &V::UserKey, header: &V::Header) -> Result<C::Gt, KemError> {
-        V::pair(V::elements(key), header)
-    }
-    fn transform_blinded(tk: &TransformKey<C, V>, header: &V::Header) -> Result<C::Gt, KemError> {
-        V::pair(&tk.elements, header)
-    }
-    fn retrieval_exponent(rk: &RetrievalKey<C, V>) -> C::Scalar {
-        *rk.z
     }
 }

@@ -1,5 +1,5 @@
 //! RCCA-secure outsourced decryption: GHW11 §3.2 (CP-ABE) and §4.2 (KP-ABE)
-//! in KEM form, for any [`BlindedKem`] (Waters11, GPSW06 large universe).
+//! in KEM form, for any [`ghw11::Scheme`] (Waters11, GPSW06 large universe).
 //!
 //! Paper: M. Green, S. Hohenberger, B. Waters, "Outsourcing the Decryption of
 //! ABE Ciphertexts", USENIX Security 2011
@@ -30,51 +30,53 @@
 //! key, for Y); the retrieval key holds z and Y.
 
 use super::cca::CcaKey;
+use super::ghw11;
 use crate::curve::{Curve, Scalar, Target};
-use crate::kem::{BlindedKem, IssuedKeyOf, Kem, KemError, Outsourcing, SessionKey};
+use crate::kem::{IssuedKeyOf, Kem, KemError, Outsourcing, SessionKey};
+use crate::wire::codec::Bound;
 use crate::wire::{Encoded, MadeFor, ObjectKind, Preamble, Reader, WireError, Writer};
 use hkdf::Hkdf;
 use rand_core::{CryptoRng, RngCore};
 use sha2::Sha256;
 use std::marker::PhantomData;
 
-type Gt<K> = <<K as BlindedKem>::Curve as Curve>::Gt;
-type Fr<K> = <<K as BlindedKem>::Curve as Curve>::Scalar;
+type Gt<K> = <<K as ghw11::Scheme>::Curve as Curve>::Gt;
+type Fr<K> = <<K as ghw11::Scheme>::Curve as Curve>::Scalar;
 
 /// The RCCA-secure outsourcing mode of the scheme `K`.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Rcca<K>(PhantomData<K>);
 
 /// The scheme's header and C = R·Y^s.
-pub struct RccaHeader<K: BlindedKem> {
+pub struct RccaHeader<K: ghw11::Scheme> {
     pub inner: K::Header,
     inner_bytes: Vec<u8>,
     c: Gt<K>,
 }
 
 /// What the proxy returns: C and T = Y^{s/z}.
-pub struct RccaTransformed<K: BlindedKem> {
+pub struct RccaTransformed<K: ghw11::Scheme> {
     c: Gt<K>,
     t: Gt<K>,
     _k: PhantomData<K>,
 }
 
 /// The retrieval key: the scheme's retrieval key (z) and Y for the check.
-pub struct RccaRetrievalKey<K: BlindedKem> {
-    inner: K::RetrievalKey,
+pub struct RccaRetrievalKey<K: ghw11::Scheme> {
+    inner: <K as Outsourcing>::RetrievalKey,
     y: Gt<K>,
 }
 
-impl<K: BlindedKem> RccaRetrievalKey<K> {
+impl<K: ghw11::Scheme> RccaRetrievalKey<K> {
     /// The scheme's own retrieval key (z), which also finishes CPA
     /// transformations.
-    pub fn inner(&self) -> &K::RetrievalKey {
+    pub fn inner(&self) -> &<K as Outsourcing>::RetrievalKey {
         &self.inner
     }
 }
 
 /// s = H1(R).
-fn h1<K: BlindedKem>(r: &Gt<K>) -> Fr<K> {
+fn h1<K: ghw11::Scheme>(r: &Gt<K>) -> Fr<K> {
     let hk = Hkdf::<Sha256>::new(Some(b"abbe/v1/rcca"), &r.to_bytes());
     let mut wide = [0u8; crate::curve::MAX_WIDE_BYTES];
     let wide = &mut wide[..<Fr<K> as crate::curve::Scalar>::WIDE_BYTES];
@@ -83,7 +85,7 @@ fn h1<K: BlindedKem>(r: &Gt<K>) -> Fr<K> {
 }
 
 /// The session key H2(R).
-fn h2<K: BlindedKem>(r: &Gt<K>) -> SessionKey {
+fn h2<K: ghw11::Scheme>(r: &Gt<K>) -> SessionKey {
     let hk = Hkdf::<Sha256>::new(Some(b"abbe/v1/rcca"), &r.to_bytes());
     let mut out = [0u8; 32];
     let _ = hk.expand(
@@ -98,7 +100,7 @@ fn h2<K: BlindedKem>(r: &Gt<K>) -> SessionKey {
 }
 
 /// Recovers R from C and Y^s and checks Y^{H1(R)} = Y^s.
-fn open<K: BlindedKem>(y: &Gt<K>, c: &Gt<K>, ys: &Gt<K>) -> Result<SessionKey, KemError> {
+fn open<K: ghw11::Scheme>(y: &Gt<K>, c: &Gt<K>, ys: &Gt<K>) -> Result<SessionKey, KemError> {
     let r = *c * ys.inverse();
     let s = h1::<K>(&r);
     if !y.pow(&s).ct_eq(ys) {
@@ -109,7 +111,7 @@ fn open<K: BlindedKem>(y: &Gt<K>, c: &Gt<K>, ys: &Gt<K>) -> Result<SessionKey, K
     Ok(h2::<K>(&r))
 }
 
-impl<K: BlindedKem> Kem for Rcca<K> {
+impl<K: ghw11::Scheme> Kem for Rcca<K> {
     const SCHEME: crate::wire::SchemeId = K::SCHEME;
     const CURVE: crate::curve::CurveId = K::CURVE;
     const INSECURE: bool = K::INSECURE;
@@ -146,26 +148,26 @@ impl<K: BlindedKem> Kem for Rcca<K> {
         ))
     }
     fn decapsulate(key: &CcaKey<K>, header: &RccaHeader<K>) -> Result<SessionKey, KemError> {
-        let ys = K::decapsulate_blinded(&key.key, &header.inner)?;
+        let ys = K::pair(K::elements(&key.key), &header.inner)?;
         open::<K>(&K::blinding_base(&key.pk), &header.c, &ys)
     }
 }
 
-impl<K: BlindedKem> MadeFor<K::CiphertextSide> for RccaHeader<K> {
+impl<K: ghw11::Scheme> MadeFor<K::CiphertextSide> for RccaHeader<K> {
     fn made_for(&self) -> K::CiphertextSide {
         self.inner.made_for()
     }
 }
 
-impl<K: BlindedKem> Outsourcing for Rcca<K> {
-    type TransformKey = K::TransformKey;
+impl<K: ghw11::Scheme> Outsourcing for Rcca<K> {
+    type TransformKey = <K as Outsourcing>::TransformKey;
     type RetrievalKey = RccaRetrievalKey<K>;
     type Transformed = RccaTransformed<K>;
 
     fn transform_key<R: RngCore + CryptoRng>(
         key: &CcaKey<K>,
         rng: &mut R,
-    ) -> (K::TransformKey, RccaRetrievalKey<K>) {
+    ) -> (<K as Outsourcing>::TransformKey, RccaRetrievalKey<K>) {
         let (tk, rk) = K::transform_key(&key.key, rng);
         (
             tk,
@@ -176,10 +178,10 @@ impl<K: BlindedKem> Outsourcing for Rcca<K> {
         )
     }
     fn transform(
-        tk: &K::TransformKey,
+        tk: &<K as Outsourcing>::TransformKey,
         header: &RccaHeader<K>,
     ) -> Result<RccaTransformed<K>, KemError> {
-        let t = K::transform_blinded(tk, &header.inner)?;
+        let t = K::pair(&tk.elements, &header.inner)?;
         Ok(RccaTransformed {
             c: header.c,
             t,
@@ -190,12 +192,12 @@ impl<K: BlindedKem> Outsourcing for Rcca<K> {
         rk: &RccaRetrievalKey<K>,
         tr: &RccaTransformed<K>,
     ) -> Result<SessionKey, KemError> {
-        let ys = tr.t.pow(&K::retrieval_exponent(&rk.inner));
+        let ys = tr.t.pow(&rk.inner.z);
         open::<K>(&rk.y, &tr.c, &ys)
     }
 }
 
-impl<K: BlindedKem> Encoded for RccaHeader<K> {
+impl<K: ghw11::Scheme> Encoded for RccaHeader<K> {
     fn to_bytes(&self) -> Vec<u8> {
         let mut w = Writer::new(Preamble::new(
             ObjectKind::RccaKemHeader,
@@ -217,12 +219,15 @@ impl<K: BlindedKem> Encoded for RccaHeader<K> {
             c,
         })
     }
-    fn bound_setup_id(&self) -> Option<[u8; 16]> {
-        self.inner.bound_setup_id()
+}
+
+impl<K: ghw11::Scheme> Bound for RccaHeader<K> {
+    fn setup_id(&self) -> [u8; 16] {
+        self.inner.setup_id()
     }
 }
 
-impl<K: BlindedKem> Encoded for RccaTransformed<K> {
+impl<K: ghw11::Scheme> Encoded for RccaTransformed<K> {
     fn to_bytes(&self) -> Vec<u8> {
         let mut w = Writer::new(Preamble::new(
             ObjectKind::RccaTransformedKemHeader,
@@ -250,7 +255,7 @@ impl<K: BlindedKem> Encoded for RccaTransformed<K> {
     }
 }
 
-impl<K: BlindedKem> Encoded for RccaRetrievalKey<K> {
+impl<K: ghw11::Scheme> Encoded for RccaRetrievalKey<K> {
     fn to_bytes(&self) -> Vec<u8> {
         let mut w = Writer::new(Preamble::new(ObjectKind::RetrievalKey, K::SCHEME, K::CURVE));
         w.bytes(&self.inner.to_bytes()).gt(&self.y);
@@ -258,7 +263,7 @@ impl<K: BlindedKem> Encoded for RccaRetrievalKey<K> {
     }
     fn from_bytes(bytes: &[u8]) -> Result<Self, WireError> {
         let mut r = Reader::open_for(bytes, ObjectKind::RetrievalKey, K::SCHEME, K::CURVE)?;
-        let inner = K::RetrievalKey::from_bytes(r.nested("retrieval key")?)?;
+        let inner = <K as Outsourcing>::RetrievalKey::from_bytes(r.nested("retrieval key")?)?;
         let y = r.gt("Y")?;
         r.finish()?;
         Ok(RccaRetrievalKey { inner, y })

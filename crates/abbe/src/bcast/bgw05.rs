@@ -289,9 +289,6 @@ impl<C: Curve> Encoded for PublicKey<C> {
     fn from_bytes(bytes: &[u8]) -> Result<Self, WireError> {
         Self::open(Arc::new(bytes.to_vec()))
     }
-    fn bound_setup_id(&self) -> Option<[u8; 16]> {
-        Some(self.setup_id())
-    }
     fn format_row() -> Option<(ObjectKind, String)> {
         let [(l0, _), (l1, _), (l2, _)] = arrays(1);
         Some((

@@ -37,7 +37,7 @@ use super::{check_n, Recipients, UserCount, UserIndex};
 use crate::bcast::Users;
 use crate::curve::{wipe, CurveId};
 use crate::kem::{Authority, Kem, KemError, SessionKey};
-use crate::wire::codec::{Codec, CodecIn};
+use crate::wire::codec::{Bound, Codec, CodecIn};
 use crate::wire::{Encoded, MadeFor, ObjectKind, Preamble, Reader, SchemeId, WireError, Writer};
 use p256::elliptic_curve::ff::Field;
 use p256::elliptic_curve::group::Group as _;
@@ -225,9 +225,6 @@ impl PublicKey {
     pub fn users(&self) -> u32 {
         self.0.n
     }
-    pub fn setup_id(&self) -> [u8; 16] {
-        self.0.setup_id
-    }
     fn encode(n: u32, h: &[AffinePoint]) -> Vec<u8> {
         let mut w = Writer::new(preamble(ObjectKind::PublicKey));
         w.u32(n);
@@ -245,10 +242,13 @@ impl PublicKey {
     }
 }
 
-impl Encoded for PublicKey {
-    fn bound_setup_id(&self) -> Option<[u8; 16]> {
-        Some(self.0.setup_id)
+impl Bound for PublicKey {
+    fn setup_id(&self) -> [u8; 16] {
+        self.0.setup_id
     }
+}
+
+impl Encoded for PublicKey {
     fn format_row() -> Option<(ObjectKind, String)> {
         let row = format!("N ({}) ‖ h_1..h_N (n × P-256 point)", UserCount::layout());
         Some((ObjectKind::PublicKey, row))
@@ -293,9 +293,6 @@ impl Drop for MasterKey {
 }
 
 impl MasterKey {
-    pub fn setup_id(&self) -> [u8; 16] {
-        self.setup_id
-    }
     /// Recomputes the public key h_i = g^{x_i}.
     pub fn public_key(&self) -> PublicKey {
         let idx: Vec<u32> = (1..=self.n).collect();
@@ -313,10 +310,13 @@ impl MasterKey {
     }
 }
 
-impl Encoded for MasterKey {
-    fn bound_setup_id(&self) -> Option<[u8; 16]> {
-        Some(self.setup_id)
+impl Bound for MasterKey {
+    fn setup_id(&self) -> [u8; 16] {
+        self.setup_id
     }
+}
+
+impl Encoded for MasterKey {
     fn format_row() -> Option<(ObjectKind, String)> {
         let row = format!(
             "setup id (16 bytes) ‖ N ({}) ‖ seed of the x_i (32 bytes)",
@@ -432,10 +432,13 @@ impl Header {
     }
 }
 
-impl Encoded for Header {
-    fn bound_setup_id(&self) -> Option<[u8; 16]> {
-        Some(self.setup_id)
+impl Bound for Header {
+    fn setup_id(&self) -> [u8; 16] {
+        self.setup_id
     }
+}
+
+impl Encoded for Header {
     fn format_row() -> Option<(ObjectKind, String)> {
         let row = format!(
             "setup id (16 bytes) ‖ N ({}) ‖ S ({}) ‖ c = g^y (P-256 point) ‖ z_j (|S| × P-256 point, in the order of S)",

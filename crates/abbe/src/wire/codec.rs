@@ -511,7 +511,7 @@ pub fn describe(fields: &[(&str, String)], checks: &str) -> String {
 /// in the format table). `bound` (after either) starts the object with the
 /// 16-byte setup id of its public key and gives `setup_id()`; `identified`
 /// (public keys) gives `setup_id()` computed once from the encoding, and a
-/// `Debug` that shows it; both give [`super::Encoded::bound_setup_id`].
+/// `Debug` that shows it; both implement [`Bound`], `bound` also [`Bind`].
 /// `made_for Side = |v| …;` (keys and headers) says what the object was
 /// made for ([`super::MadeFor`]).
 macro_rules! object {
@@ -600,7 +600,6 @@ macro_rules! object {
                     <Self as $crate::wire::codec::Object>::layout(),
                 ))
             }
-            $crate::wire::codec::object!(@bound_setup_id $($b)?);
         }
         impl<C: $crate::curve::Curve $($gd)*> $name<C $($gu)*> {
             pub fn to_bytes(&self) -> Vec<u8> {
@@ -664,12 +663,6 @@ macro_rules! object {
                 let made_for: fn(&Self) -> $side = $made_for;
                 made_for(self)
             }
-        }
-    };
-    (@bound_setup_id) => {};
-    (@bound_setup_id $b:ident) => {
-        fn bound_setup_id(&self) -> Option<[u8; 16]> {
-            Some(self.setup_id())
         }
     };
     (@decoded_from) => {};

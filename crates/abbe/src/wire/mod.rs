@@ -383,12 +383,6 @@ pub trait Encoded: Sized {
     fn format_row() -> Option<(ObjectKind, String)> {
         None
     }
-    /// The setup id the object names: its own for a public key, its
-    /// public key's for an object made under one (`object!`'s `identified`
-    /// and `bound`); `None` for an object that names none.
-    fn bound_setup_id(&self) -> Option<[u8; 16]> {
-        None
-    }
 }
 
 /// What a key or header was made for — its side of the scheme: an
