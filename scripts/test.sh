@@ -14,23 +14,27 @@ export ABBE_REQUIRE_BROWSER=1 ABBE_REQUIRE_MOSQUITTO=1
 # Libraries, binaries and test files, then the doc tests; not the examples
 # (`cargo clippy --all-targets` checks they build; they run nothing here).
 # The lab's end-to-end test (`test = false` in crates/abbe-cli/Cargo.toml)
-# is mostly one single-threaded lab run: its binary runs in the background
-# beside the other test binaries, which cargo runs one after the other.
+# is mostly one single-threaded lab run: its binary runs niced in the
+# background, on the CPU time the other tests leave idle (the tails of
+# test binaries, servers starting, pip), and is waited for at the end.
 logs=$(mktemp -d)
 trap 'kill "${lab_pid:-}" 2>/dev/null || true; rm -rf "$logs"' EXIT
+# Libraries and their unit tests first: cargo then compiles abbe's test
+# harness beside abbe itself, instead of last and alone (the longest unit).
+cargo test --workspace --release --lib --no-run
 cargo test --workspace --release --lib --bins --tests --no-run
 cargo test --workspace --release --test lab --no-run 2>&1 | tee "$logs/build"
 lab=$(sed -n 's/.*Executable tests\/lab\.rs (\(.*\))$/\1/p' "$logs/build")
 [ -x "$lab" ] || { echo "no lab test binary in the build's output" >&2; exit 1; }
 lab="$PWD/$lab"
-(cd crates/abbe-cli && exec "$lab") >"$logs/lab" 2>&1 &
+(cd crates/abbe-cli && exec nice -n 10 "$lab") >"$logs/lab" 2>&1 &
 lab_pid=$!
 cargo test --workspace --release --lib --bins --tests
 cargo test --workspace --release --doc
+bash scripts/test-postgres.sh
+bash scripts/test-python.sh
 lab_status=0
 wait "$lab_pid" || lab_status=$?
 echo "lab end-to-end test (tests/lab.rs):"
 cat "$logs/lab"
 [ "$lab_status" = 0 ] || { echo "the lab's end-to-end test failed" >&2; exit 1; }
-bash scripts/test-postgres.sh
-bash scripts/test-python.sh
