@@ -19,9 +19,6 @@ export ABBE_REQUIRE_BROWSER=1 ABBE_REQUIRE_MOSQUITTO=1
 # test binaries, servers starting, pip), and is waited for at the end.
 logs=$(mktemp -d)
 trap 'kill "${lab_pid:-}" 2>/dev/null || true; rm -rf "$logs"' EXIT
-# Libraries and their unit tests first: cargo then compiles abbe's test
-# harness beside abbe itself, instead of last and alone (the longest unit).
-cargo test --workspace --release --lib --no-run
 cargo test --workspace --release --lib --bins --tests --no-run
 cargo test --workspace --release --test lab --no-run 2>&1 | tee "$logs/build"
 lab=$(sed -n 's/.*Executable tests\/lab\.rs (\(.*\))$/\1/p' "$logs/build")
