@@ -363,8 +363,8 @@ fn tracing(ctx: &mut Ctx) -> Result<(), LabError> {
 /// with real GKSW PLBE keys: how often each accused a colluder, an innocent
 /// user (never, if the tracer keeps its promise), or nobody.
 fn accusation_statistics(ctx: &mut Ctx) -> Result<(), LabError> {
-    use abbe::bcast::trace::pirates::{self, Strategy};
     use abbe::bcast::trace::Line;
+    use abbe::facade::pirates::{self, Strategy};
     let (sim_runs, real_runs, real_n) = match ctx.profile {
         Profile::Quick => (20u32, 0u32, 16u32),
         Profile::Full => (200, 2, 100),
@@ -970,7 +970,7 @@ pub(super) fn accusation_table(rows: &[Row]) -> Table {
             trace_count(get("trace-nobody")),
         ]);
     }
-    t.note = "Ideal keys: the tracer's whole logic (search, shuffled rounds, permutation tests, the pirates' strategies) with each key decrypting exactly the indices up to its user, as PLBE keys do — thousands of traces in seconds (abbe::bcast::trace::pirates::simulate); N = 1000, the keys of users 37 and 801, the framing target 500. Real keys (full profile): GKSW PLBE on BN254 through facade::trace, the pirate decrypting with real keys. Every accusation must name a key the pirate holds: the tracer's bound on a false accusation is 10⁻⁶ per trace, whatever the pirate does. A stateful pirate that recognises probes may escape (accused nobody): no tracer prevents that.".into();
+    t.note = "Ideal keys: the tracer's whole logic (search, shuffled rounds, permutation tests, the pirates' strategies) with each key decrypting exactly the indices up to its user, as PLBE keys do — thousands of traces in seconds (abbe::facade::pirates::simulate); N = 1000, the keys of users 37 and 801, the framing target 500. Real keys (full profile): GKSW PLBE on BN254 through facade::trace, the pirate decrypting with real keys. Every accusation must name a key the pirate holds: the tracer's bound on a false accusation is 10⁻⁶ per trace, whatever the pirate does. A stateful pirate that recognises probes may escape (accused nobody): no tracer prevents that.".into();
     t
 }
 

@@ -37,15 +37,10 @@
 //! Elsewhere they end without an accusation: the promise above holds, the
 //! chance of an accusation is the scheme's.
 
-pub mod pirates;
 pub mod search;
 
-use crate::envelope;
 use crate::kem::{Kem, KemError, MasterKeyOf, SessionKey};
-use rand_chacha::rand_core::SeedableRng;
-use rand_chacha::ChaCha20Rng;
 use rand_core::{CryptoRng, RngCore};
-use search::Query;
 use std::sync::Arc;
 
 pub use search::trace_indices;
@@ -200,7 +195,7 @@ impl Probes {
         }
     }
     /// One probe's plaintext.
-    fn draw(&self, rng: &mut impl RngCore) -> Arc<[u8]> {
+    pub(crate) fn draw(&self, rng: &mut impl RngCore) -> Arc<[u8]> {
         match self {
             Probes::Random { min, max } => {
                 let mut m = vec![0u8; random_length(*min, *max, rng)];
@@ -366,81 +361,6 @@ pub struct TraceProgress {
     pub max_queries: u64,
     pub line: usize,
     pub interval: (u32, u32),
-}
-
-/// Traces a pirate decoder of `K` for `target` (every user when `None`):
-/// each query is a complete abbe file (a fresh tracing header, an
-/// authenticated payload drawn from `options.probes`) given to `decoder`,
-/// whose output counts as a success when it equals that payload. An `Err`
-/// from the decoder (it could not be run) ends the trace. `mk` is required
-/// by private tracing ([`Traceable::PRIVATE`]).
-///
-/// The search's coins are drawn first from `rng` (which must be secret from
-/// the decoder: OS randomness), then the encryptions' randomness.
-pub fn trace<K: Traceable>(
-    pk: &K::PublicKey,
-    mk: Option<&MasterKeyOf<K>>,
-    target: Option<&K::CiphertextSide>,
-    options: &TraceOptions,
-    decoder: &mut dyn FnMut(&[u8]) -> std::io::Result<Vec<u8>>,
-    progress: &mut dyn FnMut(&TraceProgress),
-    rng: &mut (impl RngCore + CryptoRng),
-) -> Result<TraceReport, crate::facade::Error> {
-    use crate::wire::Encoded;
-    let mut coins = ChaCha20Rng::from_rng(&mut *rng)
-        .map_err(|e| crate::facade::Error::Invalid(format!("no randomness: {e}")))?;
-    options
-        .check()
-        .map_err(|why| crate::facade::Error::Invalid(why.into()))?;
-    if K::PRIVATE && mk.is_none() {
-        return Err(crate::facade::Error::Unsupported(format!(
-            "{} traces privately: tracing needs the master key (--master)",
-            K::SCHEME.name()
-        )));
-    }
-    let everyone;
-    let target = match target {
-        Some(t) => t,
-        None => {
-            everyone = K::everyone(pk);
-            &everyone
-        }
-    };
-    let mut probe = |batch: &[Query]| -> Result<Vec<bool>, crate::facade::Error> {
-        // Every header of the batch is made before the decoder sees the
-        // first: how long the tracer works on an index cannot tell the
-        // decoder which index a query is at.
-        let headers = batch
-            .iter()
-            .map(|q| K::encapsulate_at(pk, mk, target, q.line, q.index, &mut *rng))
-            .collect::<Result<Vec<_>, _>>()?;
-        let mut answers = Vec::with_capacity(batch.len());
-        for (session, header) in headers {
-            let message = options.probes.draw(&mut *rng);
-            let mut file = Vec::with_capacity(message.len() + 4096);
-            envelope::seal_with(
-                &header.to_bytes(),
-                &session,
-                &mut *rng,
-                &message[..],
-                &mut file,
-                &envelope::SealOptions::default(),
-            )?;
-            let out = decoder(&file).map_err(|e| {
-                crate::facade::Error::Invalid(format!("the decoder could not be run: {e}"))
-            })?;
-            answers.push(out[..] == message[..]);
-        }
-        Ok(answers)
-    };
-    trace_indices(
-        K::users(pk),
-        K::lines(pk, mk),
-        options,
-        &mut coins,
-        &mut probe,
-        progress,
-    )
 }
 
 #[cfg(test)]

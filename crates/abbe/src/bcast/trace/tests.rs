@@ -1,9 +1,9 @@
 //! The tracer against real keys through the facade: honest and adversarial
-//! pirate decoders ([`super::pirates`]).
+//! pirate decoders ([`crate::facade::pirates`]).
 
-use super::pirates::{simulate, Pirate, Strategy};
 use super::*;
 use crate::facade;
+use crate::facade::pirates::{simulate, Pirate, Strategy};
 use crate::wire::SchemeId;
 use rand_chacha::rand_core::SeedableRng;
 use rand_chacha::ChaCha20Rng;

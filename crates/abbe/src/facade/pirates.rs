@@ -6,8 +6,8 @@
 //! [`super::trace`]; none of them may make it accuse a user whose key it
 //! does not hold.
 
-use super::search::{trace_indices, Query};
-use super::{Line, TraceOptions};
+use crate::bcast::trace::search::{trace_indices, Query};
+use crate::bcast::trace::{Line, TraceOptions};
 use crate::facade::{self, UserKey};
 use rand_chacha::rand_core::SeedableRng;
 use rand_chacha::ChaCha20Rng;
