@@ -382,7 +382,7 @@ mod tests {
         verify_block(C::ID, &block, b"m2").unwrap();
         assert!(verify_block(C::ID, &block, b"m3").is_err());
         // Every byte on the fast curves; a spread of 24 (both ends included)
-        // where a verification costs ~0.3 s.
+        // on the high-security ones, whose verifications are slow.
         let step = if C::ID.level() > 128 {
             block.len() / 24
         } else {

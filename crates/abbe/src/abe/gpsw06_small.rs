@@ -37,8 +37,9 @@
 //! multi-Miller loop over stored lines. The ciphertext's E_i = T_i^s are
 //! therefore in G1, and so are the public T_i; encryption multiplies each
 //! T_i by s through a fixed-base table on T_i (built on first use per
-//! universe attribute, ≈ 80 KiB each on BLS12-381), about 4× faster than a
-//! variable-base G1 exponentiation.
+//! universe attribute, ≈ 80 KiB each on BLS12-381), cheaper than a
+//! variable-base G1 exponentiation (`g1-mul-fixed` against `g1-mul` in
+//! `cargo bench -p abbe --bench curve`).
 //!
 //! Speed against its lower bound (N prepared pairs + one final
 //! exponentiation): `cargo bench -p abbe --bench gpsw06` and the lab.

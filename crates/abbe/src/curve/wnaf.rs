@@ -8,9 +8,9 @@ use super::{Group, Scalar};
 /// ω·P for a **public** scalar ω, in variable time. The Lagrange products
 /// of AND gates are ± binomial coefficients (C(100, 50) < 2⁹⁷), so ω or −ω
 /// is usually short: those use a width-5 wNAF over the scalar's actual bit
-/// length (≈ 2.5× faster than the backend's constant-time 255-bit ladder for
-/// a 97-bit ω); full-size ω (threshold gates with non-consecutive children)
-/// use the backend. Only the decryption coefficients, which depend on the
+/// length (the work follows that length, where the backend's constant-time
+/// ladder always walks 255 bits); full-size ω (threshold gates with
+/// non-consecutive children) use the backend. Only the decryption coefficients, which depend on the
 /// public policy and on which leaves are used, go through here.
 pub fn mul_public<G: Group>(p: &G, w: &G::Scalar) -> G {
     if let Some(r) = mul_short(p, w) {
