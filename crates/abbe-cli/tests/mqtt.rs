@@ -3,19 +3,20 @@
 //! as scripts/test.sh sets, a missing broker fails the test).
 //! A `#` subscriber with no key plays the malicious broker's view.
 
+mod common;
+
 use abbe::facade::{self, Mode};
 use abbe_mqtt::mosquitto::{self, Mosquitto};
 use abbe_mqtt::{publisher, record};
 use aes_gcm::aead::{Aead, KeyInit, Payload};
 use aes_gcm::Aes256Gcm;
+use common::{abbe, ok, BIN};
 use rand_core::{OsRng, RngCore};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::thread::JoinHandle;
 use std::time::Duration;
-
-const BIN: &str = env!("CARGO_BIN_EXE_abbe");
 
 fn mosquitto() -> Option<PathBuf> {
     let found = mosquitto::find();
@@ -41,23 +42,6 @@ fn client_args(b: &Mosquitto) -> [String; 4] {
         "-p".into(),
         b.port().to_string(),
     ]
-}
-
-fn abbe(dir: &Path, args: &[&str]) -> Output {
-    Command::new(BIN)
-        .current_dir(dir)
-        .args(args)
-        .output()
-        .unwrap()
-}
-
-fn ok(dir: &Path, args: &[&str]) {
-    let out = abbe(dir, args);
-    assert!(
-        out.status.success(),
-        "abbe {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
 }
 
 fn spawn(dir: &Path, args: &[&str]) -> Child {

@@ -2,32 +2,15 @@
 //! `decrypt --proxy`, wrong tenant, SIGTERM; a 1 GiB pushed file streamed
 //! through it in constant memory.
 
+mod common;
 #[path = "../../abbe-proxy/tests/common/push.rs"]
 mod push;
+
+use common::{abbe, memory_kib, ok, BIN};
 
 use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
-
-const BIN: &str = env!("CARGO_BIN_EXE_abbe");
-
-fn abbe(dir: &Path, args: &[&str]) -> std::process::Output {
-    Command::new(BIN)
-        .current_dir(dir)
-        .args(args)
-        .output()
-        .unwrap()
-}
-
-fn ok(dir: &Path, args: &[&str]) -> String {
-    let out = abbe(dir, args);
-    assert!(
-        out.status.success(),
-        "abbe {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
-}
 
 struct Server(Child);
 
@@ -393,19 +376,6 @@ fn decrypt_through_the_proxy() {
     assert!(status.success(), "{status:?}");
 }
 
-/// The proxy process's peak and current resident memory (VmHWM, VmRSS),
-/// KiB; `None` where /proc is not there.
-fn memory_kib(pid: u32) -> Option<(u64, u64)> {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
-    let field = |name: &str| {
-        status
-            .lines()
-            .find_map(|l| l.strip_prefix(name))
-            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
-    };
-    Some((field("VmHWM:")?, field("VmRSS:")?))
-}
-
 /// A 1 GiB ciphertext file pushed to `POST /v1/tks/{id}/transform` streams
 /// through `abbe proxy serve`: the answer is the transformed head, then the
 /// same bytes, and the server's peak RSS does not grow with the file.
@@ -509,7 +479,8 @@ fn pushed_file_streams_in_constant_memory() {
     let mut cur = &a.head[..];
     let thead = abbe::envelope::read_head(&mut cur).unwrap();
     assert_eq!(thead.preamble.kind, abbe::wire::ObjectKind::TransformedFile);
-    if let (Some((hwm0, rss0)), Some((hwm1, rss1))) = (before, after) {
+    if let (Some(m0), Some(m1)) = (before, after) {
+        let (hwm0, rss0, hwm1, rss1) = (m0.peak, m0.current, m1.peak, m1.current);
         // Written to the real stderr, so a plain `cargo test` shows it.
         use std::io::Write;
         let _ = writeln!(
@@ -551,20 +522,6 @@ fn post(url: &str, path: &str, token: &str, body: &[u8]) -> (u16, String, String
         .and_then(|c| c.parse().ok())
         .unwrap_or(0);
     (status, headers.to_string(), body.to_string())
-}
-
-/// VmRSS and VmHWM of a process, KiB.
-fn rss_kib(pid: u32) -> (u64, u64) {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
-    let field = |name: &str| {
-        status
-            .lines()
-            .find_map(|l| l.strip_prefix(name))
-            .and_then(|v| v.split_whitespace().next())
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(0)
-    };
-    (field("VmRSS:"), field("VmHWM:"))
 }
 
 /// Hostile input at the proxy: a header over the policy work budget is
@@ -688,7 +645,7 @@ fn hostile_bursts_are_bounded() {
     // A burst: 16 bodies of 15 MiB (a KEM header preamble, then junk),
     // two per tenant, all at once.
     std::thread::sleep(std::time::Duration::from_millis(300));
-    let (idle, _) = rss_kib(pid);
+    let idle = memory_kib(pid).expect("/proc").current;
     let mut junk = vec![0u8; 15 << 20];
     junk[..8].copy_from_slice(&[b'A', b'B', b'B', b'E', 1, 6, 1, 2]);
     let junk = std::sync::Arc::new(junk);
@@ -701,7 +658,7 @@ fn hostile_bursts_are_bounded() {
             .collect();
         handles.into_iter().map(|h| h.join().unwrap()).collect()
     });
-    let (_, peak) = rss_kib(pid);
+    let peak = memory_kib(pid).expect("/proc").peak;
     // Every answer is a refusal: 400 (not a header) or 429 (the rate);
     // none is a crash.
     assert!(
@@ -710,7 +667,7 @@ fn hostile_bursts_are_bounded() {
     );
     assert!(answers.contains(&400), "{answers:?}");
     std::thread::sleep(std::time::Duration::from_millis(1500));
-    let (after, _) = rss_kib(pid);
+    let after = memory_kib(pid).expect("/proc").current;
     eprintln!("proxy RSS: idle {idle} KiB, peak {peak} KiB during the burst, {after} KiB after");
     assert!(
         after <= 2 * idle,

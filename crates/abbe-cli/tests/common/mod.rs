@@ -5,7 +5,7 @@
 use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::{Command, Output, Stdio};
 
 pub const BIN: &str = env!("CARGO_BIN_EXE_abbe");
 pub const ENV: &str = "ABBE_PASSPHRASE_FILE";
@@ -156,4 +156,51 @@ impl T {
         };
         (run, kib)
     }
+}
+
+/// Runs abbe in `dir` with no stdin; its output, whatever the status.
+pub fn abbe(dir: &Path, args: &[&str]) -> Output {
+    Command::new(BIN)
+        .current_dir(dir)
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .expect("cannot run abbe")
+}
+
+/// [`abbe`], which must succeed; its stdout as text.
+#[track_caller]
+pub fn ok(dir: &Path, args: &[&str]) -> String {
+    let out = abbe(dir, args);
+    assert!(
+        out.status.success(),
+        "abbe {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).expect("abbe's output is text")
+}
+
+/// A process's resident memory, KiB (/proc/<pid>/status).
+#[derive(Clone, Copy, Debug)]
+pub struct Memory {
+    /// VmRSS.
+    pub current: u64,
+    /// VmHWM.
+    pub peak: u64,
+}
+
+/// `None` where /proc is not there or the process has ended.
+pub fn memory_kib(pid: u32) -> Option<Memory> {
+    let status = fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let field = |name: &str| {
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix(name))
+            .and_then(|v| v.split_whitespace().next())
+            .and_then(|v| v.parse::<u64>().ok())
+    };
+    Some(Memory {
+        current: field("VmRSS:")?,
+        peak: field("VmHWM:")?,
+    })
 }
