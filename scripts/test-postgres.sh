@@ -4,7 +4,7 @@
 #
 # Starts a throw-away PostgreSQL 15 cluster in a temp dir on a loopback port
 # (as the `postgres` user when run as root: root cannot run postgres), exports
-# ABBE_TEST_POSTGRES_URL, runs `cargo test -p abbe-proxy --release`, and stops
+# ABBE_TEST_POSTGRES_URL, runs the workspace's proxy tests (in $ABBE_CARGO_PROFILE, release when unset), and stops
 # and removes the cluster on exit.
 #
 #   scripts/test-postgres.sh [extra cargo test args]
@@ -47,4 +47,4 @@ echo "PostgreSQL on $ABBE_TEST_POSTGRES_URL"
 # Built as the workspace's test run builds (scripts/test.sh ran it just
 # before), so the features are the same and nothing recompiles: `-p`
 # selections resolve features differently and rebuilt abbe and sqlx.
-cargo test --release --workspace --test proxy "$@" -- --nocapture
+cargo test --profile "${ABBE_CARGO_PROFILE:-release}" --workspace --test proxy "$@" -- --nocapture

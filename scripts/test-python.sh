@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The Python bindings' tests: a private venv (target/pyvenv) with pytest,
-# hypothesis and mypy; the package built in release mode and installed into
+# hypothesis and mypy; the package built in release mode (or $ABBE_CARGO_PROFILE) and installed into
 # it; mypy on the stubs; pytest. Run by scripts/test.sh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -16,10 +16,11 @@ fi
 # features differently and recompiles ~90 crates, the library among them).
 # It is installed as `maturin develop` installs it: editable, the module
 # beside the package sources. Wheels are built by maturin (README).
-cargo build --workspace --release --lib --bins --tests --quiet \
+profile=${ABBE_CARGO_PROFILE:-release}
+cargo build --workspace --profile "$profile" --lib --bins --tests --quiet \
     --features abbe-python/extension-module
-cp target/release/lib_abbe.so bindings/python/python/abbe/_abbe.abi3.so
+cp "target/$profile/lib_abbe.so" bindings/python/python/abbe/_abbe.abi3.so
 site=$("$venv/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
 echo "$PWD/bindings/python/python" >"$site/abbe.pth"
 "$venv/bin/mypy" --strict bindings/python/python/abbe bindings/python/tests
-ABBE_BIN="$PWD/target/release/abbe" "$venv/bin/pytest" -q bindings/python/tests "$@"
+ABBE_BIN="$PWD/target/$profile/abbe" "$venv/bin/pytest" -q bindings/python/tests "$@"
