@@ -4,8 +4,9 @@
 #
 # Starts a throw-away PostgreSQL 15 cluster in a temp dir on a loopback port
 # (as the `postgres` user when run as root: root cannot run postgres), exports
-# ABBE_TEST_POSTGRES_URL, runs the workspace's proxy tests (in $ABBE_CARGO_PROFILE, release when unset), and stops
-# and removes the cluster on exit.
+# ABBE_TEST_POSTGRES_URL, runs the workspace's proxy tests (built in
+# $ABBE_CARGO_PROFILE, release when unset), and stops and removes the
+# cluster on exit.
 #
 #   scripts/test-postgres.sh [extra cargo test args]
 #   PG_BIN=/usr/lib/postgresql/15/bin PG_PORT=55432 scripts/test-postgres.sh

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The Python bindings' tests: a private venv (target/pyvenv) with pytest,
-# hypothesis and mypy; the package built in release mode (or $ABBE_CARGO_PROFILE) and installed into
-# it; mypy on the stubs; pytest. Run by scripts/test.sh.
+# hypothesis and mypy; the package built (in $ABBE_CARGO_PROFILE, release
+# when unset) and installed into it; mypy on the stubs; pytest. Run by
+# scripts/test.sh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 venv=target/pyvenv

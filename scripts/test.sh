@@ -17,8 +17,8 @@ export ABBE_REQUIRE_BROWSER=1 ABBE_REQUIRE_MOSQUITTO=1
 # is mostly one single-threaded lab run: its binary runs niced in the
 # background, on the CPU time the other tests leave idle (the tails of
 # test binaries, servers starting, pip), and is waited for at the end.
-# Built in the `ci` profile (Cargo.toml): release code without the
-# cross-codegen-unit ThinLTO pass, a third of a clean build's time.
+# Built in the `ci` profile (Cargo.toml): release code without the ThinLTO
+# pass across codegen units, the larger part of compiling the generic crates.
 export ABBE_CARGO_PROFILE=ci
 logs=$(mktemp -d)
 trap 'kill "${lab_pid:-}" 2>/dev/null || true; rm -rf "$logs"' EXIT
