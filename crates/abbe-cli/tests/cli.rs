@@ -13,7 +13,10 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-const BIN: &str = env!("CARGO_BIN_EXE_abbe");
+mod common;
+
+use common::{Run, BIN};
+
 const CHUNK: usize = 64 * 1024;
 const TAG: usize = 16;
 const ENC_CHUNK: usize = CHUNK + TAG;
@@ -29,12 +32,6 @@ const KIND_TRANSFORMED: u8 = 9;
 // ---------------------------------------------------------------------------
 // Running the binary
 // ---------------------------------------------------------------------------
-
-struct Run {
-    code: Option<i32>,
-    stdout: Vec<u8>,
-    stderr: String,
-}
 
 fn run(args: &[&str]) -> Run {
     let out = Command::new(BIN)
@@ -120,17 +117,10 @@ fn run_polling_vmhwm(args: &[&str]) -> (Run, Option<u64>) {
         se.read_to_end(&mut v).unwrap();
         v
     });
-    let status_path = format!("/proc/{}/status", child.id());
     let mut peak: Option<u64> = None;
     let status = loop {
-        if let Ok(s) = fs::read_to_string(&status_path) {
-            if let Some(kib) = s
-                .lines()
-                .find_map(|l| l.strip_prefix("VmHWM:"))
-                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
-            {
-                peak = Some(peak.map_or(kib, |p| p.max(kib)));
-            }
+        if let Some(m) = common::memory_kib(child.id()) {
+            peak = Some(peak.map_or(m.peak, |p| p.max(m.peak)));
         }
         if let Some(status) = child.try_wait().unwrap() {
             break status;
