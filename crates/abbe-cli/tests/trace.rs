@@ -2,29 +2,12 @@
 //! shell scripts running the real `abbe decrypt` with colluders' keys, and
 //! the binary's accusation checked against the coalition.
 
+mod common;
+
+use common::{abbe, ok, BIN};
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-
-const BIN: &str = env!("CARGO_BIN_EXE_abbe");
-
-fn abbe(args: &[&str]) -> std::process::Output {
-    Command::new(BIN)
-        .args(args)
-        .stdin(Stdio::null())
-        .output()
-        .expect("cannot run abbe")
-}
-
-fn ok(args: &[&str]) -> Vec<u8> {
-    let out = abbe(args);
-    assert!(
-        out.status.success(),
-        "abbe {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out.stdout
-}
+use std::process::Command;
 
 fn p(path: &Path) -> &str {
     path.to_str().unwrap()
@@ -41,17 +24,20 @@ impl Setup {
     fn of(scheme: &str, users: u32) -> Setup {
         let dir = tempfile::tempdir().unwrap();
         let out = dir.path().join("k");
-        ok(&[
-            "setup",
-            "--scheme",
-            scheme,
-            "--curve",
-            "bn254",
-            "--users",
-            &users.to_string(),
-            "--out",
-            p(&out),
-        ]);
+        ok(
+            dir.path(),
+            &[
+                "setup",
+                "--scheme",
+                scheme,
+                "--curve",
+                "bn254",
+                "--users",
+                &users.to_string(),
+                "--out",
+                p(&out),
+            ],
+        );
         Setup { dir }
     }
     fn path(&self, name: &str) -> PathBuf {
@@ -59,15 +45,18 @@ impl Setup {
     }
     fn key(&self, user: u32) -> String {
         let out = self.path(&format!("u{user}.key"));
-        ok(&[
-            "keygen",
-            "--master",
-            p(&self.path("k/master.key")),
-            "--user",
-            &user.to_string(),
-            "-o",
-            p(&out),
-        ]);
+        ok(
+            self.dir.path(),
+            &[
+                "keygen",
+                "--master",
+                p(&self.path("k/master.key")),
+                "--user",
+                &user.to_string(),
+                "-o",
+                p(&out),
+            ],
+        );
         out.to_str().unwrap().to_owned()
     }
     /// A decoder script: `body` with $DEC bound to `abbe decrypt --public PK`.
@@ -91,7 +80,7 @@ impl Setup {
         let pk = self.path("k/public.key");
         let mut args = vec!["trace", "--public", p(&pk), "--decoder", decoder];
         args.extend_from_slice(extra);
-        let out = abbe(&args);
+        let out = abbe(self.dir.path(), &args);
         (
             out.status.code(),
             String::from_utf8_lossy(&out.stdout).into_owned(),
@@ -173,15 +162,18 @@ fn decoders_that_do_not_decrypt_accuse_nobody() {
     assert_eq!(code, Some(1));
     assert!(report.starts_with("accused: nobody"), "{report}");
     // Only the master key of a traceable scheme traces.
-    let out = abbe(&[
-        "trace",
-        "--master",
-        p(&s.path("k/public.key")),
-        "--public",
-        p(&s.path("k/public.key")),
-        "--decoder",
-        "true",
-    ]);
+    let out = abbe(
+        s.dir.path(),
+        &[
+            "trace",
+            "--master",
+            p(&s.path("k/public.key")),
+            "--public",
+            p(&s.path("k/public.key")),
+            "--decoder",
+            "true",
+        ],
+    );
     assert_eq!(
         out.status.code(),
         Some(3),
@@ -196,37 +188,44 @@ fn traceable_ciphertexts_are_cpa_only_and_decrypt_as_usual() {
     let key = s.key(4);
     let (pk, m, c) = (s.path("k/public.key"), s.path("m"), s.path("c"));
     fs::write(&m, b"to everybody").unwrap();
-    ok(&["encrypt", "--public", p(&pk), "-o", p(&c), p(&m)]);
-    let out = ok(&["decrypt", "--key", &key, "--public", p(&pk), p(&c)]);
-    assert_eq!(out, b"to everybody");
-    let info = String::from_utf8(ok(&["inspect", p(&c)])).unwrap();
+    let dir = s.dir.path();
+    ok(dir, &["encrypt", "--public", p(&pk), "-o", p(&c), p(&m)]);
+    let out = ok(dir, &["decrypt", "--key", &key, "--public", p(&pk), p(&c)]);
+    assert_eq!(out, "to everybody");
+    let info = ok(dir, &["inspect", p(&c)]);
     assert!(
         info.contains("recipients:     all") && info.contains("traceable"),
         "{info}"
     );
-    let refused = abbe(&[
-        "encrypt",
-        "--public",
-        p(&pk),
-        "--mode",
-        "cca",
-        "-o",
-        p(&s.path("c2")),
-        p(&m),
-    ]);
+    let refused = abbe(
+        dir,
+        &[
+            "encrypt",
+            "--public",
+            p(&pk),
+            "--mode",
+            "cca",
+            "-o",
+            p(&s.path("c2")),
+            p(&m),
+        ],
+    );
     assert_eq!(refused.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&refused.stderr).contains("CPA-mode only"));
     assert!(!s.path("c2").exists());
-    let subset = abbe(&[
-        "encrypt",
-        "--public",
-        p(&pk),
-        "--to",
-        "1-3",
-        "-o",
-        p(&s.path("c3")),
-        p(&m),
-    ]);
+    let subset = abbe(
+        dir,
+        &[
+            "encrypt",
+            "--public",
+            p(&pk),
+            "--to",
+            "1-3",
+            "-o",
+            p(&s.path("c3")),
+            p(&m),
+        ],
+    );
     assert_ne!(subset.status.code(), Some(0));
 }
 
