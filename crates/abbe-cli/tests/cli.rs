@@ -11,7 +11,7 @@ use std::fs;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 mod common;
 
@@ -67,72 +67,6 @@ fn run_piped(args: &[&str], input: Vec<u8>) -> Run {
         stdout: out.stdout,
         stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
     }
-}
-
-/// Runs abbe and measures its peak RSS in KiB (`None` if it cannot be measured
-/// on this platform).
-fn run_measured(args: &[&str]) -> (Run, Option<u64>) {
-    if Path::new("/usr/bin/time").exists() {
-        let out = Command::new("/usr/bin/time")
-            .args(["-f", "%M", BIN])
-            .args(args)
-            .stdin(Stdio::null())
-            .output()
-            .expect("cannot run /usr/bin/time abbe");
-        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
-        let mut lines: Vec<&str> = stderr.lines().collect();
-        let kib = lines.pop().and_then(|l| l.trim().parse::<u64>().ok());
-        let mut rest = lines.join("\n");
-        if !rest.is_empty() {
-            rest.push('\n');
-        }
-        let run = Run {
-            code: out.status.code(),
-            stdout: out.stdout,
-            stderr: rest,
-        };
-        return (run, kib);
-    }
-    run_polling_vmhwm(args)
-}
-
-/// Fallback: polls `VmHWM` in /proc/<pid>/status until the child exits.
-fn run_polling_vmhwm(args: &[&str]) -> (Run, Option<u64>) {
-    let mut child = Command::new(BIN)
-        .args(args)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("cannot run abbe");
-    let mut so = child.stdout.take().unwrap();
-    let mut se = child.stderr.take().unwrap();
-    let out_reader = std::thread::spawn(move || {
-        let mut v = Vec::new();
-        so.read_to_end(&mut v).unwrap();
-        v
-    });
-    let err_reader = std::thread::spawn(move || {
-        let mut v = Vec::new();
-        se.read_to_end(&mut v).unwrap();
-        v
-    });
-    let mut peak: Option<u64> = None;
-    let status = loop {
-        if let Some(m) = common::memory_kib(child.id()) {
-            peak = Some(peak.map_or(m.peak, |p| p.max(m.peak)));
-        }
-        if let Some(status) = child.try_wait().unwrap() {
-            break status;
-        }
-        std::thread::sleep(Duration::from_millis(2));
-    };
-    let run = Run {
-        code: status.code(),
-        stdout: out_reader.join().unwrap(),
-        stderr: String::from_utf8_lossy(&err_reader.join().unwrap()).into_owned(),
-    };
-    (run, peak)
 }
 
 fn p(path: &Path) -> &str {
@@ -581,16 +515,19 @@ fn large_payload_round_trip_in_constant_memory() {
 
     let ct = env.path("big.abbe");
     let t = Instant::now();
-    let (r, kib) = run_measured(&[
-        "encrypt",
-        "--public",
-        p(&env.public()),
-        "--policy",
-        POLICY,
-        "-o",
-        p(&ct),
-        p(&plain),
-    ]);
+    let (r, kib) = common::run_measured(
+        env.dir.path(),
+        &[
+            "encrypt",
+            "--public",
+            p(&env.public()),
+            "--policy",
+            POLICY,
+            "-o",
+            p(&ct),
+            p(&plain),
+        ],
+    );
     assert_ok(&r);
     eprintln!("abbe encrypt of 200 MiB took {:.2?}", t.elapsed());
     check_rss("encrypt", kib);
@@ -604,14 +541,17 @@ fn large_payload_round_trip_in_constant_memory() {
 
     let out = env.path("big.out");
     let t = Instant::now();
-    let (r, kib) = run_measured(&[
-        "decrypt",
-        "--key",
-        p(&env.key("alice")),
-        "-o",
-        p(&out),
-        p(&ct),
-    ]);
+    let (r, kib) = common::run_measured(
+        env.dir.path(),
+        &[
+            "decrypt",
+            "--key",
+            p(&env.key("alice")),
+            "-o",
+            p(&out),
+            p(&ct),
+        ],
+    );
     assert_ok(&r);
     eprintln!("abbe decrypt of 200 MiB took {:.2?}", t.elapsed());
     check_rss("decrypt", kib);

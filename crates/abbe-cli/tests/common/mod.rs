@@ -131,31 +131,79 @@ pub fn data(len: usize) -> Vec<u8> {
 }
 
 impl T {
-    /// Runs abbe under /usr/bin/time and returns its peak RSS in KiB.
+    /// [`run_measured`] in this directory, where the peak RSS can be measured.
     pub fn run_measured(&self, args: &[&str]) -> (Run, u64) {
-        let out = Command::new("/usr/bin/time")
-            .current_dir(self.dir.path())
-            .args(["-f", "%M", BIN])
-            .args(args)
-            .env_remove(ENV)
-            .stdin(Stdio::null())
-            .output()
-            .expect("cannot run /usr/bin/time abbe");
-        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
-        let mut lines: Vec<&str> = stderr.lines().collect();
-        let kib = lines
-            .pop()
-            .and_then(|l| l.trim().parse::<u64>().ok())
-            .expect("/usr/bin/time reports the peak RSS");
-        // time's own line about a failed command is not abbe's output.
-        lines.retain(|l| !l.starts_with("Command exited with non-zero status"));
-        let run = Run {
-            code: out.status.code(),
-            stdout: out.stdout,
-            stderr: lines.join("\n"),
-        };
-        (run, kib)
+        let (run, kib) = run_measured(self.dir.path(), args);
+        (
+            run,
+            kib.expect("the peak RSS is measured (/usr/bin/time or /proc)"),
+        )
     }
+}
+
+/// Runs abbe in `dir` with no stdin and measures its peak RSS in KiB:
+/// under /usr/bin/time, or else by polling VmHWM until it exits (`None`
+/// where neither is available).
+pub fn run_measured(dir: &Path, args: &[&str]) -> (Run, Option<u64>) {
+    if !Path::new("/usr/bin/time").exists() {
+        return run_polling_peak(dir, args);
+    }
+    let out = Command::new("/usr/bin/time")
+        .current_dir(dir)
+        .args(["-f", "%M", BIN])
+        .args(args)
+        .env_remove(ENV)
+        .stdin(Stdio::null())
+        .output()
+        .expect("cannot run /usr/bin/time abbe");
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    let mut lines: Vec<&str> = stderr.lines().collect();
+    let kib = lines.pop().and_then(|l| l.trim().parse::<u64>().ok());
+    // time's own line about a failed command is not abbe's output.
+    lines.retain(|l| !l.starts_with("Command exited with non-zero status"));
+    let run = Run {
+        code: out.status.code(),
+        stdout: out.stdout,
+        stderr: lines.join("\n"),
+    };
+    (run, kib)
+}
+
+fn run_polling_peak(dir: &Path, args: &[&str]) -> (Run, Option<u64>) {
+    let mut child = Command::new(BIN)
+        .current_dir(dir)
+        .args(args)
+        .env_remove(ENV)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("cannot run abbe");
+    let drain = |mut r: Box<dyn std::io::Read + Send>| {
+        std::thread::spawn(move || {
+            let mut v = Vec::new();
+            r.read_to_end(&mut v).unwrap();
+            v
+        })
+    };
+    let out_reader = drain(Box::new(child.stdout.take().unwrap()));
+    let err_reader = drain(Box::new(child.stderr.take().unwrap()));
+    let mut peak: Option<u64> = None;
+    let status = loop {
+        if let Some(m) = memory_kib(child.id()) {
+            peak = Some(peak.map_or(m.peak, |p| p.max(m.peak)));
+        }
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(2));
+    };
+    let run = Run {
+        code: status.code(),
+        stdout: out_reader.join().unwrap(),
+        stderr: String::from_utf8_lossy(&err_reader.join().unwrap()).into_owned(),
+    };
+    (run, peak)
 }
 
 /// Runs abbe in `dir` with no stdin; its output, whatever the status.
