@@ -39,11 +39,7 @@ fn run(args: &[&str]) -> Run {
         .stdin(Stdio::null())
         .output()
         .expect("cannot run abbe");
-    Run {
-        code: out.status.code(),
-        stdout: out.stdout,
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    }
+    out.into()
 }
 
 /// Runs abbe with `input` written to its stdin from another thread.
@@ -62,11 +58,7 @@ fn run_piped(args: &[&str], input: Vec<u8>) -> Run {
     });
     let out = child.wait_with_output().expect("cannot wait for abbe");
     writer.join().unwrap();
-    Run {
-        code: out.status.code(),
-        stdout: out.stdout,
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    }
+    out.into()
 }
 
 fn p(path: &Path) -> &str {

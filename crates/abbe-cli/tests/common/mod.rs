@@ -17,6 +17,16 @@ pub struct Run {
     pub stderr: String,
 }
 
+impl From<Output> for Run {
+    fn from(out: Output) -> Run {
+        Run {
+            code: out.status.code(),
+            stdout: out.stdout,
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        }
+    }
+}
+
 /// A temporary directory with passphrase files `pw` and `wrong`.
 pub struct T {
     pub dir: tempfile::TempDir,
@@ -65,11 +75,7 @@ impl T {
         if let Some(w) = writer {
             w.join().unwrap();
         }
-        Run {
-            code: out.status.code(),
-            stdout: out.stdout,
-            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-        }
+        out.into()
     }
 
     pub fn run(&self, pass: Option<&str>, args: &[&str]) -> Run {
