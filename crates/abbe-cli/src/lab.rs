@@ -79,6 +79,12 @@ pub fn run(a: LabArgs) -> Result<(), String> {
         point_time: a.point_time.map(std::time::Duration::from_millis),
     };
     let s = abbe_lab::run(&opts).map_err(|e| e.to_string())?;
+    if s.under_load.0 > 0 {
+        eprintln!(
+            "abbe lab: warning: {} of {} timed points were measured under load (more runnable processes than cores); verdicts use process CPU time, the wall times in results/ are inflated",
+            s.under_load.0, s.under_load.1
+        );
+    }
     if !a.quiet {
         eprintln!("claims:");
         for (exp, text, v) in &s.claims {

@@ -1,8 +1,11 @@
 //! Measurement: warm-up, repetitions until a time budget, median and spread
-//! of wall time, process CPU time beside it (the machine is shared and noisy:
-//! a CPU time well below the wall time says another process took the core),
-//! peak heap of one run, and the results store that makes experiments
-//! resumable.
+//! of wall time and of process CPU time, the machine's load average, peak
+//! heap of one run, and the results store that makes experiments resumable.
+//!
+//! The lab judges single-threaded operations on process CPU time: another
+//! process on the machine delays an operation (wall time) but does not add
+//! to the work it does. The minimum wall time would not do: under a
+//! sustained load few repetitions of a long operation run uninterrupted.
 
 use crate::record::{Key, Row};
 use cpu_time::ProcessTime;
@@ -53,12 +56,18 @@ pub struct Stats {
     pub median_ms: f64,
     pub min_ms: f64,
     pub max_ms: f64,
-    /// Lower and upper quartiles of the wall times: the spread the lab's
-    /// comparisons call noise.
+    /// Lower and upper quartiles of the wall times.
     pub q1_ms: f64,
     pub q3_ms: f64,
+    /// Median and quartiles of the process CPU times: what the verdicts
+    /// judge, and the spread they call noise.
     pub cpu_ms: f64,
+    pub cpu_q1_ms: f64,
+    pub cpu_q3_ms: f64,
     pub reps: u32,
+    /// The 1-minute load average when the point was done (`None` where the
+    /// system does not say).
+    pub load_avg: Option<f64>,
     /// Peak heap of the first run (`None` without the instrumented allocator).
     pub peak_heap: Option<u64>,
 }
@@ -74,6 +83,8 @@ impl Stats {
             q1_ms: self.q1_ms / k,
             q3_ms: self.q3_ms / k,
             cpu_ms: self.cpu_ms / k,
+            cpu_q1_ms: self.cpu_q1_ms / k,
+            cpu_q3_ms: self.cpu_q3_ms / k,
             ..self
         }
     }
@@ -140,16 +151,40 @@ pub fn time_with_setup<S, T>(
     let min_ms = wall.iter().copied().fold(f64::INFINITY, f64::min);
     let max_ms = wall.iter().copied().fold(0.0, f64::max);
     let median_ms = median(&mut wall);
+    let cpu_ms = median(&mut cpu);
     Stats {
         median_ms,
         min_ms,
         max_ms,
         q1_ms: quantile(&wall, 0.25),
         q3_ms: quantile(&wall, 0.75),
-        cpu_ms: median(&mut cpu),
+        cpu_ms,
+        cpu_q1_ms: quantile(&cpu, 0.25),
+        cpu_q3_ms: quantile(&cpu, 0.75),
         reps: wall.len() as u32,
+        load_avg: load_average(),
         peak_heap: peak,
     }
+}
+
+/// The 1-minute load average (Linux's `/proc/loadavg`): the runnable
+/// processes, the lab's own measuring thread included.
+pub fn load_average() -> Option<f64> {
+    std::fs::read_to_string("/proc/loadavg")
+        .ok()?
+        .split_whitespace()
+        .next()?
+        .parse()
+        .ok()
+}
+
+/// CPU time of the calling thread: for a single operation timed inside a
+/// larger loop (the average case of random policies), where process CPU
+/// time would also count the loop's bookkeeping on other threads.
+pub fn thread_cpu_ms<T>(op: impl FnOnce() -> T) -> (T, f64) {
+    let t0 = cpu_time::ThreadTime::now();
+    let r = op();
+    (r, t0.elapsed().as_secs_f64() * 1e3)
 }
 
 /// Times `op()`. Operations under a millisecond are run in batches of k
@@ -296,6 +331,7 @@ mod tests {
         );
         assert!(s.reps >= 2 && s.reps <= 6, "{s:?}");
         assert!(s.min_ms >= 5.0 && s.median_ms >= s.min_ms && s.max_ms >= s.median_ms);
+        assert!(s.cpu_q1_ms <= s.cpu_ms && s.cpu_ms <= s.cpu_q3_ms, "{s:?}");
         // No assertion on `cpu_ms`: it is process CPU time, and the test
         // harness runs other tests on other threads of this process meanwhile.
         assert!(s.cpu_ms.is_finite() && s.cpu_ms >= 0.0, "{s:?}");

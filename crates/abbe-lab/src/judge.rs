@@ -32,7 +32,8 @@ impl Measured {
         }
     }
 
-    /// The row's main value with its noise.
+    /// The row's main value (for a timing, its judged time: see
+    /// [`Row::judged_ms`]) with its noise.
     pub fn of(row: &Row) -> Option<Measured> {
         Some(Measured {
             value: row.main_value()?,
@@ -68,16 +69,16 @@ impl Measured {
     }
 }
 
-/// Relative noise of a row: half its interquartile range over its median for
-/// a timing (a quarter of min–max in results without quartiles), at least
-/// [`NOISE_FLOOR`]; 0 for a size or a derived value.
+/// Relative noise of a row: half the interquartile range of its judged
+/// time over its median (a quarter of min–max in wall-time results without
+/// quartiles), at least [`NOISE_FLOOR`]; 0 for a size or a derived value.
 pub fn noise(r: &Row) -> f64 {
-    let Some(m) = r.median_ms.filter(|m| *m > 0.0) else {
+    let Some((m, quartiles)) = r.judged_ms().filter(|(m, _)| *m > 0.0) else {
         return 0.0;
     };
-    let spread = match (r.q1_ms, r.q3_ms, r.min_ms, r.max_ms) {
-        (Some(q1), Some(q3), _, _) => (q3 - q1) / 2.0,
-        (_, _, Some(lo), Some(hi)) => (hi - lo) / 4.0,
+    let spread = match (quartiles, r.min_ms, r.max_ms) {
+        (Some((q1, q3)), _, _) => (q3 - q1) / 2.0,
+        (None, Some(lo), Some(hi)) => (hi - lo) / 4.0,
         _ => 0.0,
     };
     (spread / m).max(NOISE_FLOOR)
@@ -162,6 +163,21 @@ pub fn at_most(x: Measured, threshold: f64) -> Verdict {
     }
 }
 
+/// "a is sensibly faster than b", for a ratio `r` = a / b and a threshold
+/// below 1 that may lie inside the noise (0.95 against a 6 % noise floor):
+/// the threshold is applied to the measured ratio — above it a is not
+/// sensibly faster, whatever the noise — and the noise decides only whether
+/// a below-threshold ratio differs from 1 at all.
+pub fn sensibly_less(r: Measured, threshold: f64) -> Verdict {
+    if r.value > threshold {
+        Verdict::DoesNotHold
+    } else if less(r, Measured::exact(1.0)) == Verdict::Holds {
+        Verdict::Holds
+    } else {
+        Verdict::WithinNoise
+    }
+}
+
 /// A verdict from a yes/no check (sizes, counts: no noise).
 pub fn check(ok: bool) -> Verdict {
     if ok {
@@ -198,13 +214,16 @@ pub fn combine(vs: &[Verdict]) -> Verdict {
 }
 
 /// The verdict of a claim about every point ("consistently", "all"): one
-/// point beyond noise against it and it does not hold; it holds when the
-/// others hold or tie, and is within noise when every point ties.
+/// point beyond noise against it and it does not hold; it holds only when
+/// every point holds — a point within noise leaves it within noise, since
+/// the claim is then not shown there.
 pub fn every(vs: &[Verdict]) -> Verdict {
     if vs.contains(&Verdict::DoesNotHold) {
         Verdict::DoesNotHold
     } else if vs.contains(&Verdict::Depends) {
         Verdict::Depends
+    } else if vs.contains(&Verdict::WithinNoise) {
+        Verdict::WithinNoise
     } else {
         combine(vs)
     }
@@ -234,23 +253,60 @@ pub fn mostly(vs: &[Verdict]) -> Verdict {
     }
 }
 
-/// Counts of each outcome, for the evidence: "3 hold, 1 does not, 2 within
-/// noise".
+/// Counts of each outcome, for the evidence: "3 of 6 points hold; 1 does
+/// not; 2 within noise".
 pub fn tally(vs: &[Verdict]) -> String {
     let n = |v: Verdict| vs.iter().filter(|x| **x == v).count();
-    let mut parts = vec![format!("{} hold", n(Verdict::Holds))];
-    if n(Verdict::DoesNotHold) > 0 {
-        parts.push(format!("{} do not", n(Verdict::DoesNotHold)));
+    let mut parts = vec![format!("{} of {} points hold", n(Verdict::Holds), vs.len())];
+    match n(Verdict::DoesNotHold) {
+        0 => {}
+        1 => parts.push("1 does not".into()),
+        k => parts.push(format!("{k} do not")),
     }
-    if n(Verdict::WithinNoise) > 0 {
-        parts.push(format!("{} within noise", n(Verdict::WithinNoise)));
+    for (v, what) in [
+        (Verdict::Depends, "depend"),
+        (Verdict::WithinNoise, "within noise"),
+        (Verdict::Pending, "not measured"),
+    ] {
+        if n(v) > 0 {
+            parts.push(format!("{} {what}", n(v)));
+        }
     }
-    format!(
-        "{} of {} points: {}",
-        n(Verdict::Holds),
-        vs.len(),
-        parts.join(", ")
-    )
+    parts.join("; ")
+}
+
+/// What a verdict on several points rests on, when not on all of them:
+/// "decided on 2 of 7 points; 5 within noise" (empty when every point is
+/// decided). Appended to the evidence so that no within-noise point counts
+/// silently for either side.
+pub fn decided_on(vs: &[Verdict]) -> String {
+    let n = |v: Verdict| vs.iter().filter(|x| **x == v).count();
+    let (ties, pending) = (n(Verdict::WithinNoise), n(Verdict::Pending));
+    if ties + pending == 0 {
+        return String::new();
+    }
+    let mut s = format!(
+        "decided on {} of {} points",
+        vs.len() - ties - pending,
+        vs.len()
+    );
+    if ties > 0 {
+        s += &format!("; {ties} within noise");
+    }
+    if pending > 0 {
+        s += &format!("; {pending} not measured");
+    }
+    s
+}
+
+/// `evidence`, followed by [`decided_on`]`(vs)` when that is not empty.
+pub fn with_points(vs: &[Verdict], evidence: impl Into<String>) -> String {
+    let mut e = evidence.into();
+    let d = decided_on(vs);
+    if !d.is_empty() {
+        e += &format!(" ({d})");
+    }
+    e
 }
 
 /// Timed rows whose wall time does not follow their work: two points of
@@ -331,6 +387,44 @@ mod tests {
     }
 
     #[test]
+    fn timings_are_judged_on_cpu_time_and_its_own_spread() {
+        // The same work under load: wall time doubled and spread out, CPU
+        // time as before.
+        let mut idle = timed("s", "op", 1.0, 10.0, 10.0);
+        idle.cpu_q1_ms = Some(9.9);
+        idle.cpu_q3_ms = Some(10.1);
+        let mut loaded = idle.clone();
+        loaded.median_ms = Some(21.0);
+        loaded.q1_ms = Some(14.0);
+        loaded.q3_ms = Some(30.0);
+        loaded.cpu_ms = Some(10.2);
+        for r in [&idle, &loaded] {
+            let m = Measured::of(r).unwrap();
+            assert!(m.value <= 10.2 && m.noise == NOISE_FLOOR, "{m:?}");
+        }
+        let other = Measured::of(&{
+            let mut r = idle.clone();
+            r.cpu_ms = Some(12.0);
+            r.cpu_q1_ms = Some(11.9);
+            r.cpu_q3_ms = Some(12.1);
+            r
+        })
+        .unwrap();
+        for r in [&idle, &loaded] {
+            assert_eq!(less(Measured::of(r).unwrap(), other), Verdict::Holds);
+        }
+        // CPU quartiles wider than the floor are the noise.
+        let mut wide = idle.clone();
+        wide.cpu_q1_ms = Some(9.0);
+        wide.cpu_q3_ms = Some(11.0);
+        assert!((noise(&wide) - 0.1).abs() < 1e-12);
+        // A row judged on wall time (it waits on the network) keeps wall.
+        let wall = loaded.clone().judged_on_wall();
+        assert_eq!(Measured::of(&wall).unwrap().value, 21.0);
+        assert!((noise(&wall) - 8.0 / 21.0).abs() < 1e-12);
+    }
+
+    #[test]
     fn a_difference_below_the_noise_is_a_tie_in_either_order() {
         let a = Measured::timing(0.556, 0.0);
         let b = Measured::timing(0.558, 0.0);
@@ -364,6 +458,13 @@ mod tests {
         assert_eq!(less(x, Measured::exact(200.0)), Verdict::Holds);
         assert_eq!(less(x, Measured::exact(50.0)), Verdict::DoesNotHold);
         assert_eq!(less(x, Measured::exact(101.0)), Verdict::WithinNoise);
+        let ratio = |v| Measured {
+            value: v,
+            noise: 2.0 * NOISE_FLOOR,
+        };
+        assert_eq!(sensibly_less(ratio(0.8), 0.95), Verdict::Holds);
+        assert_eq!(sensibly_less(ratio(0.95), 0.95), Verdict::WithinNoise);
+        assert_eq!(sensibly_less(ratio(1.0), 0.95), Verdict::DoesNotHold);
         let r = x.ratio(Measured::timing(50.0, 0.05));
         assert!((r.value - 2.0).abs() < 1e-12 && (r.noise - 0.15).abs() < 1e-12);
         let (lo, hi) = ratio_bounds(x, Measured::exact(50.0));
@@ -387,11 +488,30 @@ mod tests {
         assert_eq!(mostly(&[Holds, Holds, DoesNotHold]), Depends);
         assert_eq!(mostly(&[Holds, DoesNotHold]), DoesNotHold);
         assert_eq!(mostly(&[WithinNoise]), WithinNoise);
-        assert_eq!(every(&[Holds, WithinNoise]), Holds);
+        assert_eq!(every(&[Holds, WithinNoise]), WithinNoise);
+        assert_eq!(every(&[Holds, Holds]), Holds);
         assert_eq!(every(&[WithinNoise]), WithinNoise);
+        assert_eq!(every(&[Holds, WithinNoise, DoesNotHold]), DoesNotHold);
         assert_eq!(
             tally(&[Holds, DoesNotHold, WithinNoise]),
-            "1 of 3 points: 1 hold, 1 do not, 1 within noise"
+            "1 of 3 points hold; 1 does not; 1 within noise"
+        );
+        assert_eq!(decided_on(&[Holds, DoesNotHold]), "");
+        assert_eq!(
+            decided_on(&[
+                Holds,
+                Holds,
+                WithinNoise,
+                WithinNoise,
+                WithinNoise,
+                WithinNoise,
+                WithinNoise
+            ]),
+            "decided on 2 of 7 points; 5 within noise"
+        );
+        assert_eq!(
+            with_points(&[Holds, Pending], "ratios 1.2"),
+            "ratios 1.2 (decided on 1 of 2 points; 1 not measured)"
         );
     }
 

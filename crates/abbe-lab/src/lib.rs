@@ -231,6 +231,21 @@ impl Ctx {
         s
     }
 
+    /// Times `op` and records the row, to be judged on wall time: for an
+    /// operation that waits on other threads or the network, whose CPU
+    /// time is not its cost.
+    pub fn time_latency<T>(
+        &mut self,
+        key: Key,
+        bits: u32,
+        budget: Budget,
+        op: impl FnMut() -> T,
+    ) -> Stats {
+        let s = harness::time(budget, self.heap, op);
+        self.push(Row::from_key(&key, bits).with_stats(s).judged_on_wall());
+        s
+    }
+
     /// Times `op(setup())` (setup untimed) and records the row.
     pub fn time_with_setup<S, T>(
         &mut self,
@@ -346,10 +361,24 @@ fn decided_by(
         .collect()
 }
 
+/// How many of the timed points of `rows` were measured under load (more
+/// runnable processes than `cores`), of how many timed points.
+fn under_load(rows: &[Row], cores: usize) -> (usize, usize) {
+    let timed = rows.iter().filter(|r| r.median_ms.is_some());
+    let (mut loaded, mut all) = (0, 0);
+    for r in timed {
+        all += 1;
+        loaded += usize::from(r.under_load(cores));
+    }
+    (loaded, all)
+}
+
 /// The result of a run.
 pub struct Summary {
     pub index: PathBuf,
     pub claims: Vec<(String, String, Verdict)>,
+    /// Timed points measured under load, of all timed points.
+    pub under_load: (usize, usize),
     pub seconds: f64,
 }
 
@@ -397,7 +426,7 @@ fn environment(opts: &Options, heap: bool) -> Environment {
             ("statistics".into(), {
                 let b = opts.profile.budget();
                 let time = opts.point_time.unwrap_or(b.time);
-                format!("every operation on one thread (abbe's parallelism follows rayon's pool, and the lab installs a one-thread pool); median of repetitions after one warm-up run, repeated for {} s and at least {} times{} unless a paper fixes the count; quartiles and min–max in results/*.csv, the quartiles being the noise the verdicts allow for; process CPU time beside wall time",
+                format!("every operation on one thread (abbe's parallelism follows rayon's pool, and the lab installs a one-thread pool); median of repetitions after one warm-up run, repeated for {} s and at least {} times{} unless a paper fixes the count; tables, figures and verdicts show the median process CPU time, which other processes do not inflate, and its quartiles are the noise the verdicts allow for (GHW11 Fig. 9's reads, which wait on a proxy and a web server, show wall time); wall-time median, quartiles and min–max, and the load average of each point, in results/*.csv",
                         time.as_secs_f64(), b.min_reps,
                         if opts.point_time.is_some() { " (--point-time)" } else { "" })
             }),
@@ -523,6 +552,10 @@ pub fn run(opts: &Options) -> Result<Summary, LabError> {
     };
     let mut sections = Vec::new();
     let mut claims = Vec::new();
+    let cores = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1);
+    let mut loaded = (0, 0);
     for e in &all {
         let rows = load_rows(&results.join(format!("{}.json", e.name)))?;
         if rows.is_empty() {
@@ -530,6 +563,9 @@ pub fn run(opts: &Options) -> Result<Summary, LabError> {
         }
         let mut section = (e.report)(&rows, &rctx);
         section.decided_by = decided_by(&section, &rows, e.report, &rctx);
+        section.under_load = under_load(&rows, cores);
+        loaded.0 += section.under_load.0;
+        loaded.1 += section.under_load.1;
         for floor in judge::wall_floors(&rows) {
             if !opts.quiet {
                 eprintln!("abbe lab: {}: wall-time floor suspected: {floor}", e.name);
@@ -562,6 +598,7 @@ pub fn run(opts: &Options) -> Result<Summary, LabError> {
     Ok(Summary {
         index,
         claims,
+        under_load: loaded,
         seconds: started.elapsed().as_secs_f64(),
     })
 }
@@ -631,6 +668,7 @@ mod tests {
             }],
             notes: vec![],
             decided_by: vec![],
+            under_load: (0, 0),
         }
     }
 

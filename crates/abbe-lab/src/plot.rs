@@ -111,7 +111,7 @@ impl Figure {
         Y::CoordDescType: ValueFormatter<f64>,
     {
         let mut chart = ChartBuilder::on(root)
-            .caption(&self.title, ("sans-serif", 17))
+            .caption(&self.title, ("sans-serif", caption_size(&self.title)))
             .margin(12)
             .x_label_area_size(46)
             .y_label_area_size(78)
@@ -190,6 +190,13 @@ impl Figure {
     }
 }
 
+/// The caption's font size: 17 px, smaller for a title that would not fit
+/// the 760 px figure (a sans-serif character is about 0.55 em wide).
+fn caption_size(title: &str) -> f64 {
+    let fits = 730.0 / (0.55 * title.chars().count().max(1) as f64);
+    fits.clamp(10.0, 17.0)
+}
+
 /// An axis range covering `v` with a margin (multiplicative on log axes).
 fn span(v: &[f64], log: bool) -> (f64, f64) {
     let lo = v.iter().copied().fold(f64::INFINITY, f64::min);
@@ -231,6 +238,15 @@ pub fn short(v: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn long_captions_shrink_to_fit() {
+        assert_eq!(caption_size("GHW11 Fig. 8 — ABE decryption time"), 17.0);
+        let long =
+            "perazzo Fig. 15 — RE-Mote battery lifetime, software and hardware ECC, every scheme";
+        let size = caption_size(long);
+        assert!(size < 17.0 && size * 0.55 * long.chars().count() as f64 <= 730.0);
+    }
 
     #[test]
     fn renders_linear_and_log_figures_with_labels() {

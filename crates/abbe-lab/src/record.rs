@@ -55,10 +55,22 @@ pub struct Row {
     pub q1_ms: Option<f64>,
     #[serde(default)]
     pub q3_ms: Option<f64>,
+    /// Median process CPU time: what the verdicts judge a single-threaded
+    /// operation on.
     pub cpu_ms: Option<f64>,
+    /// Quartiles of the process CPU times, the noise of `cpu_ms` (absent
+    /// in results of older labs, and for operations judged on wall time:
+    /// those that wait on other threads or the network).
+    #[serde(default)]
+    pub cpu_q1_ms: Option<f64>,
+    #[serde(default)]
+    pub cpu_q3_ms: Option<f64>,
     /// Process CPU time / wall time (> 1 when several cores work).
     pub cpu_util: Option<f64>,
     pub reps: Option<u32>,
+    /// The 1-minute load average when the point was done.
+    #[serde(default)]
+    pub load_avg: Option<f64>,
     pub bytes: Option<u64>,
     /// A derived or modelled value (energy, lifetime, prediction) in `unit`.
     pub value: Option<f64>,
@@ -106,6 +118,9 @@ impl Row {
         self.q1_ms = Some(s.q1_ms);
         self.q3_ms = Some(s.q3_ms);
         self.cpu_ms = Some(s.cpu_ms);
+        self.cpu_q1_ms = Some(s.cpu_q1_ms);
+        self.cpu_q3_ms = Some(s.cpu_q3_ms);
+        self.load_avg = s.load_avg;
         self.cpu_util = (s.median_ms > 0.0).then(|| s.cpu_ms / s.median_ms);
         self.reps = Some(s.reps);
         self.peak_heap_bytes = s.peak_heap;
@@ -113,15 +128,40 @@ impl Row {
         self
     }
 
+    /// The same row judged on wall time: the operation waits on other
+    /// threads or the network, so its CPU time is not its cost.
+    pub fn judged_on_wall(mut self) -> Row {
+        self.cpu_q1_ms = None;
+        self.cpu_q3_ms = None;
+        self
+    }
+
+    /// The time the verdicts judge, with its quartiles: process CPU time
+    /// when the row has its quartiles, wall time otherwise.
+    pub fn judged_ms(&self) -> Option<(f64, Option<(f64, f64)>)> {
+        match (self.cpu_ms, self.cpu_q1_ms, self.cpu_q3_ms) {
+            (Some(m), Some(q1), Some(q3)) => Some((m, Some((q1, q3)))),
+            _ => Some((self.median_ms?, self.q1_ms.zip(self.q3_ms))),
+        }
+    }
+
+    /// Whether the point was measured while more processes were runnable
+    /// than the machine has cores (the lab's own thread counts as one).
+    pub fn under_load(&self, cores: usize) -> bool {
+        self.load_avg.is_some_and(|l| l > cores as f64)
+    }
+
     pub fn with_ops(mut self, c: &OpCounts) -> Row {
         self.ops = Some(ops_map(c));
         self
     }
 
-    /// The row's main number: the median time, else the byte count, else
-    /// the derived value.
+    /// The row's main number, which tables, figures and verdicts show: the
+    /// judged time ([`Row::judged_ms`]), else the byte count, else the
+    /// derived value.
     pub fn main_value(&self) -> Option<f64> {
-        self.median_ms
+        self.judged_ms()
+            .map(|(ms, _)| ms)
             .or(self.bytes.map(|b| b as f64))
             .or(self.value)
     }
@@ -159,7 +199,7 @@ pub fn ops_map(c: &OpCounts) -> BTreeMap<String, u64> {
         .collect()
 }
 
-const CSV_HEADER: &str = "experiment,scheme,curve,security_bits,operation,x_name,x,params,median_ms,min_ms,max_ms,q1_ms,q3_ms,cpu_ms,cpu_util,reps,bytes,value,unit,peak_heap_bytes,ops,profile";
+const CSV_HEADER: &str = "experiment,scheme,curve,security_bits,operation,x_name,x,params,median_ms,min_ms,max_ms,q1_ms,q3_ms,cpu_ms,cpu_q1_ms,cpu_q3_ms,cpu_util,reps,load_avg,bytes,value,unit,peak_heap_bytes,ops,profile";
 
 fn opt<T: std::fmt::Display>(v: &Option<T>) -> String {
     v.as_ref().map(|v| v.to_string()).unwrap_or_default()
@@ -190,7 +230,7 @@ pub fn to_csv(rows: &[Row]) -> String {
             .unwrap_or_default();
         let _ = writeln!(
             out,
-            "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
+            "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
             field(&r.experiment),
             field(&r.scheme),
             field(&r.curve),
@@ -205,8 +245,11 @@ pub fn to_csv(rows: &[Row]) -> String {
             opt(&r.q1_ms),
             opt(&r.q3_ms),
             opt(&r.cpu_ms),
+            opt(&r.cpu_q1_ms),
+            opt(&r.cpu_q3_ms),
             opt(&r.cpu_util.map(|u| (u * 1000.0).round() / 1000.0)),
             opt(&r.reps),
+            opt(&r.load_avg),
             opt(&r.bytes),
             opt(&r.value),
             field(&r.unit),
@@ -238,7 +281,10 @@ mod tests {
         };
         let csv = to_csv(std::slice::from_ref(&r));
         let line = csv.lines().nth(1).unwrap();
-        assert_eq!(line, "e,s,c,0,op,n,3,\"shape=flat;p=0,5\",,,,,,,,,10,,B,,,");
+        assert_eq!(
+            line,
+            "e,s,c,0,op,n,3,\"shape=flat;p=0,5\",,,,,,,,,,,,10,,B,,,"
+        );
         assert_eq!(r.param("shape"), Some("flat"));
         assert_eq!(r.main_value(), Some(10.0));
         let json = serde_json::to_string(&r).unwrap();

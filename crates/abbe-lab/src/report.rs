@@ -137,9 +137,20 @@ pub struct Section {
     /// Per claim, the profile whose points decided its verdict (see
     /// `decided_by` in lib.rs); filled in by the run, empty in tests.
     pub decided_by: Vec<Option<Profile>>,
+    /// Timed points measured under load (more runnable processes than
+    /// cores), of the section's timed points; filled in by the run.
+    pub under_load: (usize, usize),
 }
 
 impl Section {
+    /// "; 3 of 40 points measured under load", or nothing.
+    fn load_note(&self) -> String {
+        match self.under_load {
+            (0, _) => String::new(),
+            (k, n) => format!("; {k} of {n} timed points measured under load"),
+        }
+    }
+
     fn decided_by(&self, i: usize) -> &'static str {
         match self.decided_by.get(i).copied().flatten() {
             Some(p) => p.name(),
@@ -177,7 +188,7 @@ figcaption{font-size:12px;color:#555}
 .claims li{margin:.6em 0}.verdict{display:inline-block;padding:0 .5em;border-radius:3px;font-weight:600;font-size:12px}
 .v-holds{background:#dafbe1;color:#116329}.v-does-not-hold{background:#ffebe9;color:#a40e26}
 .v-depends{background:#fff8c5;color:#7d4e00}.v-pending{background:#eaeef2;color:#57606a}.v-within-noise{background:#ddf4ff;color:#0a3069}.rule{color:#444;font-size:12px}
-.note{color:#555;font-size:13px}dl.env{display:grid;grid-template-columns:max-content auto;gap:.2em 1em}
+.note{color:#555;font-size:13px}.warn{background:#fff8c5;border:1px solid #d4a72c;padding:.5em 1em}dl.env{display:grid;grid-template-columns:max-content auto;gap:.2em 1em}
 dl.env dt{font-weight:600}
 "#;
 
@@ -227,17 +238,50 @@ pub fn index_html(title: &str, env: &Environment, sections: &[(Section, Vec<Stri
         let _ = write!(h, "<a href=\"#{}\">{}</a>", s.experiment, s.experiment);
     }
     h.push_str("<a href=\"#environment\">environment</a></nav>");
+    let loaded: (usize, usize) = sections.iter().fold((0, 0), |a, (s, _)| {
+        (a.0 + s.under_load.0, a.1 + s.under_load.1)
+    });
+    if loaded.0 > 0 {
+        let _ = write!(
+            h,
+            "<p class=warn id=load-warning><b>Measured under load:</b> {} of {} timed points were taken while more processes were runnable than this machine has cores. The verdicts rest on process CPU time, which that load does not inflate; the wall times in results/*.csv are inflated. The claims of the papers concerned are marked <q>under load</q>.</p>",
+            loaded.0, loaded.1
+        );
+    }
     // Claims summary first: what a reader wants to know.
-    h.push_str("<h2 id=claims>Claims and verdicts</h2><p class=note>Each verdict applies a rule written in the paper's notes before measuring; comparisons closer than the repetitions' spread say <q>within noise</q>.</p><table class=data><tr><th>paper</th><th>claim</th><th>verdict</th><th>decided by</th><th>rule</th></tr>");
+    let all: Vec<Verdict> = sections
+        .iter()
+        .flat_map(|(s, _)| s.claims.iter().map(|c| c.verdict))
+        .collect();
+    let count = |v: Verdict| all.iter().filter(|x| **x == v).count();
+    let tally: Vec<String> = [
+        Verdict::Holds,
+        Verdict::DoesNotHold,
+        Verdict::Depends,
+        Verdict::WithinNoise,
+        Verdict::Pending,
+    ]
+    .into_iter()
+    .filter(|v| count(*v) > 0)
+    .map(|v| format!("{} {}", count(v), v.label()))
+    .collect();
+    let _ = write!(
+        h,
+        "<h2 id=claims>Claims and verdicts</h2><p id=tally>{} claim{}: {}.</p><p class=note>Each verdict applies a rule written in the paper's notes before measuring; comparisons closer than the repetitions' spread say <q>within noise</q>.</p><table class=data><tr><th>paper</th><th>claim</th><th>verdict</th><th>decided by</th><th>rule</th></tr>",
+        all.len(),
+        if all.len() == 1 { "" } else { "s" },
+        tally.join(", ")
+    );
     for (s, _) in sections {
         for (i, c) in s.claims.iter().enumerate() {
             let _ = write!(
                 h,
-                "<tr><td>{}</td><td style=\"text-align:left\">{}</td><td><span class=\"verdict v-{}\">{}</span></td><td>{}</td><td class=rule style=\"text-align:left\">{}</td></tr>",
+                "<tr><td>{}</td><td style=\"text-align:left\">{}</td><td><span class=\"verdict v-{}\">{}</span>{}</td><td>{}</td><td class=rule style=\"text-align:left\">{}</td></tr>",
                 s.experiment,
                 esc(&c.text),
                 c.verdict.label().replace(' ', "-"),
                 c.verdict.label(),
+                if s.under_load.0 > 0 { " <span class=note>under load</span>" } else { "" },
                 s.decided_by(i),
                 esc(&s.paper.rule(c.id).unwrap_or_default())
             );
@@ -299,12 +343,13 @@ pub fn index_html(title: &str, env: &Environment, sections: &[(Section, Vec<Stri
             for (i, c) in s.claims.iter().enumerate() {
                 let _ = write!(
                     h,
-                    "<li><span class=\"verdict v-{}\">{}</span> <q>{}</q> <span class=note>({}; decided by the {} profile)</span><br><span class=rule>Rule: {}</span><br><span class=note>Evidence: {}</span></li>",
+                    "<li><span class=\"verdict v-{}\">{}</span> <q>{}</q> <span class=note>({}; decided by the {} profile{})</span><br><span class=rule>Rule: {}</span><br><span class=note>Evidence: {}</span></li>",
                     c.verdict.label().replace(' ', "-"),
                     c.verdict.label(),
                     esc(&c.text),
                     esc(&c.source),
                     s.decided_by(i),
+                    s.load_note(),
                     esc(&s.paper.rule(c.id).unwrap_or_default()),
                     esc(&c.evidence)
                 );
@@ -359,11 +404,24 @@ mod tests {
             }],
             notes: vec![],
             decided_by: vec![Some(Profile::Full)],
+            under_load: (0, 4),
         };
         let env = Environment {
             items: vec![("CPU".into(), "x".into())],
         };
-        let html = index_html("Lab", &env, &[(s, vec![svg])]);
+        let html = index_html("Lab", &env, &[(s.clone(), vec![svg.clone()])]);
+        assert!(html.contains("1 claim: 1 holds."));
+        assert!(!html.contains("load-warning") && !html.contains("under load"));
+        let loaded = Section {
+            under_load: (3, 4),
+            ..s.clone()
+        };
+        let warned = index_html("Lab", &env, &[(loaded, vec![svg.clone()])]);
+        assert!(warned.contains("id=load-warning"), "a warning at the top");
+        assert!(warned.contains("3 of 4 timed points were taken"));
+        assert!(
+            warned.contains("decided by the full profile; 3 of 4 timed points measured under load")
+        );
         assert!(html.contains("Table &lt;1&gt;") && html.contains("a &amp; b"));
         assert!(html.contains("×0.200"));
         assert!(html.contains("v-holds"));

@@ -409,9 +409,9 @@ fn decrypt_once<K: Kem>(
 ) -> Result<f64, LabError> {
     let key = abbe::kem::keygen::<K>(pk, mk, key_side, rng).map_err(fail)?;
     let (k0, header) = K::encapsulate(pk, ct_side, rng).map_err(fail)?;
-    let t = std::time::Instant::now();
-    let k1 = K::decapsulate(&key, &header).map_err(fail)?;
-    let ms = t.elapsed().as_secs_f64() * 1e3;
+    // This thread's CPU time, which other processes do not inflate.
+    let (k1, ms) = crate::harness::thread_cpu_ms(|| K::decapsulate(&key, &header));
+    let k1 = k1.map_err(fail)?;
     if k0 != k1 {
         return Err(fail("average case: decryption returned another key"));
     }
@@ -931,6 +931,7 @@ pub fn report(rows: &[Row], r: &ReportCtx) -> Section {
         claims,
         notes: vec!["Figs. 6 and 8 are measured on this machine; Figs. 10–13, 15, 17 and 18 are the RE-Mote model (Table 2 costs × operation counts), so Figs. 11 and 13 are modelled energy, not the paper's power-meter readings. Figs. 7, 9 and 14 (the ESP32's energy and lifetime) need the ESP32 itself or its basic-operation costs, which the paper does not publish: add `[ops.software]` to a board profile named ESP32 (`--devices DIR`) and they and the ESP32 claims are computed.".into()],
         decided_by: Vec::new(),
+        under_load: (0, 0),
     }
 }
 
@@ -1030,7 +1031,7 @@ fn claims(
     let mut vs = Vec::new();
     let mut ev = Vec::new();
     for (n, r) in paired_ratio(rows, ("bsw07", "3-level"), ("bsw07", "flat"), "encrypt") {
-        vs.push(judge::at_most(r, 0.95));
+        vs.push(judge::sensibly_less(r, 0.95));
         ev.push(format!("n={n}: 3-level/flat ×{:.2}", r.value));
     }
     out.push(Claim {
@@ -1044,7 +1045,7 @@ fn claims(
     let mut vs = Vec::new();
     let mut ev = Vec::new();
     for (n, r) in paired_ratio(rows, ("yct14", "flat"), ("gpsw06", "flat"), "decrypt") {
-        vs.push(judge::at_most(r, 0.95));
+        vs.push(judge::sensibly_less(r, 0.95));
         ev.push(format!("n={n}: YCT/GPSW ×{:.2}", r.value));
     }
     out.push(Claim {
@@ -1272,12 +1273,15 @@ mod claim_tests {
             Depends
         );
         assert_eq!(claim(&pair(t, f, "encrypt", |_| 0.95), id), WithinNoise);
+        // Not sensibly faster, though within the noise of 0.95.
+        assert_eq!(claim(&pair(t, f, "encrypt", |_| 1.0), id), DoesNotHold);
         let id = "bsw-decryption-shape-independent";
         assert_eq!(claim(&pair(t, f, "decrypt", |_| 1.0), id), Holds);
         assert_eq!(claim(&pair(t, f, "decrypt", |_| 1.5), id), DoesNotHold);
         let id = "yct-faster-decryption";
         assert_eq!(claim(&pair(y, g, "decrypt", |_| 0.5), id), Holds);
         assert_eq!(claim(&pair(y, g, "decrypt", |_| 1.2), id), DoesNotHold);
+        assert_eq!(claim(&pair(y, g, "decrypt", |_| 0.97), id), DoesNotHold);
     }
 
     #[test]

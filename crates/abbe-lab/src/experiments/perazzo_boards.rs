@@ -114,10 +114,10 @@ fn hw_encryption_gains(rows: &[Row], remote: Option<&Device>) -> Claim {
         source: "§6.2.1".into(),
         text: "On the RE-Mote, hardware ECC cuts encryption time by about 70 % for BSW (20 attributes), 50 % for GPSW (35) and 55 % for YCT (50).".into(),
         verdict: if vs.contains(&Verdict::Pending) { Verdict::Pending } else { judge::every(&vs) },
-        evidence: format!(
+        evidence: judge::with_points(&vs, format!(
             "RE-Mote model, our counted encryption operations × Table 2's software and hardware costs: {}. Table 2 speeds up only point operations (point-scalar multiplication 167 → 74 ms, −56 %; addition −60 %), so no encryption made of them gains 70 %",
             if ev.is_empty() { "not measured at those points".into() } else { ev.join(", ") }
-        ),
+        )),
     }
 }
 
@@ -336,11 +336,11 @@ fn acceptable_limits(rows: &[Row], remote: Option<&Device>) -> Claim {
         source: "§6.4".into(),
         text: "The lifetime reduction is acceptable with up to 20 attributes in KP-ABE (GPSW, YCT) and up to 5-attribute policies in CP-ABE (BSW).".into(),
         verdict: if vs.contains(&Verdict::Pending) { Verdict::Pending } else { judge::every(&vs) },
-        evidence: format!(
+        evidence: judge::with_points(&vs, format!(
             "RE-Mote with hardware ECC, lifetime decrease against sending in the clear (acceptable ≤ {:.0} %): {}",
             ACCEPTABLE_DECREASE * 100.0,
             ev.join("; ")
-        ),
+        )),
     }
 }
 
@@ -378,7 +378,7 @@ fn impact_20_to_50(rows: &[Row], remote: Option<&Device>) -> Claim {
         evidence: if vs.is_empty() {
             "no encryption measured between 20 and 50 attributes".into()
         } else {
-            format!("RE-Mote model, software and hardware ECC, every scheme at 20–50 attributes: lifetime decrease {:.0}–{:.0} % (significant ≥ {:.0} %)", lo * 100.0, hi * 100.0, SIGNIFICANT_DECREASE * 100.0)
+            judge::with_points(&vs, format!("RE-Mote model, software and hardware ECC, every scheme at 20–50 attributes: lifetime decrease {:.0}–{:.0} % (significant ≥ {:.0} %)", lo * 100.0, hi * 100.0, SIGNIFICANT_DECREASE * 100.0))
         },
     }
 }
@@ -428,7 +428,7 @@ fn average_sublinear(rows: &[Row], remote: Option<&Device>) -> Claim {
         evidence: if ev.is_empty() {
             "no average-case points".into()
         } else {
-            format!("RE-Mote model of the average case, log–log slope against n: {}", ev.join(", "))
+            judge::with_points(&vs, format!("RE-Mote model of the average case, log–log slope against n: {}", ev.join(", ")))
         },
     }
 }

@@ -338,7 +338,7 @@ fn battery(rows: &[Row], r: &ReportCtx, tables: &mut Vec<Table>, claims: &mut Ve
     };
     claims.push(Claim {
         id: "epochs-far-less-overhead",
-        source: "§6.3".into(),
+        source: "§6.4".into(),
         text: "Encrypting one symmetric key with ABE, storing it on the untrusted broker and encrypting the readings symmetrically introduces far less processing and bandwidth overhead than ABE per reading.".into(),
         verdict,
         evidence: format!(

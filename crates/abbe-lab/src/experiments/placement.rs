@@ -288,6 +288,7 @@ pub fn report(rows: &[Row], _r: &ReportCtx) -> Section {
         claims: Vec::new(),
         notes: Vec::new(),
         decided_by: Vec::new(),
+        under_load: (0, 0),
     }
 }
 
