@@ -688,7 +688,7 @@ pub(super) fn tables(rows: &[Row]) -> Vec<Table> {
                 ]);
             }
         }
-        t.note = "Authors: one run per point on their 2014 1.4 GHz MacBook Air (Java + MCL, BN254), from their repository's runtime files (GitHub ArushC/broadcast, runtimesRevised/; the risky scheme's from runtimes/, the run §4 quotes), each row's file named in data/papers/chhatrapati22.csv. Ours: BN254, one thread, the CPA KEM, median of repetitions (one run for setup at N ≥ 10^4, three at N ≥ 10^5). Extrapolated cells follow the log–log line through our points of N ≥ 1000; the full profile measures to 10^6 (the risky scheme to 10^5).".into();
+        t.note = "Authors: one run per point on their 2014 1.4 GHz MacBook Air (Java + MCL, BN254), from the last committed version of their repository's runtime files (GitHub ArushC/broadcast), each row's file named in data/papers/chhatrapati22.csv. Ours: BN254, one thread, the CPA KEM, median of repetitions (one run for setup at N ≥ 10^4, three at N ≥ 10^5). Extrapolated cells follow the log–log line through our points of N ≥ 1000; the full profile measures to 10^6 (the risky scheme to 10^5).".into();
         out.push(t);
     }
     let mut t = Table::new(
