@@ -72,6 +72,8 @@ impl Measured {
 /// Relative noise of a row: half the interquartile range of its judged
 /// time over its median (a quarter of min–max in wall-time results without
 /// quartiles), at least [`NOISE_FLOOR`]; 0 for a size or a derived value.
+/// A point measured under load keeps the same floor: a wider one turns the
+/// loaded run's decided points into ties, which moves as many verdicts.
 pub fn noise(r: &Row) -> f64 {
     let Some((m, quartiles)) = r.judged_ms().filter(|(m, _)| *m > 0.0) else {
         return 0.0;
@@ -195,7 +197,12 @@ pub fn combine(vs: &[Verdict]) -> Verdict {
     let decided: Vec<Verdict> = vs
         .iter()
         .copied()
-        .filter(|v| !matches!(v, Verdict::Pending | Verdict::WithinNoise))
+        .filter(|v| {
+            !matches!(
+                v,
+                Verdict::Pending | Verdict::NotJudged | Verdict::WithinNoise
+            )
+        })
         .collect();
     if decided.is_empty() {
         return if vs.contains(&Verdict::WithinNoise) {
@@ -267,6 +274,7 @@ pub fn tally(vs: &[Verdict]) -> String {
         (Verdict::Depends, "depend"),
         (Verdict::WithinNoise, "within noise"),
         (Verdict::Pending, "not measured"),
+        (Verdict::NotJudged, "not judged"),
     ] {
         if n(v) > 0 {
             parts.push(format!("{} {what}", n(v)));

@@ -25,6 +25,7 @@ use harness::{Budget, Stats, Store};
 use indicatif::{ProgressBar, ProgressStyle};
 use record::{Key, Row};
 use report::{Environment, Section, Verdict};
+use std::io::IsTerminal as _;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -130,6 +131,9 @@ pub struct Ctx {
     point_time: Option<Duration>,
     store: Store,
     bar: ProgressBar,
+    /// Progress as lines on stderr (when it is not a terminal, where the
+    /// bar does not draw), and when the last one was printed.
+    progress_lines: Option<Instant>,
     heap: bool,
     /// `results/<experiment>.journal`: every row as it is measured, one JSON
     /// line each, so a killed run loses at most the point in progress.
@@ -175,9 +179,23 @@ impl Ctx {
         self.bar.set_length(steps);
     }
 
-    pub fn tick(&self, msg: impl Into<String>) {
-        self.bar.set_message(msg.into());
+    pub fn tick(&mut self, msg: impl Into<String>) {
+        let msg = msg.into();
         self.bar.inc(1);
+        if let Some(last) = self.progress_lines {
+            // A line every few seconds: a log, not a flood.
+            if last.elapsed() >= Duration::from_secs(5) || self.bar.position() == 1 {
+                eprintln!(
+                    "abbe lab: {} {}/{} ({:.0} s) {msg}",
+                    self.experiment,
+                    self.bar.position(),
+                    self.bar.length().unwrap_or(0),
+                    self.bar.elapsed().as_secs_f64()
+                );
+                self.progress_lines = Some(Instant::now());
+            }
+        }
+        self.bar.set_message(msg);
     }
 
     /// True (and the earlier rows taken over) when every key was measured
@@ -192,6 +210,9 @@ impl Ctx {
 
     pub fn push(&mut self, mut row: Row) {
         row.profile = Some(self.profile.name().into());
+        row.cores = std::thread::available_parallelism()
+            .ok()
+            .and_then(|n| u32::try_from(n.get()).ok());
         self.journal(&row);
         self.store.push(row);
     }
@@ -349,7 +370,7 @@ fn decided_by(
         .claims
         .iter()
         .map(|c| {
-            if !recorded || c.verdict == Verdict::Pending {
+            if !recorded || matches!(c.verdict, Verdict::Pending | Verdict::NotJudged) {
                 return None;
             }
             let same = quick.as_ref().is_none_or(|q| {
@@ -362,13 +383,13 @@ fn decided_by(
 }
 
 /// How many of the timed points of `rows` were measured under load (more
-/// runnable processes than `cores`), of how many timed points.
-fn under_load(rows: &[Row], cores: usize) -> (usize, usize) {
+/// runnable processes than cores), of how many timed points.
+fn under_load(rows: &[Row]) -> (usize, usize) {
     let timed = rows.iter().filter(|r| r.median_ms.is_some());
     let (mut loaded, mut all) = (0, 0);
     for r in timed {
         all += 1;
-        loaded += usize::from(r.under_load(cores));
+        loaded += usize::from(r.under_load());
     }
     (loaded, all)
 }
@@ -517,6 +538,7 @@ pub fn run(opts: &Options) -> Result<Summary, LabError> {
             point_time: opts.point_time,
             store: Store::new(prior, opts.force),
             bar: bar.clone(),
+            progress_lines: (!opts.quiet && !std::io::stderr().is_terminal()).then(Instant::now),
             heap,
             journal: std::fs::OpenOptions::new()
                 .create(true)
@@ -552,9 +574,6 @@ pub fn run(opts: &Options) -> Result<Summary, LabError> {
     };
     let mut sections = Vec::new();
     let mut claims = Vec::new();
-    let cores = std::thread::available_parallelism()
-        .map(|n| n.get())
-        .unwrap_or(1);
     let mut loaded = (0, 0);
     for e in &all {
         let rows = load_rows(&results.join(format!("{}.json", e.name)))?;
@@ -563,7 +582,7 @@ pub fn run(opts: &Options) -> Result<Summary, LabError> {
         }
         let mut section = (e.report)(&rows, &rctx);
         section.decided_by = decided_by(&section, &rows, e.report, &rctx);
-        section.under_load = under_load(&rows, cores);
+        section.under_load = under_load(&rows);
         loaded.0 += section.under_load.0;
         loaded.1 += section.under_load.1;
         for floor in judge::wall_floors(&rows) {

@@ -166,30 +166,51 @@ impl Paper {
     /// anything was measured, as `Rule {id}: holds if …; does not hold if …`
     /// (continued on the following indented lines).
     pub fn rule(&self, id: &str) -> Option<String> {
-        let tag = format!("Rule {{{id}}}:");
+        self.tagged("Rule", id)
+    }
+
+    /// What a model-based verdict rests on, as `Model {id}: …` in the
+    /// paper's `.md` (after its rule): the inputs that decide it. `None` for
+    /// a claim judged on measurements alone.
+    pub fn model(&self, id: &str) -> Option<String> {
+        self.tagged("Model", id)
+    }
+
+    /// The text of `{tag} {id}:` and its indented continuation lines.
+    fn tagged(&self, tag: &str, id: &str) -> Option<String> {
+        let tag = format!("{tag} {{{id}}}:");
         let mut lines = self.md.lines();
         let first = lines.by_ref().find_map(|l| {
             let i = l.find(&tag)?;
             Some(l[i + tag.len()..].trim().to_string())
         })?;
-        let mut rule = first;
+        let mut text = first;
         for l in lines {
             let t = l.trim();
             if !l.starts_with("    ") || t.is_empty() {
                 break;
             }
-            rule.push(' ');
-            rule.push_str(t);
+            text.push(' ');
+            text.push_str(t);
         }
-        Some(rule)
+        Some(text)
     }
 
     /// Every claim id with a rule in the paper's `.md`.
     pub fn rule_ids(&self) -> Vec<&'static str> {
+        self.tag_ids("Rule {")
+    }
+
+    /// Every claim id with a model in the paper's `.md`.
+    pub fn model_ids(&self) -> Vec<&'static str> {
+        self.tag_ids("Model {")
+    }
+
+    fn tag_ids(&self, open: &str) -> Vec<&'static str> {
         self.md
-            .match_indices("Rule {")
+            .match_indices(open)
             .filter_map(|(i, _)| {
-                let rest = &self.md[i + 6..];
+                let rest = &self.md[i + open.len()..];
                 rest.find("}:").map(|j| &rest[..j])
             })
             .collect()

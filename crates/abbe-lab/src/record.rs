@@ -68,9 +68,12 @@ pub struct Row {
     /// Process CPU time / wall time (> 1 when several cores work).
     pub cpu_util: Option<f64>,
     pub reps: Option<u32>,
-    /// The 1-minute load average when the point was done.
+    /// The 1-minute load average when the point was done, and the cores
+    /// of the machine that did it.
     #[serde(default)]
     pub load_avg: Option<f64>,
+    #[serde(default)]
+    pub cores: Option<u32>,
     pub bytes: Option<u64>,
     /// A derived or modelled value (energy, lifetime, prediction) in `unit`.
     pub value: Option<f64>,
@@ -147,8 +150,8 @@ impl Row {
 
     /// Whether the point was measured while more processes were runnable
     /// than the machine has cores (the lab's own thread counts as one).
-    pub fn under_load(&self, cores: usize) -> bool {
-        self.load_avg.is_some_and(|l| l > cores as f64)
+    pub fn under_load(&self) -> bool {
+        matches!((self.load_avg, self.cores), (Some(l), Some(c)) if l > f64::from(c))
     }
 
     pub fn with_ops(mut self, c: &OpCounts) -> Row {
@@ -199,7 +202,7 @@ pub fn ops_map(c: &OpCounts) -> BTreeMap<String, u64> {
         .collect()
 }
 
-const CSV_HEADER: &str = "experiment,scheme,curve,security_bits,operation,x_name,x,params,median_ms,min_ms,max_ms,q1_ms,q3_ms,cpu_ms,cpu_q1_ms,cpu_q3_ms,cpu_util,reps,load_avg,bytes,value,unit,peak_heap_bytes,ops,profile";
+const CSV_HEADER: &str = "experiment,scheme,curve,security_bits,operation,x_name,x,params,median_ms,min_ms,max_ms,q1_ms,q3_ms,cpu_ms,cpu_q1_ms,cpu_q3_ms,cpu_util,reps,load_avg,cores,bytes,value,unit,peak_heap_bytes,ops,profile";
 
 fn opt<T: std::fmt::Display>(v: &Option<T>) -> String {
     v.as_ref().map(|v| v.to_string()).unwrap_or_default()
@@ -230,7 +233,7 @@ pub fn to_csv(rows: &[Row]) -> String {
             .unwrap_or_default();
         let _ = writeln!(
             out,
-            "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
+            "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
             field(&r.experiment),
             field(&r.scheme),
             field(&r.curve),
@@ -250,6 +253,7 @@ pub fn to_csv(rows: &[Row]) -> String {
             opt(&r.cpu_util.map(|u| (u * 1000.0).round() / 1000.0)),
             opt(&r.reps),
             opt(&r.load_avg),
+            opt(&r.cores),
             opt(&r.bytes),
             opt(&r.value),
             field(&r.unit),
@@ -283,7 +287,7 @@ mod tests {
         let line = csv.lines().nth(1).unwrap();
         assert_eq!(
             line,
-            "e,s,c,0,op,n,3,\"shape=flat;p=0,5\",,,,,,,,,,,,10,,B,,,"
+            "e,s,c,0,op,n,3,\"shape=flat;p=0,5\",,,,,,,,,,,,,10,,B,,,"
         );
         assert_eq!(r.param("shape"), Some("flat"));
         assert_eq!(r.main_value(), Some(10.0));

@@ -92,9 +92,12 @@ pub enum Verdict {
     /// The claim compares quantities that differ here by less than their
     /// measured noise: no winner can be named.
     WithinNoise,
-    /// The evidence is not measured yet (a point of the full profile, or
-    /// hardware the machine lacks; the evidence says which).
+    /// The evidence is not measured yet: a point of the full profile (the
+    /// evidence says which).
     Pending,
+    /// Not judged: it needs hardware or data the lab lacks (the evidence
+    /// says what).
+    NotJudged,
 }
 
 impl Verdict {
@@ -105,6 +108,7 @@ impl Verdict {
             Verdict::Depends => "depends",
             Verdict::WithinNoise => "within noise",
             Verdict::Pending => "pending",
+            Verdict::NotJudged => "not judged",
         }
     }
 }
@@ -187,7 +191,7 @@ figure svg{display:block;max-width:100%;height:auto}
 figcaption{font-size:12px;color:#555}
 .claims li{margin:.6em 0}.verdict{display:inline-block;padding:0 .5em;border-radius:3px;font-weight:600;font-size:12px}
 .v-holds{background:#dafbe1;color:#116329}.v-does-not-hold{background:#ffebe9;color:#a40e26}
-.v-depends{background:#fff8c5;color:#7d4e00}.v-pending{background:#eaeef2;color:#57606a}.v-within-noise{background:#ddf4ff;color:#0a3069}.rule{color:#444;font-size:12px}
+.v-depends{background:#fff8c5;color:#7d4e00}.v-pending,.v-not-judged{background:#eaeef2;color:#57606a}.v-within-noise{background:#ddf4ff;color:#0a3069}.rule{color:#444;font-size:12px}
 .note{color:#555;font-size:13px}.warn{background:#fff8c5;border:1px solid #d4a72c;padding:.5em 1em}dl.env{display:grid;grid-template-columns:max-content auto;gap:.2em 1em}
 dl.env dt{font-weight:600}
 "#;
@@ -260,6 +264,7 @@ pub fn index_html(title: &str, env: &Environment, sections: &[(Section, Vec<Stri
         Verdict::Depends,
         Verdict::WithinNoise,
         Verdict::Pending,
+        Verdict::NotJudged,
     ]
     .into_iter()
     .filter(|v| count(*v) > 0)
@@ -267,7 +272,7 @@ pub fn index_html(title: &str, env: &Environment, sections: &[(Section, Vec<Stri
     .collect();
     let _ = write!(
         h,
-        "<h2 id=claims>Claims and verdicts</h2><p id=tally>{} claim{}: {}.</p><p class=note>Each verdict applies a rule written in the paper's notes before measuring; comparisons closer than the repetitions' spread say <q>within noise</q>.</p><table class=data><tr><th>paper</th><th>claim</th><th>verdict</th><th>decided by</th><th>rule</th></tr>",
+        "<h2 id=claims>Claims and verdicts</h2><p id=tally>{} claim{}: {}.</p><p class=note>Each verdict applies a rule written in the paper's notes before measuring; comparisons closer than the repetitions' spread say <q>within noise</q>; <q>model</q> marks a verdict computed from a board model, not measured on the paper's hardware (its section says what it rests on).</p><table class=data><tr><th>paper</th><th>claim</th><th>verdict</th><th>decided by</th><th>rule</th></tr>",
         all.len(),
         if all.len() == 1 { "" } else { "s" },
         tally.join(", ")
@@ -276,11 +281,12 @@ pub fn index_html(title: &str, env: &Environment, sections: &[(Section, Vec<Stri
         for (i, c) in s.claims.iter().enumerate() {
             let _ = write!(
                 h,
-                "<tr><td>{}</td><td style=\"text-align:left\">{}</td><td><span class=\"verdict v-{}\">{}</span>{}</td><td>{}</td><td class=rule style=\"text-align:left\">{}</td></tr>",
+                "<tr><td>{}</td><td style=\"text-align:left\">{}</td><td><span class=\"verdict v-{}\">{}</span>{}{}</td><td>{}</td><td class=rule style=\"text-align:left\">{}</td></tr>",
                 s.experiment,
                 esc(&c.text),
                 c.verdict.label().replace(' ', "-"),
                 c.verdict.label(),
+                if s.paper.model(c.id).is_some() { " <span class=note>model</span>" } else { "" },
                 if s.under_load.0 > 0 { " <span class=note>under load</span>" } else { "" },
                 s.decided_by(i),
                 esc(&s.paper.rule(c.id).unwrap_or_default())
@@ -343,7 +349,7 @@ pub fn index_html(title: &str, env: &Environment, sections: &[(Section, Vec<Stri
             for (i, c) in s.claims.iter().enumerate() {
                 let _ = write!(
                     h,
-                    "<li><span class=\"verdict v-{}\">{}</span> <q>{}</q> <span class=note>({}; decided by the {} profile{})</span><br><span class=rule>Rule: {}</span><br><span class=note>Evidence: {}</span></li>",
+                    "<li><span class=\"verdict v-{}\">{}</span> <q>{}</q> <span class=note>({}; decided by the {} profile{})</span><br><span class=rule>Rule: {}</span>{}<br><span class=note>Evidence: {}</span></li>",
                     c.verdict.label().replace(' ', "-"),
                     c.verdict.label(),
                     esc(&c.text),
@@ -351,6 +357,10 @@ pub fn index_html(title: &str, env: &Environment, sections: &[(Section, Vec<Stri
                     s.decided_by(i),
                     s.load_note(),
                     esc(&s.paper.rule(c.id).unwrap_or_default()),
+                    s.paper
+                        .model(c.id)
+                        .map(|m| format!("<br><span class=rule>A model's verdict, resting on: {}</span>", esc(&m)))
+                        .unwrap_or_default(),
                     esc(&c.evidence)
                 );
             }
@@ -395,22 +405,34 @@ mod tests {
             intro: "a & b".into(),
             tables: vec![t],
             figures: vec![f],
-            claims: vec![Claim {
-                id: "advantage-from-10",
-                source: "§6".into(),
-                text: "fast".into(),
-                verdict: Verdict::Holds,
-                evidence: "rows".into(),
-            }],
+            claims: vec![
+                Claim {
+                    id: "advantage-from-10",
+                    source: "§6".into(),
+                    text: "fast".into(),
+                    verdict: Verdict::Holds,
+                    evidence: "rows".into(),
+                },
+                Claim {
+                    id: "problematic-on-limited-devices",
+                    source: "§6.1".into(),
+                    text: "slow on a phone".into(),
+                    verdict: Verdict::Holds,
+                    evidence: "a board".into(),
+                },
+            ],
             notes: vec![],
-            decided_by: vec![Some(Profile::Full)],
+            decided_by: vec![Some(Profile::Full), Some(Profile::Quick)],
             under_load: (0, 4),
         };
         let env = Environment {
             items: vec![("CPU".into(), "x".into())],
         };
         let html = index_html("Lab", &env, &[(s.clone(), vec![svg.clone()])]);
-        assert!(html.contains("1 claim: 1 holds."));
+        assert_eq!(s.paper.id, "ghw11");
+        assert!(html.contains("2 claims: 2 holds."));
+        assert_eq!(html.matches("<span class=note>model</span>").count(), 1);
+        assert!(html.contains("A model's verdict, resting on: the RE-Mote"));
         assert!(!html.contains("load-warning") && !html.contains("under load"));
         let loaded = Section {
             under_load: (3, 4),

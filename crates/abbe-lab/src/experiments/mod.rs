@@ -395,6 +395,12 @@ mod tests {
                     "{paper_id}.md has a rule for {id}, which no claim uses"
                 );
             }
+            for id in p.model_ids() {
+                assert!(
+                    ids.contains(&id),
+                    "{paper_id}.md has a model for {id}, which no claim uses"
+                );
+            }
         }
     }
 

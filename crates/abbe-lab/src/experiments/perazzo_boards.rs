@@ -128,7 +128,7 @@ fn remote_slower_than_esp32(rows: &[Row], remote: Option<&Device>, esp: Option<&
             id: "remote-slower-than-esp32",
             source: "§6.2.1".into(),
             text,
-            verdict: Verdict::Pending,
+            verdict: Verdict::NotJudged,
             evidence: ESP32_MISSING.into(),
         };
     };
@@ -246,7 +246,7 @@ fn esp32_lifetimes(rows: &[Row], esp: Option<&Device>) -> Claim {
             id: "esp32-lifetimes",
             source: "§6.3.1".into(),
             text,
-            verdict: Verdict::Pending,
+            verdict: Verdict::NotJudged,
             evidence: ESP32_MISSING.into(),
         };
     };
@@ -292,6 +292,8 @@ fn lifetime_by_board(rows: &[Row], remote: Option<&Device>, esp: Option<&Device>
             judge::check(r < 0.95),
             judge::check((e - 1.0).abs() <= 0.05),
         ]),
+        // No ESP32 costs: hardware we lack, not a point still to measure.
+        _ if esp.is_none() => Verdict::NotJudged,
         _ => Verdict::Pending,
     };
     Claim {
@@ -589,7 +591,7 @@ mod tests {
             "esp32-lifetimes",
             "lifetime-by-board",
         ] {
-            assert_eq!(judged(&rows, &d, id), Pending, "{id}");
+            assert_eq!(judged(&rows, &d, id), NotJudged, "{id}");
         }
         d.retain(|d| d.name != "ESP32");
         // An ESP32 faster than the RE-Mote's software (167 ms, 36 mJ), then slower.
