@@ -688,6 +688,7 @@ mod tests {
             notes: vec![],
             decided_by: vec![],
             under_load: (0, 0),
+            heading: None,
         }
     }
 

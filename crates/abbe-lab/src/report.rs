@@ -144,6 +144,9 @@ pub struct Section {
     /// Timed points measured under load (more runnable processes than
     /// cores), of the section's timed points; filled in by the run.
     pub under_load: (usize, usize),
+    /// The section's own heading, for results that are not a paper's (the
+    /// paper's title otherwise).
+    pub heading: Option<String>,
 }
 
 impl Section {
@@ -299,12 +302,13 @@ pub fn index_html(title: &str, env: &Environment, sections: &[(Section, Vec<Stri
             h,
             "<section class=paper id=\"{}\"><h2>{} <small>({})</small></h2><p>{}</p>",
             s.experiment,
-            esc(s.paper.title),
+            esc(s.heading.as_deref().unwrap_or(s.paper.title)),
             s.experiment,
             esc(&s.intro)
         );
         let remarks = s.paper.remarks();
-        if !remarks.is_empty() {
+        // A section of our own results has no paper setting to recall.
+        if !remarks.is_empty() && s.heading.is_none() {
             let _ = write!(
                 h,
                 "<p class=note>Paper's setting: {}</p>",
@@ -424,6 +428,7 @@ mod tests {
             notes: vec![],
             decided_by: vec![Some(Profile::Full), Some(Profile::Quick)],
             under_load: (0, 4),
+            heading: None,
         };
         let env = Environment {
             items: vec![("CPU".into(), "x".into())],

@@ -309,6 +309,7 @@ pub fn report(rows: &[Row], r: &ReportCtx) -> Section {
         notes: vec!["The paper's Fig. 8 gives curves only; the values above are the ones its text states. Its ARM (iPhone 3G) series needs that phone or its per-operation costs, which the paper does not publish; the lab's one constrained board with costs (the RE-Mote) stands in for the limited-device claim. `cargo run --release -p abbe-proxy --example ihealthehr` prints the Fig. 9 reads for a larger record.".into(), "Not judged here, for want of the hardware: §6.1 \"decrypting a 100-component ciphertext policy on the ARM processor required nearly 30 seconds\" needs the iPhone 3G (412 MHz ARM) or its per-operation costs; §6.2's proxy launch times (93 s cold, 45 s from pause) are Amazon EC2's.".into()],
         decided_by: Vec::new(),
         under_load: (0, 0),
+        heading: None,
     }
 }
 

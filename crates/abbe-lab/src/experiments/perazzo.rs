@@ -932,6 +932,7 @@ pub fn report(rows: &[Row], r: &ReportCtx) -> Section {
         notes: vec!["Figs. 6 and 8 are measured on this machine; Figs. 10–13, 15, 17 and 18 are the RE-Mote model (Table 2 costs × operation counts), so Figs. 11 and 13 are modelled energy, not the paper's power-meter readings. Figs. 7, 9 and 14 (the ESP32's energy and lifetime) need the ESP32 itself or its basic-operation costs, which the paper does not publish: add `[ops.software]` to a board profile named ESP32 (`--devices DIR`) and they and the ESP32 claims are computed.".into()],
         decided_by: Vec::new(),
         under_load: (0, 0),
+        heading: None,
     }
 }
 

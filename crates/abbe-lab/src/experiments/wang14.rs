@@ -408,6 +408,7 @@ pub fn report(rows: &[Row], _r: &ReportCtx) -> Section {
         notes: vec!["Figs. 4, 6, 7 (Android phone: times, energy, CPU load) need the phone and a power meter; they are not regenerated. The paper's figures give curves only, so the comparison is with the numbers its text and Table III state.".into(), "Claims not judged here, for want of the hardware: §III-A.2 \"the performance [on the phone] is over 10 times worse than on the laptop\" and §III-D \"it takes more CPU load … when the computational power of the device is more limited\" need the paper's Android phone (Intel Atom Z2460); §III-C \"energy consumption is approximately proportional to execution time\" needs the phone and a power meter.".into(), "Claims not judged because our numbers measure another quantity: §III-D's CPU load (~30 % of a four-CPU laptop) is the Java library's process, while the lab runs each operation on one thread (CPU time / wall time is 1 by construction; Table II above shows it); §III-D's 12–14 MB is a JVM process's memory, while ours is a Rust heap peak above the live set (the memory table above).".into()],
         decided_by: Vec::new(),
         under_load: (0, 0),
+        heading: None,
     }
 }
 
