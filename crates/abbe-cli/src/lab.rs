@@ -81,7 +81,7 @@ pub fn run(a: LabArgs) -> Result<(), String> {
     let s = abbe_lab::run(&opts).map_err(|e| e.to_string())?;
     if s.under_load.0 > 0 {
         eprintln!(
-            "abbe lab: warning: {} of {} timed points were measured under load (more runnable processes than cores); verdicts use process CPU time, the wall times in results/ are inflated",
+            "abbe lab: warning: {} of {} timed points were measured under load (other processes kept more than the spare cores busy); verdicts use process CPU time, the wall times in results/ are inflated",
             s.under_load.0, s.under_load.1
         );
     }

@@ -68,6 +68,10 @@ pub struct Stats {
     /// The 1-minute load average when the point was done (`None` where the
     /// system does not say).
     pub load_avg: Option<f64>,
+    /// Cores other processes kept busy on average while the point was
+    /// measured (`None` where the system does not say): unlike the load
+    /// average, it does not lag behind by a minute.
+    pub others_busy: Option<f64>,
     /// Peak heap of the first run (`None` without the instrumented allocator).
     pub peak_heap: Option<u64>,
 }
@@ -133,6 +137,7 @@ pub fn time_with_setup<S, T>(
         peak = peak_heap(heap, || op(input)).1;
     }
     let start = Instant::now();
+    let (own0, busy0) = (ProcessTime::now(), machine_busy_secs());
     while (wall.len() as u32) < budget.max_reps
         && ((wall.len() as u32) < budget.min_reps || start.elapsed() < budget.time)
     {
@@ -148,6 +153,7 @@ pub fn time_with_setup<S, T>(
         wall.push(t0.elapsed().as_secs_f64() * 1e3);
         cpu.push(c0.elapsed().as_secs_f64() * 1e3);
     }
+    let others_busy = others_busy(start, own0, busy0);
     let min_ms = wall.iter().copied().fold(f64::INFINITY, f64::min);
     let max_ms = wall.iter().copied().fold(0.0, f64::max);
     let median_ms = median(&mut wall);
@@ -163,8 +169,37 @@ pub fn time_with_setup<S, T>(
         cpu_q3_ms: quantile(&cpu, 0.75),
         reps: wall.len() as u32,
         load_avg: load_average(),
+        others_busy,
         peak_heap: peak,
     }
+}
+
+/// Seconds the whole machine's CPUs have been busy (Linux's `/proc/stat`:
+/// user, nice, system, irq, softirq and steal, counted in USER_HZ, which
+/// is 100 on Linux).
+fn machine_busy_secs() -> Option<f64> {
+    let stat = std::fs::read_to_string("/proc/stat").ok()?;
+    let v: Vec<f64> = stat
+        .lines()
+        .next()?
+        .split_whitespace()
+        .skip(1)
+        .map_while(|x| x.parse().ok())
+        .collect();
+    let busy: f64 = [0, 1, 2, 5, 6, 7]
+        .iter()
+        .map(|&i| v.get(i).copied())
+        .sum::<Option<f64>>()?;
+    Some(busy / 100.0)
+}
+
+/// Cores other processes kept busy on average since `start`: the machine's
+/// busy time less this process's CPU time, over the wall time.
+fn others_busy(start: Instant, own0: ProcessTime, busy0: Option<f64>) -> Option<f64> {
+    let wall = start.elapsed().as_secs_f64();
+    let busy = machine_busy_secs()? - busy0?;
+    // Below a few ticks of /proc/stat the estimate is noise.
+    (wall >= 0.05).then(|| ((busy - own0.elapsed().as_secs_f64()) / wall).max(0.0))
 }
 
 /// The 1-minute load average (Linux's `/proc/loadavg`): the runnable
@@ -335,6 +370,19 @@ mod tests {
         // No assertion on `cpu_ms`: it is process CPU time, and the test
         // harness runs other tests on other threads of this process meanwhile.
         assert!(s.cpu_ms.is_finite() && s.cpu_ms >= 0.0, "{s:?}");
+    }
+
+    #[test]
+    fn what_others_do_meanwhile_is_measured() {
+        let s = time(Budget::once(), false, || {
+            std::thread::sleep(Duration::from_millis(60))
+        });
+        if cfg!(target_os = "linux") {
+            assert!(s.others_busy.is_some_and(|o| o >= 0.0), "{s:?}");
+        }
+        // Too short for /proc/stat's 10 ms ticks: not estimated.
+        let s = time(Budget::once(), false, || ());
+        assert_eq!(s.others_busy, None, "{s:?}");
     }
 
     #[test]

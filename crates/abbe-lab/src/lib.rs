@@ -382,8 +382,8 @@ fn decided_by(
         .collect()
 }
 
-/// How many of the timed points of `rows` were measured under load (more
-/// runnable processes than cores), of how many timed points.
+/// How many of the timed points of `rows` were measured under load (other
+/// processes competing for the lab's core), of how many timed points.
 fn under_load(rows: &[Row]) -> (usize, usize) {
     let timed = rows.iter().filter(|r| r.median_ms.is_some());
     let (mut loaded, mut all) = (0, 0);

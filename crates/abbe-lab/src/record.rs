@@ -74,6 +74,9 @@ pub struct Row {
     pub load_avg: Option<f64>,
     #[serde(default)]
     pub cores: Option<u32>,
+    /// Cores other processes kept busy on average during the point.
+    #[serde(default)]
+    pub others_busy: Option<f64>,
     pub bytes: Option<u64>,
     /// A derived or modelled value (energy, lifetime, prediction) in `unit`.
     pub value: Option<f64>,
@@ -124,6 +127,7 @@ impl Row {
         self.cpu_q1_ms = Some(s.cpu_q1_ms);
         self.cpu_q3_ms = Some(s.cpu_q3_ms);
         self.load_avg = s.load_avg;
+        self.others_busy = s.others_busy;
         self.cpu_util = (s.median_ms > 0.0).then(|| s.cpu_ms / s.median_ms);
         self.reps = Some(s.reps);
         self.peak_heap_bytes = s.peak_heap;
@@ -148,10 +152,17 @@ impl Row {
         }
     }
 
-    /// Whether the point was measured while more processes were runnable
-    /// than the machine has cores (the lab's own thread counts as one).
+    /// Whether the point was measured while other processes competed for
+    /// the lab's core: they kept busy more than the machine's spare cores
+    /// (a quarter core of margin for /proc/stat's 10 ms ticks). Rows
+    /// without that measure fall back on the 1-minute load average, which
+    /// lags a minute behind.
     pub fn under_load(&self) -> bool {
-        matches!((self.load_avg, self.cores), (Some(l), Some(c)) if l > f64::from(c))
+        match (self.others_busy, self.load_avg, self.cores) {
+            (Some(o), _, Some(c)) => o > f64::from(c) - 1.0 + 0.25,
+            (None, Some(l), Some(c)) => l > f64::from(c),
+            _ => false,
+        }
     }
 
     pub fn with_ops(mut self, c: &OpCounts) -> Row {
@@ -202,7 +213,7 @@ pub fn ops_map(c: &OpCounts) -> BTreeMap<String, u64> {
         .collect()
 }
 
-const CSV_HEADER: &str = "experiment,scheme,curve,security_bits,operation,x_name,x,params,median_ms,min_ms,max_ms,q1_ms,q3_ms,cpu_ms,cpu_q1_ms,cpu_q3_ms,cpu_util,reps,load_avg,cores,bytes,value,unit,peak_heap_bytes,ops,profile";
+const CSV_HEADER: &str = "experiment,scheme,curve,security_bits,operation,x_name,x,params,median_ms,min_ms,max_ms,q1_ms,q3_ms,cpu_ms,cpu_q1_ms,cpu_q3_ms,cpu_util,reps,load_avg,cores,others_busy,bytes,value,unit,peak_heap_bytes,ops,profile";
 
 fn opt<T: std::fmt::Display>(v: &Option<T>) -> String {
     v.as_ref().map(|v| v.to_string()).unwrap_or_default()
@@ -233,7 +244,7 @@ pub fn to_csv(rows: &[Row]) -> String {
             .unwrap_or_default();
         let _ = writeln!(
             out,
-            "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
+            "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
             field(&r.experiment),
             field(&r.scheme),
             field(&r.curve),
@@ -254,6 +265,7 @@ pub fn to_csv(rows: &[Row]) -> String {
             opt(&r.reps),
             opt(&r.load_avg),
             opt(&r.cores),
+            opt(&r.others_busy.map(|o| (o * 100.0).round() / 100.0)),
             opt(&r.bytes),
             opt(&r.value),
             field(&r.unit),
@@ -268,6 +280,26 @@ pub fn to_csv(rows: &[Row]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn load_is_judged_on_the_cores_others_kept_busy() {
+        let r = |others, load| Row {
+            cores: Some(2),
+            others_busy: others,
+            load_avg: load,
+            ..Row::default()
+        };
+        // Two CPU-bound neighbours on two cores keep 1.33 busy besides us.
+        assert!(r(Some(1.33), Some(1.0)).under_load());
+        // Idle, just after a build: the lagging load average is ignored.
+        assert!(!r(Some(0.05), Some(2.9)).under_load());
+        // One neighbour on the spare core does not take ours.
+        assert!(!r(Some(1.0), Some(2.0)).under_load());
+        // Older rows: the load average.
+        assert!(r(None, Some(3.0)).under_load());
+        assert!(!r(None, Some(1.5)).under_load());
+        assert!(!Row::default().under_load());
+    }
 
     #[test]
     fn csv_quotes_fields_and_leaves_missing_values_empty() {
@@ -287,7 +319,7 @@ mod tests {
         let line = csv.lines().nth(1).unwrap();
         assert_eq!(
             line,
-            "e,s,c,0,op,n,3,\"shape=flat;p=0,5\",,,,,,,,,,,,,10,,B,,,"
+            "e,s,c,0,op,n,3,\"shape=flat;p=0,5\",,,,,,,,,,,,,,10,,B,,,"
         );
         assert_eq!(r.param("shape"), Some("flat"));
         assert_eq!(r.main_value(), Some(10.0));

@@ -141,8 +141,8 @@ pub struct Section {
     /// Per claim, the profile whose points decided its verdict (see
     /// `decided_by` in lib.rs); filled in by the run, empty in tests.
     pub decided_by: Vec<Option<Profile>>,
-    /// Timed points measured under load (more runnable processes than
-    /// cores), of the section's timed points; filled in by the run.
+    /// Timed points measured under load (other processes competing for
+    /// the lab's core), of the section's timed points; filled in by the run.
     pub under_load: (usize, usize),
     /// The section's own heading, for results that are not a paper's (the
     /// paper's title otherwise).
@@ -251,7 +251,7 @@ pub fn index_html(title: &str, env: &Environment, sections: &[(Section, Vec<Stri
     if loaded.0 > 0 {
         let _ = write!(
             h,
-            "<p class=warn id=load-warning><b>Measured under load:</b> {} of {} timed points were taken while more processes were runnable than this machine has cores. The verdicts rest on process CPU time, which that load does not inflate; the wall times in results/*.csv are inflated. The claims of the papers concerned are marked <q>under load</q>.</p>",
+            "<p class=warn id=load-warning><b>Measured under load:</b> {} of {} timed points were taken while other processes kept more than this machine's spare cores busy. The verdicts rest on process CPU time, which that load does not inflate; the wall times in results/*.csv are inflated. The claims of the papers concerned are marked <q>under load</q>.</p>",
             loaded.0, loaded.1
         );
     }
