@@ -81,7 +81,7 @@ pub fn run(a: LabArgs) -> Result<(), String> {
     let s = abbe_lab::run(&opts).map_err(|e| e.to_string())?;
     if s.under_load.0 > 0 {
         eprintln!(
-            "abbe lab: warning: {} of {} timed points were measured under load (other processes kept more than the spare cores busy); verdicts use process CPU time, the wall times in results/ are inflated",
+            "abbe lab: warning: {} of {} timed points were measured under load (other processes kept more than the spare cores busy); verdicts use process CPU time, but a busy neighbour on a shared core still slows some code, so verdicts near a threshold may differ from an idle run's",
             s.under_load.0, s.under_load.1
         );
     }

@@ -2,10 +2,13 @@
 //! of wall time and of process CPU time, the machine's load average, peak
 //! heap of one run, and the results store that makes experiments resumable.
 //!
-//! The lab judges single-threaded operations on process CPU time: another
-//! process on the machine delays an operation (wall time) but does not add
-//! to the work it does. The minimum wall time would not do: under a
-//! sustained load few repetitions of a long operation run uninterrupted.
+//! The lab judges single-threaded operations on process CPU time: the time
+//! another process holds the core delays an operation (wall time) but is
+//! not counted in it. It is not immune to load — where cores share execution
+//! units, a busy neighbour slows some code — so each point also records how
+//! many cores other processes kept busy. The minimum wall time would do
+//! worse: under a sustained load few repetitions of a long operation run
+//! uninterrupted.
 
 use crate::record::{Key, Row};
 use cpu_time::ProcessTime;

@@ -447,7 +447,7 @@ fn environment(opts: &Options, heap: bool) -> Environment {
             ("statistics".into(), {
                 let b = opts.profile.budget();
                 let time = opts.point_time.unwrap_or(b.time);
-                format!("every operation on one thread (abbe's parallelism follows rayon's pool, and the lab installs a one-thread pool); median of repetitions after one warm-up run, repeated for {} s and at least {} times{} unless a paper fixes the count; tables, figures and verdicts show the median process CPU time, which other processes do not inflate, and its quartiles are the noise the verdicts allow for (GHW11 Fig. 9's reads, which wait on a proxy and a web server, show wall time); wall-time median, quartiles and min–max, and the load average of each point, in results/*.csv",
+                format!("every operation on one thread (abbe's parallelism follows rayon's pool, and the lab installs a one-thread pool); median of repetitions after one warm-up run, repeated for {} s and at least {} times{} unless a paper fixes the count; tables, figures and verdicts show the median process CPU time, which does not count the time other processes held the core, and its quartiles are the noise the verdicts allow for (GHW11 Fig. 9's reads, which wait on a proxy and a web server, show wall time); wall-time median, quartiles and min–max, the load average and the cores other processes kept busy at each point, in results/*.csv",
                         time.as_secs_f64(), b.min_reps,
                         if opts.point_time.is_some() { " (--point-time)" } else { "" })
             }),
@@ -574,7 +574,6 @@ pub fn run(opts: &Options) -> Result<Summary, LabError> {
     };
     let mut sections = Vec::new();
     let mut claims = Vec::new();
-    let mut loaded = (0, 0);
     for e in &all {
         let rows = load_rows(&results.join(format!("{}.json", e.name)))?;
         if rows.is_empty() {
@@ -583,8 +582,6 @@ pub fn run(opts: &Options) -> Result<Summary, LabError> {
         let mut section = (e.report)(&rows, &rctx);
         section.decided_by = decided_by(&section, &rows, e.report, &rctx);
         section.under_load = under_load(&rows);
-        loaded.0 += section.under_load.0;
-        loaded.1 += section.under_load.1;
         for floor in judge::wall_floors(&rows) {
             if !opts.quiet {
                 eprintln!("abbe lab: {}: wall-time floor suspected: {floor}", e.name);
@@ -617,7 +614,7 @@ pub fn run(opts: &Options) -> Result<Summary, LabError> {
     Ok(Summary {
         index,
         claims,
-        under_load: loaded,
+        under_load: report::under_load(sections.iter().map(|(s, _)| s)),
         seconds: started.elapsed().as_secs_f64(),
     })
 }

@@ -166,6 +166,13 @@ impl Section {
     }
 }
 
+/// Timed points measured under load, of all timed points, over `sections`.
+pub fn under_load<'a>(sections: impl IntoIterator<Item = &'a Section>) -> (usize, usize) {
+    sections
+        .into_iter()
+        .fold((0, 0), |a, s| (a.0 + s.under_load.0, a.1 + s.under_load.1))
+}
+
 pub fn esc(s: &str) -> String {
     s.replace('&', "&amp;")
         .replace('<', "&lt;")
@@ -245,13 +252,11 @@ pub fn index_html(title: &str, env: &Environment, sections: &[(Section, Vec<Stri
         let _ = write!(h, "<a href=\"#{}\">{}</a>", s.experiment, s.experiment);
     }
     h.push_str("<a href=\"#environment\">environment</a></nav>");
-    let loaded: (usize, usize) = sections.iter().fold((0, 0), |a, (s, _)| {
-        (a.0 + s.under_load.0, a.1 + s.under_load.1)
-    });
+    let loaded = under_load(sections.iter().map(|(s, _)| s));
     if loaded.0 > 0 {
         let _ = write!(
             h,
-            "<p class=warn id=load-warning><b>Measured under load:</b> {} of {} timed points were taken while other processes kept more than this machine's spare cores busy. The verdicts rest on process CPU time, which that load does not inflate; the wall times in results/*.csv are inflated. The claims of the papers concerned are marked <q>under load</q>.</p>",
+            "<p class=warn id=load-warning><b>Measured under load:</b> {} of {} timed points were taken while other processes kept more than this machine's spare cores busy. The verdicts rest on process CPU time, which no longer counts the time others held the core, but where cores share execution units (SMT, or vCPUs of one host core) a busy neighbour still slows some code, so verdicts near a threshold may differ from an idle run's; the wall times in results/*.csv are inflated. The claims of the papers concerned are marked <q>under load</q>.</p>",
             loaded.0, loaded.1
         );
     }

@@ -77,14 +77,15 @@ fn flips(
         .collect()
 }
 
-/// The ids of the claims whose verdict moves from run `a` to run `b`.
-fn moved(a: &str, b: &str) -> (Vec<String>, String) {
+/// Asserts that exactly the claims `expected` (by id, in report order)
+/// change verdict from run `a` to run `b`.
+fn assert_moved(a: &str, b: &str, expected: &[&str]) {
     let f = flips(&verdicts(a, |_| {}), &verdicts(b, |_| {}));
-    let ids = f
+    let ids: Vec<&str> = f
         .iter()
-        .filter_map(|l| l.split(" (").nth(1)?.split(' ').next().map(str::to_string))
+        .filter_map(|l| l.split(" (").nth(1)?.split(' ').next())
         .collect();
-    (ids, f.join("\n"))
+    assert_eq!(ids, expected, "{a} → {b}:\n{}", f.join("\n"));
 }
 
 /// Five verdicts move between the idle runs. No process of this machine
@@ -95,17 +96,16 @@ fn moved(a: &str, b: &str) -> (Vec<String>, String) {
 #[test]
 fn an_idle_run_and_its_repeat_move_only_the_known_verdicts() {
     assert!(verdicts(RUNS[0], |_| {}).len() >= 70);
-    let (ids, text) = moved(RUNS[0], RUNS[2]);
-    assert_eq!(
-        ids,
-        [
+    assert_moved(
+        RUNS[0],
+        RUNS[2],
+        &[
             "attributes-no-impact",
             "level-slowdown-aes4seci",
             "final-decrypt-constant",
             "linear",
-            "linear"
+            "linear",
         ],
-        "{text}"
     );
 }
 
@@ -116,18 +116,17 @@ fn an_idle_run_and_its_repeat_move_only_the_known_verdicts() {
 /// slower — and these claims sit within that margin of a threshold.
 #[test]
 fn a_loaded_run_moves_only_the_known_verdicts() {
-    let (ids, text) = moved(RUNS[0], RUNS[1]);
-    assert_eq!(
-        ids,
-        [
+    assert_moved(
+        RUNS[0],
+        RUNS[1],
+        &[
             "waters09-slowest-decryption",
             "attributes-no-impact",
             "level-slowdown-aes4seci",
             "final-decrypt-constant",
             "linear",
-            "linear"
+            "linear",
         ],
-        "{text}"
     );
 }
 

@@ -409,7 +409,7 @@ fn decrypt_once<K: Kem>(
 ) -> Result<f64, LabError> {
     let key = abbe::kem::keygen::<K>(pk, mk, key_side, rng).map_err(fail)?;
     let (k0, header) = K::encapsulate(pk, ct_side, rng).map_err(fail)?;
-    // This thread's CPU time, which other processes do not inflate.
+    // This thread's CPU time: not the time other processes held the core.
     let (k1, ms) = crate::harness::thread_cpu_ms(|| K::decapsulate(&key, &header));
     let k1 = k1.map_err(fail)?;
     if k0 != k1 {
