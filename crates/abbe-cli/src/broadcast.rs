@@ -32,7 +32,7 @@ pub fn bgw05_streamed_setup(
     let total = bulk(g1, g2);
     let pb = (n >= crate::progress::MIN_USERS)
         .then(|| crate::progress::bytes(total, format!("bgw05 public key for {n} users")));
-    io::atomic(pk_path, io::Secrecy::Public, |w| {
+    io::atomic(pk_path, io::Secrecy::Public, keys.overwrite, |w| {
         io::maybe_armored(w, keys.armor, abbe::wire::ObjectKind::PublicKey, |w| {
             let mut err = None;
             let mut sink = |b: &[u8]| {

@@ -1,10 +1,11 @@
 //! File handling: bounded reads of key files, atomic writes (temp file in the
-//! same directory + rename, so a failure leaves nothing behind), and
+//! same directory + rename, so a failure or a signal leaves nothing behind;
+//! an existing file replaced only with `--force`), and
 //! stdin/stdout when no path is given. Ciphertext inputs are read through
 //! [`open_ciphertext`], which accepts ASCII armor transparently and shows
 //! progress for large inputs.
 
-use crate::{progress, CliError, Result};
+use crate::{interrupt, progress, CliError, Result};
 use abbe::armor::{ArmorReader, ArmorWriter};
 use abbe::wire::ObjectKind;
 use std::fs::File;
@@ -115,17 +116,58 @@ fn set_mode(f: &File, secrecy: Secrecy) -> std::io::Result<()> {
     Ok(())
 }
 
+/// Whether an output may replace an existing file: one rule for every
+/// command that writes, `--force` or nothing is overwritten.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Overwrite {
+    Refuse,
+    Allow,
+}
+
+impl Overwrite {
+    /// From a command's `--force`.
+    pub fn forced(force: bool) -> Overwrite {
+        if force {
+            Overwrite::Allow
+        } else {
+            Overwrite::Refuse
+        }
+    }
+
+    /// Refuses an existing `path` (early, before any long work) unless
+    /// allowed; devices and pipes are written in place and never refused.
+    pub fn check(self, path: &Path) -> Result<()> {
+        match std::fs::symlink_metadata(path) {
+            Ok(meta) if self == Overwrite::Refuse && (meta.is_file() || meta.is_symlink()) => {
+                Err(already_exists(path))
+            }
+            _ => Ok(()),
+        }
+    }
+}
+
+fn already_exists(path: &Path) -> CliError {
+    CliError::Other(format!(
+        "{} already exists (use --force to overwrite)",
+        path.display()
+    ))
+}
+
 /// Writes `path` atomically through `write`: a temporary file in the same
-/// directory is renamed over `path` only if `write` succeeds. An existing
-/// `path` that is not a regular file (`/dev/null`, a FIFO, a terminal) is
-/// written in place: renaming over it would replace the device or pipe
-/// with a file (as root, `-o /dev/null` did).
-pub fn atomic<F>(path: &Path, secrecy: Secrecy, write: F) -> Result<()>
+/// directory is renamed over `path` only if `write` succeeds, and removed
+/// if a signal interrupts the command ([`crate::interrupt`]). An existing
+/// file is replaced only with [`Overwrite::Allow`] (checked first, and again
+/// by the rename itself). An existing `path` that is not a regular file
+/// (`/dev/null`, a FIFO, a terminal) is written in place: renaming over it
+/// would replace the device or pipe with a file (as root, `-o /dev/null`
+/// did).
+pub fn atomic<F>(path: &Path, secrecy: Secrecy, overwrite: Overwrite, write: F) -> Result<()>
 where
     F: FnOnce(&mut dyn Write) -> Result<()>,
 {
     let cannot =
         |e: std::io::Error| CliError::Other(format!("cannot write {}: {e}", path.display()));
+    overwrite.check(path)?;
     if let Ok(meta) = std::fs::metadata(path) {
         if !meta.is_file() && !meta.is_dir() {
             let f = std::fs::OpenOptions::new()
@@ -145,6 +187,7 @@ where
         .prefix(".abbe-tmp-")
         .tempfile_in(&dir)
         .map_err(|e| CliError::Other(format!("cannot create a file in {}: {e}", dir.display())))?;
+    let pending = interrupt::register(tmp.path());
     // NamedTempFile is created 0600; widen only public outputs.
     set_mode(tmp.as_file(), secrecy)
         .map_err(|e| CliError::Other(format!("cannot set permissions: {e}")))?;
@@ -158,25 +201,41 @@ where
         .sync_all()
         .map_err(|e| CliError::Other(format!("cannot write {}: {e}", path.display())))?;
     // On error the temporary file is removed when `tmp` is dropped.
-    tmp.persist(path)
-        .map_err(|e| CliError::Other(format!("cannot write {}: {}", path.display(), e.error)))?;
-    Ok(())
+    pending
+        .finish(|| match overwrite {
+            Overwrite::Allow => tmp.persist(path).map(drop),
+            Overwrite::Refuse => tmp.persist_noclobber(path).map(drop),
+        })
+        .map_err(|e| match e.error.kind() {
+            std::io::ErrorKind::AlreadyExists => already_exists(path),
+            _ => CliError::Other(format!("cannot write {}: {}", path.display(), e.error)),
+        })
 }
 
-pub fn write_atomic(path: &Path, bytes: &[u8], secrecy: Secrecy) -> Result<()> {
-    atomic(path, secrecy, |w| {
+pub fn write_atomic(
+    path: &Path,
+    bytes: &[u8],
+    secrecy: Secrecy,
+    overwrite: Overwrite,
+) -> Result<()> {
+    atomic(path, secrecy, overwrite, |w| {
         w.write_all(bytes)
             .map_err(|e| CliError::Other(format!("cannot write {}: {e}", path.display())))
     })
 }
 
 /// Runs `write` against the output file (atomically) or stdout.
-pub fn with_output<F>(path: Option<&PathBuf>, secrecy: Secrecy, write: F) -> Result<()>
+pub fn with_output<F>(
+    path: Option<&PathBuf>,
+    secrecy: Secrecy,
+    overwrite: Overwrite,
+    write: F,
+) -> Result<()>
 where
     F: FnOnce(&mut dyn Write) -> Result<()>,
 {
     match path {
-        Some(p) if p.as_os_str() != "-" => atomic(p, secrecy, write),
+        Some(p) if p.as_os_str() != "-" => atomic(p, secrecy, overwrite, write),
         _ => {
             let stdout = std::io::stdout();
             let mut w = BufWriter::with_capacity(1 << 20, stdout.lock());
@@ -185,4 +244,18 @@ where
                 .map_err(|e| CliError::Other(format!("cannot write to stdout: {e}")))
         }
     }
+}
+
+/// Refuses to write binary output (`what`) to stdout when stdout is a
+/// terminal: it would garble the terminal and the ciphertext with it.
+/// Armored output, `-o FILE` and pipes are fine.
+pub fn refuse_binary_to_terminal(path: Option<&PathBuf>, armored: bool, what: &str) -> Result<()> {
+    use std::io::IsTerminal;
+    let to_stdout = path.is_none_or(|p| p.as_os_str() == "-");
+    if to_stdout && !armored && std::io::stdout().is_terminal() {
+        return Err(CliError::Other(format!(
+            "refusing to write {what} to a terminal: use --armor, or -o FILE, or a pipe"
+        )));
+    }
+    Ok(())
 }

@@ -12,7 +12,12 @@ use zeroize::Zeroizing;
 /// The bytes of the key object in `path`: de-armored if armored, decrypted
 /// (asking for the passphrase) if passphrase-protected and one of the
 /// `expected` kinds is a secret key. The caller checks the kind.
-pub fn read(path: &Path, expected: &[ObjectKind]) -> Result<Zeroizing<Vec<u8>>> {
+/// Also returns the passphrase that unprotected it (`None` when it was not
+/// protected).
+pub fn read_unprotecting(
+    path: &Path,
+    expected: &[ObjectKind],
+) -> Result<(SecretBytes, Option<SecretBytes>)> {
     let invalid = |m: String| CliError::Invalid(format!("{}: {m}", path.display()));
     let raw = Zeroizing::new(io::read_small_file(path)?);
     let bytes = if armor::is_armored(&raw) {
@@ -22,7 +27,7 @@ pub fn read(path: &Path, expected: &[ObjectKind]) -> Result<Zeroizing<Vec<u8>>> 
     };
     match Preamble::parse(&bytes) {
         Ok(p) if p.kind == ObjectKind::ProtectedKey => {}
-        _ => return Ok(bytes),
+        _ => return Ok((bytes, None)),
     }
     if !expected.iter().any(|k| k.is_secret_key()) {
         return Err(invalid(format!(
@@ -37,24 +42,45 @@ pub fn read(path: &Path, expected: &[ObjectKind]) -> Result<Zeroizing<Vec<u8>>> 
     // Layout and scrypt parameters are checked before asking.
     protect::inspect(&bytes).map_err(|e| invalid(e.to_string()))?;
     let pass = passphrase::for_reading(path)?;
-    protect::unprotect(&bytes, &pass).map_err(|e| match e {
+    let key = protect::unprotect(&bytes, &pass).map_err(|e| match e {
         ProtectError::WrongPassphrase => invalid(e.to_string()),
         other => invalid(format!("corrupt passphrase-protected key: {other}")),
-    })
+    })?;
+    Ok((key, Some(pass)))
 }
 
-/// How to write a key: armored or not, protected or not.
+/// Secret bytes: a key, a passphrase.
+type SecretBytes = Zeroizing<Vec<u8>>;
+
+/// How to write a key: armored or not, protected or not, over an existing
+/// file or not.
 pub struct KeyOut {
     pub armor: bool,
+    pub overwrite: io::Overwrite,
     passphrase: Option<Zeroizing<Vec<u8>>>,
 }
 
 impl KeyOut {
     /// With `protect`, gets the new passphrase for `what` now (before any
     /// long computation).
-    pub fn new(armor: bool, protect: bool, what: &str) -> Result<KeyOut> {
+    /// A key written as another one was read: protected with the same
+    /// passphrase (`None`: unprotected).
+    pub fn with_passphrase(
+        armor: bool,
+        passphrase: Option<Zeroizing<Vec<u8>>>,
+        overwrite: io::Overwrite,
+    ) -> KeyOut {
+        KeyOut {
+            armor,
+            overwrite,
+            passphrase,
+        }
+    }
+
+    pub fn new(armor: bool, protect: bool, what: &str, overwrite: io::Overwrite) -> Result<KeyOut> {
         Ok(KeyOut {
             armor,
+            overwrite,
             passphrase: if protect {
                 Some(passphrase::for_creating(what)?)
             } else {
@@ -75,33 +101,47 @@ impl KeyOut {
             }
             None => obj,
         };
-        write(path, obj, self.armor, io::Secrecy::Secret)
+        write(path, obj, self.armor, io::Secrecy::Secret, self.overwrite)
     }
 
     /// Writes the public object `obj` (armored if asked; never protected).
     pub fn write_public(&self, path: &Path, obj: &[u8]) -> Result<()> {
-        write(path, obj, self.armor, io::Secrecy::Public)
+        write(path, obj, self.armor, io::Secrecy::Public, self.overwrite)
     }
 }
 
-fn write(path: &Path, obj: &[u8], armored: bool, secrecy: io::Secrecy) -> Result<()> {
+fn write(
+    path: &Path,
+    obj: &[u8],
+    armored: bool,
+    secrecy: io::Secrecy,
+    overwrite: io::Overwrite,
+) -> Result<()> {
     if !armored {
-        return io::write_atomic(path, obj, secrecy);
+        return io::write_atomic(path, obj, secrecy, overwrite);
     }
     let text = Zeroizing::new(
         armor::armor(obj)
             .map_err(|e| CliError::Other(format!("cannot armor {}: {e}", path.display())))?,
     );
-    io::write_atomic(path, &text, secrecy)
+    io::write_atomic(path, &text, secrecy, overwrite)
 }
 
 /// Reads a key file (armored or not, passphrase-protected or not: see
-/// `keyfile::read`) and checks its preamble.
+/// `read_unprotecting`) and checks its preamble.
 pub(crate) fn read_object(
     path: &std::path::Path,
     expected: &[ObjectKind],
 ) -> Result<(Preamble, zeroize::Zeroizing<Vec<u8>>)> {
-    let bytes = read(path, expected)?;
+    read_object_unprotecting(path, expected).map(|(pre, bytes, _)| (pre, bytes))
+}
+
+/// [`read_object`], with the passphrase that unprotected the key.
+pub(crate) fn read_object_unprotecting(
+    path: &std::path::Path,
+    expected: &[ObjectKind],
+) -> Result<(Preamble, SecretBytes, Option<SecretBytes>)> {
+    let (bytes, pass) = read_unprotecting(path, expected)?;
     let pre = Preamble::parse(&bytes)
         .map_err(|e| CliError::Invalid(format!("{}: {e}", path.display())))?;
     if !expected.contains(&pre.kind) {
@@ -116,7 +156,7 @@ pub(crate) fn read_object(
                 .join(" or ")
         )));
     }
-    Ok((pre, bytes))
+    Ok((pre, bytes, pass))
 }
 
 /// The public key in `path` as a source to read from: the file itself when
@@ -145,15 +185,12 @@ pub(crate) fn open_public(path: &std::path::Path) -> Result<(Preamble, abbe::bca
     Ok((pre, std::sync::Arc::new(f)))
 }
 
-/// Refuses to overwrite existing key files unless `force`.
-pub(crate) fn refuse_overwrite(paths: &[&PathBuf], force: bool) -> Result<()> {
-    match paths.iter().find(|p| !force && p.exists()) {
-        Some(p) => Err(CliError::Other(format!(
-            "{} already exists (use --force to overwrite)",
-            p.display()
-        ))),
-        None => Ok(()),
-    }
+/// Refuses to overwrite existing output files unless `force` (all checked
+/// before any work); the rule for writing them.
+pub(crate) fn refuse_overwrite(paths: &[&PathBuf], force: bool) -> Result<io::Overwrite> {
+    let overwrite = io::Overwrite::forced(force);
+    paths.iter().try_for_each(|p| overwrite.check(p))?;
+    Ok(overwrite)
 }
 
 pub(crate) fn default_public_path(signing_key: &std::path::Path) -> PathBuf {

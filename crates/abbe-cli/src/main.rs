@@ -10,6 +10,7 @@ mod demo;
 mod dispatch;
 mod error;
 mod inspect;
+mod interrupt;
 mod io;
 mod keyfile;
 mod lab;

@@ -226,18 +226,33 @@ impl Env {
 
     /// Splits `who`'s key into (transformation key, retrieval key).
     fn transform_key(&self, who: &str) -> (PathBuf, PathBuf) {
+        let (r, tk, rk) = self.split_key(who, &[], None);
+        assert_ok(&r);
+        (tk, rk)
+    }
+
+    /// Runs `transform-key` on `who`'s key with `extra` arguments, the
+    /// passphrase (if any) read from the file `pass`.
+    fn split_key(&self, who: &str, extra: &[&str], pass: Option<&Path>) -> (Run, PathBuf, PathBuf) {
         let tk = self.path(&format!("{who}.tk"));
         let rk = self.path(&format!("{who}.rk"));
-        assert_ok(&run(&[
+        let key = self.key(who);
+        let mut cmd = Command::new(BIN);
+        cmd.args([
             "transform-key",
             "--key",
-            p(&self.key(who)),
+            p(&key),
             "--tk",
             p(&tk),
             "--rk",
             p(&rk),
-        ]));
-        (tk, rk)
+        ])
+        .args(extra)
+        .stdin(Stdio::null());
+        if let Some(pass) = pass {
+            cmd.env("ABBE_PASSPHRASE_FILE", pass);
+        }
+        (cmd.output().unwrap().into(), tk, rk)
     }
 
     /// Encrypts `plain` (via `NAME.plain`) to `NAME.abbe`.
@@ -1228,6 +1243,253 @@ fn setup_refuses_to_overwrite_without_force() {
     assert_eq!(env.decrypt(&fresh, &new_ct), b"new setup");
 }
 
+/// An environment with an RCCA file for doctors and Alice's transformation
+/// key: something for every command to write.
+fn outsourcing_env() -> (Env, PathBuf, PathBuf) {
+    let env = Env::new("bls12-381");
+    let ct = env.encrypt_mode("doc", b"for doctors", POLICY, "rcca");
+    let (tk, _) = env.transform_key("alice");
+    (env, ct, tk)
+}
+
+/// One rule for every command that writes: an existing file is replaced
+/// only with `--force` (or `-f`), and a refusal leaves it as it was.
+#[test]
+fn every_writing_command_refuses_to_overwrite_without_force() {
+    let (env, ct, tk) = outsourcing_env();
+    let taken = env.file("taken", b"precious");
+    let t = p(&taken);
+    let (master, public, alice) = (env.master(), env.public(), env.key("alice"));
+    let plain = env.file("plain", b"new plaintext");
+    let (tk_out, rk_out) = (env.path("fresh.tk"), env.path("fresh.rk"));
+    let signer = env.path("signer.key");
+    let cases: Vec<Vec<&str>> = vec![
+        vec!["keygen", "--master", p(&master), "--attrs", ALICE, "-o", t],
+        vec![
+            "encrypt",
+            "--public",
+            p(&public),
+            "--policy",
+            POLICY,
+            "-o",
+            t,
+            p(&plain),
+        ],
+        vec!["decrypt", "--key", p(&alice), "-o", t, p(&ct)],
+        vec!["transform", "--tk", p(&tk), "-o", t, p(&ct)],
+        vec![
+            "transform-key",
+            "--key",
+            p(&alice),
+            "--tk",
+            t,
+            "--rk",
+            p(&rk_out),
+        ],
+        vec![
+            "transform-key",
+            "--key",
+            p(&alice),
+            "--tk",
+            p(&tk_out),
+            "--rk",
+            t,
+        ],
+        vec!["signer-keygen", "-o", t, "--public", p(&signer)],
+    ];
+    for args in cases {
+        let r = run(&args);
+        assert_fails(&r, 1);
+        assert_eq!(
+            r.stderr,
+            format!("abbe: error: {t} already exists (use --force to overwrite)\n"),
+            "{args:?}"
+        );
+        assert_eq!(fs::read(&taken).unwrap(), b"precious", "{args:?}");
+        assert!(
+            !tk_out.exists() && !rk_out.exists() && !signer.exists(),
+            "{args:?}"
+        );
+        assert_no_stray_tmp(env.dir.path());
+        for force in ["--force", "-f"] {
+            let mut forced = args.clone();
+            forced.push(force);
+            assert_ok(&run(&forced));
+            assert_ne!(fs::read(&taken).unwrap(), b"precious", "{forced:?}");
+            fs::write(&taken, b"precious").unwrap();
+            for made in [&tk_out, &rk_out, &signer] {
+                let _ = fs::remove_file(made);
+            }
+            let _ = fs::remove_file(signer.with_extension("pub"));
+        }
+    }
+}
+
+/// SIGINT or SIGTERM while `encrypt -o` or `decrypt -o` streams leaves
+/// neither the output nor its temporary file, and the exit status says
+/// which signal (128 + its number); a signal the command was started
+/// with ignored (`nohup`) stays ignored.
+#[cfg(unix)]
+#[test]
+fn an_interrupted_command_leaves_no_partial_output() {
+    let env = Env::new("bls12-381");
+    let ct = env.encrypt("doc", &pseudo_random(3 << 20, 7), POLICY);
+    let (public, alice) = (env.public(), env.key("alice"));
+    let out = env.path("out");
+    let encrypt = format!(
+        "exec '{BIN}' encrypt --public '{}' --policy '{POLICY}' -o '{}'",
+        p(&public),
+        p(&out)
+    );
+    let decrypt = format!(
+        "exec '{BIN}' decrypt --key '{}' -o '{}'",
+        p(&alice),
+        p(&out)
+    );
+    let ciphertext = fs::read(&ct).unwrap()[..2 << 20].to_vec();
+    for (cmd, input) in [
+        (&encrypt, pseudo_random(2 << 20, 8)),
+        (&decrypt, ciphertext),
+    ] {
+        for (signal, code) in [("INT", 130), ("TERM", 143)] {
+            let status = signalled_mid_stream(env.dir.path(), cmd, &input, signal);
+            assert_eq!(status.code(), Some(code), "{cmd} SIG{signal}");
+            assert_no_output(&out);
+        }
+    }
+    // Started with SIGINT ignored, the command ignores it and finishes.
+    let ignoring = format!("trap '' INT; {encrypt}");
+    let status = signalled_mid_stream(env.dir.path(), &ignoring, &pseudo_random(1 << 20, 9), "INT");
+    assert!(status.success());
+    assert!(out.exists());
+    assert_no_stray_tmp(env.dir.path());
+}
+
+/// Runs `sh -c cmd`, writes `input` to its stdin and holds the pipe open
+/// (the command is mid-stream), waits for its temporary output file in
+/// `dir`, sends it SIG`signal`, closes stdin and returns its exit status.
+fn signalled_mid_stream(
+    dir: &Path,
+    cmd: &str,
+    input: &[u8],
+    signal: &str,
+) -> std::process::ExitStatus {
+    let mut child = Command::new("sh")
+        .args(["-c", cmd])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(input).unwrap();
+    let started = Instant::now();
+    while !has_tmp(dir) {
+        assert!(
+            started.elapsed().as_secs() < 60,
+            "no temporary file appeared: {cmd}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let killed = Command::new("kill")
+        .args([&format!("-{signal}"), &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    drop(stdin);
+    child.wait().unwrap()
+}
+
+fn has_tmp(dir: &Path) -> bool {
+    fs::read_dir(dir).unwrap().any(|e| {
+        e.unwrap()
+            .file_name()
+            .to_string_lossy()
+            .starts_with(".abbe-tmp-")
+    })
+}
+
+/// `encrypt` and `transform` do not write binary to a terminal (run under
+/// a pseudo-terminal by util-linux's `script`); armored output, `-o` and a
+/// pipe are fine.
+#[cfg(unix)]
+#[test]
+fn binary_output_to_a_terminal_is_refused() {
+    let (env, ct, tk) = outsourcing_env();
+    let plain = env.file("plain", b"to encrypt");
+    let in_terminal = |cmd: String| {
+        let out = Command::new("script")
+            .args(["-qec", &cmd, "/dev/null"])
+            .stdin(Stdio::null())
+            .output()
+            .expect("util-linux's script runs a command under a pseudo-terminal");
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+        )
+    };
+    let encrypt = format!(
+        "'{BIN}' encrypt --public '{}' --policy '{POLICY}' '{}'",
+        p(&env.public()),
+        p(&plain)
+    );
+    let transform = format!("'{BIN}' transform --tk '{}' '{}'", p(&tk), p(&ct));
+    for (cmd, what) in [
+        (&encrypt, "a binary ciphertext"),
+        (&transform, "a binary transformed file"),
+    ] {
+        let (code, text) = in_terminal(cmd.clone());
+        assert_eq!(code, Some(1), "{text}");
+        assert_eq!(
+            text.trim_end(),
+            format!(
+                "abbe: error: refusing to write {what} to a terminal: use --armor, or -o FILE, or a pipe"
+            )
+        );
+        let (code, text) = in_terminal(format!("{cmd} --armor"));
+        assert_eq!(code, Some(0), "{text}");
+        assert!(text.contains("-----BEGIN ABBE"), "{text}");
+        let (code, text) = in_terminal(format!("{cmd} | wc -c"));
+        assert_eq!(code, Some(0), "{text}");
+    }
+}
+
+/// `transform-key` on a passphrase-protected key protects the retrieval
+/// key with the same passphrase (and says so) unless told otherwise.
+#[test]
+fn transform_key_keeps_the_protection_of_its_key() {
+    let env = Env::new("bls12-381");
+    let pw = env.file("pw", b"correct horse battery staple\n");
+    let key = env.key("carol");
+    let keygen = Command::new(BIN)
+        .args(["keygen", "--master", p(&env.master()), "--attrs", ALICE])
+        .args(["--passphrase", "-o", p(&key)])
+        .env("ABBE_PASSPHRASE_FILE", &pw)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_ok(&keygen.into());
+    let (r, tk, rk) = env.split_key("carol", &[], Some(&pw));
+    assert_ok(&r);
+    assert_eq!(
+        r.stderr,
+        format!(
+            "abbe: {} is protected with the passphrase of {}\n",
+            p(&rk),
+            p(&key)
+        )
+    );
+    assert_eq!(fs::read(&rk).unwrap()[5], 17, "retrieval key protected");
+    assert_ne!(
+        fs::read(&tk).unwrap()[5],
+        17,
+        "transformation key in the clear"
+    );
+    let (r, _, rk) = env.split_key("carol", &["--no-passphrase", "-f"], Some(&pw));
+    assert_ok(&r);
+    assert_ne!(fs::read(&rk).unwrap()[5], 17, "--no-passphrase");
+}
+
 #[cfg(unix)]
 #[test]
 fn file_modes() {
@@ -1946,11 +2208,11 @@ fn identity_based_broadcast_end_to_end() {
                 "--public",
                 p(&pk),
                 "-o",
-                p(&d("m.out")),
+                p(&d(&format!("m.{key}.out"))),
                 p(&mabbe),
             ]));
             assert_eq!(
-                fs::read(d("m.out")).unwrap(),
+                fs::read(d(&format!("m.{key}.out"))).unwrap(),
                 b"to some identities",
                 "{scheme}"
             );

@@ -306,6 +306,14 @@ fn armored_keys_and_files_round_trip() {
     // 3 chunks and a bit, so the armor spans STREAM chunk boundaries.
     let plain = data(3 * 65_536 + 1000);
     fs::write(t.path("rec"), &plain).unwrap();
+    // Each mode's file is decrypted to the same `out` again.
+    let decrypt_to_out = |input: &str| {
+        t.ok(
+            None,
+            &["decrypt", "--key", "alice.key", "-f", "-o", "out", input],
+        );
+        t.read("out")
+    };
     for mode in ["cca", "rcca"] {
         t.ok(
             None,
@@ -318,6 +326,7 @@ fn armored_keys_and_files_round_trip() {
                 "--mode",
                 mode,
                 "--armor",
+                "-f",
                 "-o",
                 "rec.asc",
                 "rec",
@@ -329,11 +338,7 @@ fn armored_keys_and_files_round_trip() {
         assert_eq!(*lines.last().unwrap(), "-----END ABBE ENCRYPTED FILE-----");
         assert!(lines[1..lines.len() - 2].iter().all(|l| l.len() == 64));
         // Armored input needs no flag: from a file and from stdin.
-        t.ok(
-            None,
-            &["decrypt", "--key", "alice.key", "-o", "out", "rec.asc"],
-        );
-        assert_eq!(t.read("out"), plain);
+        assert_eq!(decrypt_to_out("rec.asc"), plain);
         let r = t.run_with(
             None,
             &["decrypt", "--key", "alice.key"],
@@ -343,11 +348,7 @@ fn armored_keys_and_files_round_trip() {
         assert_eq!(r.stdout, plain);
         // CRLF line ends are accepted.
         fs::write(t.path("crlf.asc"), text.replace('\n', "\r\n")).unwrap();
-        t.ok(
-            None,
-            &["decrypt", "--key", "alice.key", "-o", "out", "crlf.asc"],
-        );
-        assert_eq!(t.read("out"), plain);
+        assert_eq!(decrypt_to_out("crlf.asc"), plain);
     }
     // Transform an armored file (armored output), then finish it.
     t.ok(
@@ -373,6 +374,7 @@ fn armored_keys_and_files_round_trip() {
             "alice.rk",
             "--original",
             "rec.asc",
+            "-f",
             "-o",
             "out",
             "rec.t.asc",
@@ -393,6 +395,7 @@ fn armored_keys_and_files_round_trip() {
             "alice.rk",
             "--original",
             "rec.asc",
+            "-f",
             "-o",
             "out",
             "rec.t",

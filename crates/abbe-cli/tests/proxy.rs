@@ -139,6 +139,7 @@ fn decrypt_through_the_proxy() {
                 "keys/public.key",
                 "--policy",
                 "doctor and cardiology",
+                "-f",
                 "-o",
                 "rec.abbe",
                 "rec",

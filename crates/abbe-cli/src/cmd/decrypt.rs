@@ -57,6 +57,9 @@ pub struct Args {
     /// all of it is authentic.
     #[arg(short = 'o', long)]
     output: Option<PathBuf>,
+    /// Overwrite an existing output file.
+    #[arg(short = 'f', long)]
+    force: bool,
     /// The ciphertext or transformed file (armored or binary; default:
     /// stdin).
     input: Option<PathBuf>,
@@ -76,8 +79,13 @@ pub fn run(args: Args) -> Result<()> {
         expect_header,
         any_original,
         output,
+        force,
         input,
     } = args;
+    let overwrite = io::Overwrite::forced(force);
+    if let Some(o) = &output {
+        overwrite.check(o)?;
+    }
     let expect_header = match original {
         Some(path) => Some(original_header_id(&path)?),
         None => expect_header,
@@ -93,7 +101,7 @@ pub fn run(args: Args) -> Result<()> {
             &id,
             verify_with.as_deref(),
             &expect,
-            output,
+            (output, overwrite),
             input,
         );
     }
@@ -123,6 +131,7 @@ pub fn run(args: Args) -> Result<()> {
         reader,
         verify_with.as_deref(),
         output.as_ref(),
+        overwrite,
     )
 }
 
@@ -135,6 +144,7 @@ pub(crate) fn open_payload(
     reader: impl std::io::Read,
     verify_with: Option<&[u8]>,
     output: Option<&PathBuf>,
+    overwrite: io::Overwrite,
 ) -> Result<()> {
     if verify_with.is_some() && output.is_none() && head.is_signed() && !head.signer_known_first() {
         // Its signer is known only after the last byte, and a stream cannot
@@ -144,7 +154,7 @@ pub(crate) fn open_payload(
         ));
     }
     let mut signer = None;
-    io::with_output(output, io::Secrecy::Secret, |w| {
+    io::with_output(output, io::Secrecy::Secret, overwrite, |w| {
         signer = envelope::open_with(head, session, reader, w, verify_with)?.signer;
         Ok(())
     })?;

@@ -50,6 +50,9 @@ pub struct Args {
     /// Output file (default: stdout).
     #[arg(short = 'o', long)]
     output: Option<PathBuf>,
+    /// Overwrite an existing output file.
+    #[arg(short = 'f', long)]
+    force: bool,
     /// Input file (default: stdin).
     input: Option<PathBuf>,
 }
@@ -66,8 +69,14 @@ pub fn run(args: Args) -> Result<()> {
         sign_with,
         armor,
         output,
+        force,
         input,
     } = args;
+    let overwrite = io::Overwrite::forced(force);
+    if let Some(o) = &output {
+        overwrite.check(o)?;
+    }
+    io::refuse_binary_to_terminal(output.as_ref(), armor, "a binary ciphertext")?;
     let (pre, src) = open_public(&public)?;
     let scheme = scheme_for(&pre)?;
     let info = scheme.info();
@@ -158,7 +167,7 @@ pub fn run(args: Args) -> Result<()> {
     }
     let (reader, len) = io::open_input_len(input.as_ref())?;
     let reader = progress::reading(reader, len, "encrypting");
-    io::with_output(output.as_ref(), io::Secrecy::Public, |w| {
+    io::with_output(output.as_ref(), io::Secrecy::Public, overwrite, |w| {
         io::maybe_armored(w, armor, ObjectKind::EncryptedFile, |w| {
             let options = envelope::SealOptions {
                 aead: None,

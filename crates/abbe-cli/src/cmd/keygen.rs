@@ -39,6 +39,9 @@ pub struct Args {
     /// Protect the key with a passphrase (from $ABBE_PASSPHRASE_FILE or the terminal).
     #[arg(long)]
     passphrase: bool,
+    /// Overwrite an existing output file.
+    #[arg(short = 'f', long)]
+    force: bool,
 }
 
 pub fn run(args: Args) -> Result<()> {
@@ -52,7 +55,10 @@ pub fn run(args: Args) -> Result<()> {
         output,
         armor,
         passphrase,
+        force,
     } = args;
+    let overwrite = crate::io::Overwrite::forced(force);
+    overwrite.check(&output)?;
     let (pre, bytes) = read_object(&master, &[ObjectKind::MasterKey])?;
     let public = match &public {
         Some(p) => {
@@ -62,7 +68,7 @@ pub fn run(args: Args) -> Result<()> {
         }
         None => None,
     };
-    let keys = keyfile::KeyOut::new(armor, passphrase, &output.display().to_string())?;
+    let keys = keyfile::KeyOut::new(armor, passphrase, &output.display().to_string(), overwrite)?;
     // GW09 and Waters09 keys are O(N) (the lab's chhatrapati22 tables).
     let pb = user.map(|u| progress::spinner(format!("key for user {u}")));
     let scheme = scheme_for(&pre)?;

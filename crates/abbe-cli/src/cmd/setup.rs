@@ -55,7 +55,7 @@ pub struct Args {
     #[arg(long)]
     out: PathBuf,
     /// Overwrite existing key files.
-    #[arg(long)]
+    #[arg(short = 'f', long)]
     force: bool,
     /// Write both keys as ASCII armor (BEGIN ABBE ... KEY).
     #[arg(long)]
@@ -117,8 +117,8 @@ pub fn run(args: Args) -> Result<()> {
         .map_err(|e| CliError::Other(format!("cannot create {}: {e}", out.display())))?;
     let pk_path = out.join("public.key");
     let mk_path = out.join("master.key");
-    refuse_overwrite(&[&pk_path, &mk_path], force)?;
-    let keys = keyfile::KeyOut::new(armor, passphrase, &mk_path.display().to_string())?;
+    let overwrite = refuse_overwrite(&[&pk_path, &mk_path], force)?;
+    let keys = keyfile::KeyOut::new(armor, passphrase, &mk_path.display().to_string(), overwrite)?;
     // Every path refuses the parameters this scheme has no use for.
     facade
         .info()

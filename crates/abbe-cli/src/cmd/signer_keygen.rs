@@ -23,7 +23,7 @@ pub struct Args {
     #[arg(long)]
     public: Option<PathBuf>,
     /// Overwrite existing key files.
-    #[arg(long)]
+    #[arg(short = 'f', long)]
     force: bool,
     /// Write both keys as ASCII armor.
     #[arg(long)]
@@ -50,8 +50,8 @@ pub fn run(args: Args) -> Result<()> {
             "the verifying key would overwrite the signing key: pass --public".into(),
         ));
     }
-    refuse_overwrite(&[&output, &public], force)?;
-    let keys = keyfile::KeyOut::new(armor, passphrase, &output.display().to_string())?;
+    let overwrite = refuse_overwrite(&[&output, &public], force)?;
+    let keys = keyfile::KeyOut::new(armor, passphrase, &output.display().to_string(), overwrite)?;
     let (sk, vk) = abbe::signature::AnySigningKey::generate(curve, &mut OsRng)?;
     keys.write_secret(&output, &sk)?;
     keys.write_public(&public, &vk)?;

@@ -15,8 +15,13 @@ pub struct Args {
     /// Write the transformed file as ASCII armor.
     #[arg(long)]
     armor: bool,
+    /// Output file (default: stdout).
     #[arg(short = 'o', long)]
     output: Option<PathBuf>,
+    /// Overwrite an existing output file.
+    #[arg(short = 'f', long)]
+    force: bool,
+    /// Input file (default: stdin).
     input: Option<PathBuf>,
 }
 
@@ -25,8 +30,14 @@ pub fn run(args: Args) -> Result<()> {
         tk,
         armor,
         output,
+        force,
         input,
     } = args;
+    let overwrite = io::Overwrite::forced(force);
+    if let Some(o) = &output {
+        overwrite.check(o)?;
+    }
+    io::refuse_binary_to_terminal(output.as_ref(), armor, "a binary transformed file")?;
     let (pre, bytes) = read_object(&tk, &[ObjectKind::TransformationKey])?;
     let mut reader = io::open_ciphertext(input.as_ref(), "transforming")?;
     let head = envelope::read_head(&mut reader)?;
@@ -38,7 +49,7 @@ pub fn run(args: Args) -> Result<()> {
     let hpre = Preamble::parse(&head.header)?;
     check_same_setup(&pre, &hpre, "transformation key")?;
     let transformed = abbe::outsource::transform_bytes(&bytes, &head.header)?;
-    io::with_output(output.as_ref(), io::Secrecy::Public, |w| {
+    io::with_output(output.as_ref(), io::Secrecy::Public, overwrite, |w| {
         io::maybe_armored(w, armor, ObjectKind::TransformedFile, |w| {
             envelope::write_transformed(&head, &transformed, reader, w)?;
             Ok(())

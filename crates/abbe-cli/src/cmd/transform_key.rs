@@ -2,7 +2,7 @@
 //! retrieval key.
 
 use crate::dispatch::scheme_for;
-use crate::keyfile::read_object;
+use crate::keyfile::{read_object_unprotecting, refuse_overwrite};
 use crate::{keyfile, Result};
 use abbe::wire::ObjectKind;
 use rand_core::OsRng;
@@ -10,18 +10,32 @@ use std::path::PathBuf;
 
 #[derive(clap::Args)]
 pub struct Args {
-    #[arg(long)]
+    /// The user key to split (kept as it is).
+    #[arg(short = 'k', long)]
     key: PathBuf,
+    /// Where to write the transformation key, for the proxy (never
+    /// passphrase-protected: the proxy uses it unattended).
     #[arg(long)]
     tk: PathBuf,
+    /// Where to write the retrieval key, which finishes decryption and
+    /// stays with the user.
     #[arg(long)]
     rk: PathBuf,
     /// Write both keys as ASCII armor.
     #[arg(long)]
     armor: bool,
-    /// Protect the retrieval key with a passphrase (the transformation key goes to the proxy).
-    #[arg(long)]
+    /// Protect the retrieval key with a new passphrase. Without it, the
+    /// retrieval key of a passphrase-protected user key is protected with
+    /// that key's passphrase.
+    #[arg(long, conflicts_with = "no_passphrase")]
     passphrase: bool,
+    /// Write the retrieval key unprotected even when the user key is
+    /// protected.
+    #[arg(long)]
+    no_passphrase: bool,
+    /// Overwrite existing output files.
+    #[arg(short = 'f', long)]
+    force: bool,
 }
 
 pub fn run(args: Args) -> Result<()> {
@@ -31,12 +45,24 @@ pub fn run(args: Args) -> Result<()> {
         rk,
         armor,
         passphrase,
+        no_passphrase,
+        force,
     } = args;
-    let (pre, bytes) = read_object(&key, &[ObjectKind::UserKey])?;
-    let rk_out = keyfile::KeyOut::new(armor, passphrase, &rk.display().to_string())?;
+    let overwrite = refuse_overwrite(&[&tk, &rk], force)?;
+    let (pre, bytes, key_pass) = read_object_unprotecting(&key, &[ObjectKind::UserKey])?;
+    let rk_out = match key_pass {
+        Some(pass) if !passphrase && !no_passphrase => {
+            eprintln!(
+                "abbe: {} is protected with the passphrase of {}",
+                rk.display(),
+                key.display()
+            );
+            keyfile::KeyOut::with_passphrase(armor, Some(pass), overwrite)
+        }
+        _ => keyfile::KeyOut::new(armor, passphrase, &rk.display().to_string(), overwrite)?,
+    };
     let (tkb, rkb) = scheme_for(&pre)?.transform_key(&bytes, &mut OsRng)?;
     let tkb = zeroize::Zeroizing::new(tkb);
     rk_out.write_secret(&rk, &rkb)?;
-    // The transformation key is for the proxy: never passphrase-protected.
-    keyfile::KeyOut::new(armor, false, "")?.write_secret(&tk, &tkb)
+    keyfile::KeyOut::with_passphrase(armor, None, overwrite).write_secret(&tk, &tkb)
 }

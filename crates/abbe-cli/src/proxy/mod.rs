@@ -310,7 +310,7 @@ pub fn decrypt(
     id: &str,
     verify_with: Option<&[u8]>,
     expect: &abbe::outsource::Expect,
-    output: Option<PathBuf>,
+    (output, overwrite): (Option<PathBuf>, crate::io::Overwrite),
     input: Option<PathBuf>,
 ) -> Result<()> {
     let (kpre, rk) = read_object(
@@ -367,7 +367,14 @@ pub fn decrypt(
         )));
     }
     let session = abbe::outsource::decrypt_transformed_bytes(&rk, &transformed, &expect)?;
-    crate::open_payload(&head, &session, reader, verify_with, output.as_ref())
+    crate::open_payload(
+        &head,
+        &session,
+        reader,
+        verify_with,
+        output.as_ref(),
+        overwrite,
+    )
 }
 
 /// Lets the proxy's memory come back after a burst. glibc raises its
