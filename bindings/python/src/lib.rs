@@ -301,15 +301,10 @@ fn keygen(
         (SideKind::User, None, None, Some(u), None) => SideArg::Text(u.to_string()),
         (SideKind::Identity, None, None, None, Some(i)) => SideArg::Text(i.to_string()),
         (kind, ..) => {
-            let want = match kind {
-                SideKind::Attributes => "attrs=[...]",
-                SideKind::Policy => "policy=\"...\"",
-                SideKind::User | SideKind::Users | SideKind::Everyone => "user=N",
-                SideKind::Identity | SideKind::Identities => "identity=\"...\"",
-            };
             return Err(invalid(format!(
-                "{} keys are made with {want} (and nothing else)",
-                s.info().scheme.name()
+                "{} keys are made with {} (and nothing else)",
+                s.info().scheme.name(),
+                side_argument(kind)
             )));
         }
     };
@@ -351,20 +346,34 @@ fn target(
     to: Option<&str>,
     to_identities: Option<Vec<String>>,
 ) -> PyResult<SideArg> {
-    match (policy, attrs, to, to_identities) {
-        (Some(p), None, None, None) => Ok(SideArg::Text(p.to_string())),
-        (None, Some(a), None, None) => Ok(SideArg::Items(a)),
-        (None, None, Some(t), None) => Ok(SideArg::Text(t.to_string())),
-        (None, None, None, Some(ids)) => Ok(SideArg::Items(ids)),
-        (None, None, None, None)
-            if facade::of_object(pk).map_err(py_err)?.info().ciphertext_side
-                == SideKind::Everyone =>
-        {
-            Ok(SideArg::Text("all".into()))
+    let s = facade::of_object(pk).map_err(py_err)?;
+    // Only the argument this scheme's ciphertexts are made for: attrs=
+    // given to a ciphertext-policy scheme is refused, never read as a policy.
+    match (s.info().ciphertext_side, policy, attrs, to, to_identities) {
+        (SideKind::Policy, Some(p), None, None, None) => Ok(SideArg::Text(p.to_string())),
+        (SideKind::Attributes, None, Some(a), None, None) => Ok(SideArg::Items(a)),
+        (SideKind::Users | SideKind::Everyone, None, None, Some(t), None) => {
+            Ok(SideArg::Text(t.to_string()))
         }
-        _ => Err(invalid(
-            "give exactly one of policy= (ciphertext-policy schemes), attrs= (key-policy), to= (broadcast) or to_identities= (identity-based broadcast)",
-        )),
+        (SideKind::Everyone, None, None, None, None) => Ok(SideArg::Text("all".into())),
+        (SideKind::Identities, None, None, None, Some(ids)) => Ok(SideArg::Items(ids)),
+        (kind, ..) => Err(invalid(format!(
+            "{} ciphertexts are made with {} (and nothing else)",
+            s.info().scheme.name(),
+            side_argument(kind)
+        ))),
+    }
+}
+
+/// The keyword argument that gives a side of this kind.
+fn side_argument(kind: SideKind) -> &'static str {
+    match kind {
+        SideKind::Attributes => "attrs=[...]",
+        SideKind::Policy => "policy=\"...\"",
+        SideKind::User => "user=N",
+        SideKind::Users | SideKind::Everyone => "to=\"1-100, 200\"",
+        SideKind::Identity => "identity=\"...\"",
+        SideKind::Identities => "to_identities=[...]",
     }
 }
 

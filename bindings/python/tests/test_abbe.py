@@ -190,6 +190,17 @@ def test_small_universe_gpsw06() -> None:
         abbe.encrypt(pk, b"m", attrs=["a", "z"])  # outside the universe
 
 
+def test_each_scheme_takes_only_its_own_side_argument() -> None:
+    pk, mk = abbe.setup(level=100)  # waters11: ciphertexts for policies
+    with pytest.raises(abbe.InvalidInput, match=r"made with policy=.*nothing else"):
+        abbe.encrypt(pk, b"m", attrs=["doctor"])  # a list of attributes is no policy
+    with pytest.raises(abbe.InvalidInput, match=r"keys are made with attrs="):
+        abbe.keygen(mk, policy="doctor")
+    kp, _ = abbe.setup(scheme="gpsw06", level=100)
+    with pytest.raises(abbe.InvalidInput, match=r"made with attrs="):
+        abbe.encrypt(kp, b"m", policy="doctor")
+
+
 def test_every_object_only_in_its_role() -> None:
     pk, mk = abbe.setup(level=100)
     key = abbe.keygen(mk, attrs=["doctor"])

@@ -11,6 +11,8 @@ use abbe::wire::WireError;
 pub enum CliError {
     /// Exit 2: the key does not satisfy the policy.
     NotSatisfied,
+    /// Exit 2: a broadcast key whose user or identity is not a recipient.
+    NotRecipient,
     /// Exit 3: invalid or corrupt input.
     Invalid(String),
     /// Exit 1: anything else (I/O, usage).
@@ -20,14 +22,24 @@ pub enum CliError {
 impl CliError {
     pub fn code(&self) -> u8 {
         match self {
-            CliError::NotSatisfied => 2,
+            CliError::NotSatisfied | CliError::NotRecipient => 2,
             CliError::Invalid(_) => 3,
             CliError::Other(_) => 1,
         }
     }
+    /// The error as it concerns a key of `scheme`: a broadcast key that
+    /// cannot decrypt is not a recipient (it has no policy to satisfy).
+    pub fn for_key_of(self, scheme: abbe::wire::SchemeId) -> CliError {
+        match self {
+            CliError::NotSatisfied if scheme.is_broadcast() => CliError::NotRecipient,
+            e => e,
+        }
+    }
+
     pub fn message(&self) -> String {
         match self {
             CliError::NotSatisfied => "your key does not satisfy this ciphertext's policy".into(),
+            CliError::NotRecipient => "your key is not one of this ciphertext's recipients".into(),
             CliError::Invalid(m) | CliError::Other(m) => m.clone(),
         }
     }

@@ -31,12 +31,8 @@ pub fn read_unprotecting(
     }
     if !expected.iter().any(|k| k.is_secret_key()) {
         return Err(invalid(format!(
-            "this is a passphrase-protected key, expected a {}",
-            expected
-                .iter()
-                .map(|k| k.describe())
-                .collect::<Vec<_>>()
-                .join(" or ")
+            "this is a passphrase-protected key, expected {}",
+            kinds_text(expected)
         )));
     }
     // Layout and scrypt parameters are checked before asking.
@@ -146,14 +142,10 @@ pub(crate) fn read_object_unprotecting(
         .map_err(|e| CliError::Invalid(format!("{}: {e}", path.display())))?;
     if !expected.contains(&pre.kind) {
         return Err(CliError::Invalid(format!(
-            "{}: this is a {}, expected a {}",
+            "{}: this is a {}, expected {}",
             path.display(),
             pre.kind.describe(),
-            expected
-                .iter()
-                .map(|k| k.describe())
-                .collect::<Vec<_>>()
-                .join(" or ")
+            kinds_text(expected)
         )));
     }
     Ok((pre, bytes, pass))
@@ -183,6 +175,23 @@ pub(crate) fn open_public(path: &std::path::Path) -> Result<(Preamble, abbe::bca
         )));
     }
     Ok((pre, std::sync::Arc::new(f)))
+}
+
+/// "a user decryption key or a retrieval key": each kind's name once,
+/// without the parenthesised detail that tells its variants apart.
+fn kinds_text(kinds: &[ObjectKind]) -> String {
+    let mut names: Vec<&str> = Vec::new();
+    for k in kinds {
+        let name = k.describe().split(" (").next().unwrap_or_default();
+        if !names.contains(&name) {
+            names.push(name);
+        }
+    }
+    names
+        .iter()
+        .map(|n| format!("a {n}"))
+        .collect::<Vec<_>>()
+        .join(" or ")
 }
 
 /// Refuses to overwrite existing output files unless `force` (all checked

@@ -1243,6 +1243,78 @@ fn setup_refuses_to_overwrite_without_force() {
     assert_eq!(env.decrypt(&fresh, &new_ct), b"new setup");
 }
 
+/// The errors a new user meets first name what is wrong in their terms.
+#[test]
+fn first_errors_say_the_right_thing() {
+    let env = Env::new("bls12-381");
+    let plain = env.file("plain", b"x");
+    let fails = |args: &[&str], code: i32, message: &str| {
+        let r = run(args);
+        assert_fails(&r, code);
+        assert_eq!(r.stderr, format!("abbe: error: {message}\n"), "{args:?}");
+    };
+    // A broadcast key that cannot decrypt is not a recipient.
+    let b = env.path("b");
+    assert_ok(&run(&[
+        "setup",
+        "--scheme",
+        "bgw05",
+        "--users",
+        "8",
+        "--out",
+        p(&b),
+    ]));
+    let (bpk, bmk) = (b.join("public.key"), b.join("master.key"));
+    let u3 = env.path("u3.key");
+    assert_ok(&run(&[
+        "keygen",
+        "--master",
+        p(&bmk),
+        "--user",
+        "3",
+        "-o",
+        p(&u3),
+    ]));
+    let to12 = env.path("to12.abbe");
+    assert_ok(&run(&[
+        "encrypt",
+        "--public",
+        p(&bpk),
+        "--to",
+        "1-2",
+        "-o",
+        p(&to12),
+        p(&plain),
+    ]));
+    fails(
+        &["decrypt", "--key", p(&u3), "--public", p(&bpk), p(&to12)],
+        2,
+        "your key is not one of this ciphertext's recipients",
+    );
+    // A public key where a decryption key belongs.
+    let public = env.public();
+    let ct = env.encrypt("doc", b"for doctors", POLICY);
+    fails(
+        &["decrypt", "--key", p(&public), p(&ct)],
+        3,
+        &format!(
+            "{}: this is a public key, expected a user decryption key or a retrieval key",
+            p(&public)
+        ),
+    );
+    // NOT, and a list without its comma.
+    fails(
+        &["encrypt", "--public", p(&public), "--policy", "doctor and not nurse", p(&plain)],
+        3,
+        "policy error at byte 11: expected a monotone policy (and, or, K of (...), comparisons; NOT is not supported) but found a negation",
+    );
+    fails(
+        &["keygen", "--master", p(&env.master()), "--attrs", "doctor cardiology", "-o", p(&env.path("dc.key"))],
+        3,
+        "policy error at byte 7: expected ',' between two attributes (\"doctor, cardiology\") but found 'cardiology'",
+    );
+}
+
 /// An environment with an RCCA file for doctors and Alice's transformation
 /// key: something for every command to write.
 fn outsourcing_env() -> (Env, PathBuf, PathBuf) {

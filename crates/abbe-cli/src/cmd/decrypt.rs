@@ -124,7 +124,8 @@ pub fn run(args: Args) -> Result<()> {
         }
         None => None,
     };
-    let session = abbe::facade::session_of(scheme_for(&kpre)?, &kbytes, public, &head, &expect)?;
+    let session = abbe::facade::session_of(scheme_for(&kpre)?, &kbytes, public, &head, &expect)
+        .map_err(|e| CliError::from(e).for_key_of(kpre.scheme))?;
     open_payload(
         &head,
         &session,

@@ -48,6 +48,9 @@ impl AttributeSet {
                 Tok::Comma => {
                     cur.bump();
                 }
+                Tok::Word(_) | Tok::Quoted(_) => {
+                    return Err(cur.error("',' between two attributes (\"doctor, cardiology\")"))
+                }
                 _ => return Err(cur.error("',' or end of input")),
             }
         }
@@ -203,6 +206,13 @@ impl AttributeSet {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_missing_comma_is_named() {
+        let e = AttributeSet::parse("doctor cardiology").unwrap_err();
+        assert_eq!(e.position(), Some(7));
+        assert!(e.to_string().contains("',' between two attributes"), "{e}");
+    }
 
     #[test]
     fn parse_basic() {

@@ -116,6 +116,22 @@ impl Infix<'_> {
                 let k = usize::try_from(*k).unwrap_or(usize::MAX);
                 make_gate(k, items).map_err(|e| e.with_position(t.pos))
             }
+            Tok::Word(name)
+                if name.eq_ignore_ascii_case("not")
+                    && matches!(
+                        self.cur.peek2().tok,
+                        Tok::Word(_) | Tok::Quoted(_) | Tok::LParen
+                    ) =>
+            {
+                // `not x` reads as a negation, which no scheme here takes;
+                // an attribute named "not" stays usable on its own or quoted.
+                Err(PolicyError::at(
+                    ErrorKind::Syntax,
+                    t.pos,
+                    "a monotone policy (and, or, K of (...), comparisons; NOT is not supported)",
+                    "a negation",
+                ))
+            }
             Tok::Word(name) | Tok::Quoted(name) => {
                 self.cur.bump();
                 validate_name(name).map_err(|e| e.with_position(t.pos))?;
@@ -364,6 +380,22 @@ mod tests {
         assert!(Policy::parse("age > 18446744073709551615#64").is_err());
         assert!(Policy::parse("age > x").is_err());
         assert!(Policy::parse("age > 18 #").is_err());
+    }
+
+    #[test]
+    fn a_negation_is_named_as_such() {
+        for text in ["doctor and not nurse", "NOT (a or b)", "a or not \"b c\""] {
+            let e = Policy::parse(text).unwrap_err();
+            assert_eq!(e.kind(), ErrorKind::Syntax, "{text}");
+            assert!(
+                e.to_string().contains("NOT is not supported")
+                    && e.to_string().contains("a negation"),
+                "{text}: {e}"
+            );
+        }
+        // An attribute named "not" is still an attribute.
+        assert!(Policy::parse("doctor and not").is_ok());
+        assert!(Policy::parse("\"not\" and nurse").is_ok());
     }
 
     #[test]
