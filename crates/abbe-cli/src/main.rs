@@ -28,22 +28,34 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 #[derive(Parser)]
-#[command(name = "abbe", version, about = "Attribute-based encryption: encrypt files to access policies", long_about = None)]
+#[command(
+    name = "abbe",
+    version,
+    about = "Attribute-based encryption: encrypt files to access policies",
+    long_about = None,
+    after_help = GLOBAL_OPTIONS
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
-    /// Allow a BROKEN scheme (published attacks; `abbe schemes`) on this command:
-    /// only to reproduce published benchmarks, and only in a build with the
-    /// `insecure-benchmark-only` feature.
-    #[arg(long, global = true)]
+    // Both options below are taken by every command but shown once, here
+    // (GLOBAL_OPTIONS), not in every command's help.
+    #[arg(long, global = true, hide = true)]
     insecure_benchmark_only: bool,
-    /// The policy work budget: the most non-zero entries a policy's LSSS
-    /// matrix may have (a k-of-n gate costs n·(k−1)), enforced on policies
-    /// you give and on every ciphertext and key read, before any group
-    /// operation. Raise it only for big threshold policies you trust.
-    #[arg(long, global = true, value_name = "UNITS", default_value_t = abbe::policy::limits::DEFAULT_MAX_POLICY_WORK)]
+    #[arg(long, global = true, hide = true, value_name = "UNITS", default_value_t = abbe::policy::limits::DEFAULT_MAX_POLICY_WORK)]
     max_policy_work: u64,
 }
+
+const GLOBAL_OPTIONS: &str = "\
+Options every command takes:
+      --max-policy-work <UNITS>  The policy work budget: the most non-zero entries a policy's
+                                 LSSS matrix may have (a k-of-n gate costs n·(k−1)), enforced on
+                                 policies you give and on every ciphertext and key read, before
+                                 any group operation. Raise it only for big threshold policies
+                                 you trust [default: 32768]
+      --insecure-benchmark-only  Allow a BROKEN scheme (published attacks; `abbe schemes`) on
+                                 this command: only to reproduce published benchmarks, and only
+                                 in a build with the `insecure-benchmark-only` feature";
 
 #[derive(Subcommand)]
 enum Command {
@@ -165,5 +177,22 @@ fn run_lab(args: lab::LabArgs) -> Result<()> {
         Some(0) => Ok(()),
         // It said why on stderr.
         code => std::process::exit(code.unwrap_or(1)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// clap's own checks of every command (no flag twice, short flags
+    /// unique), which release builds skip.
+    #[test]
+    fn the_command_line_is_well_formed() {
+        use clap::CommandFactory;
+        super::Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn the_global_options_text_states_the_real_default() {
+        let default = abbe::policy::limits::DEFAULT_MAX_POLICY_WORK;
+        assert!(super::GLOBAL_OPTIONS.contains(&format!("[default: {default}]")));
     }
 }

@@ -1745,6 +1745,74 @@ fn usage_errors_exit_1() {
     assert_eq!(out.status.code(), Some(0));
 }
 
+/// The options every command takes are described once, in `abbe --help`;
+/// each argument of a command has its help; the usual flags have short
+/// forms (-m, -a, -p, -k, -o, -f).
+#[test]
+fn help_and_short_flags() {
+    let help = |args: &[&str]| {
+        let r = run(args);
+        assert_ok(&r);
+        String::from_utf8(r.stdout).unwrap()
+    };
+    assert!(help(&["--help"]).contains("--max-policy-work <UNITS>"));
+    for cmd in [
+        "setup",
+        "keygen",
+        "encrypt",
+        "decrypt",
+        "transform-key",
+        "transform",
+        "inspect",
+    ] {
+        let text = help(&[cmd, "--help"]);
+        assert!(!text.contains("--max-policy-work"), "{cmd}: {text}");
+        // Every argument has its explanation: after the name, or (clap's
+        // long layout) on the next, deeper-indented line.
+        let lines: Vec<&str> = text.lines().collect();
+        for (i, line) in lines.iter().enumerate() {
+            let name = line.trim_start();
+            let is_argument = (name.starts_with('-') && !name.starts_with("- "))
+                || name.starts_with('[')
+                || name.starts_with('<');
+            if !is_argument {
+                continue;
+            }
+            let indent = line.len() - name.len();
+            let below = lines.get(i + 1).copied().unwrap_or("");
+            let explained = name.trim_end().contains("  ")
+                || (below.len() - below.trim_start().len() > indent && !below.trim().is_empty());
+            assert!(explained, "{cmd}: no help for {line:?}");
+        }
+    }
+    let env = Env::new("bls12-381");
+    let plain = env.file("plain", b"short flags");
+    let (ct, dk) = (env.path("short.abbe"), env.path("short.key"));
+    assert_ok(&run(&[
+        "keygen",
+        "-m",
+        p(&env.master()),
+        "-a",
+        ALICE,
+        "-o",
+        p(&dk),
+    ]));
+    let public = env.public();
+    assert_ok(&run(&[
+        "encrypt",
+        "--public",
+        p(&public),
+        "-p",
+        "doctor",
+        "-o",
+        p(&ct),
+        p(&plain),
+    ]));
+    let r = run(&["decrypt", "-k", p(&dk), p(&ct)]);
+    assert_ok(&r);
+    assert_eq!(r.stdout, b"short flags");
+}
+
 /// The default (CCA) ciphertexts cannot go through a proxy; CPA-mode ones
 /// can (GHW11's CPA scheme), and the same retrieval key finishes them.
 #[test]

@@ -11,7 +11,7 @@ use std::path::PathBuf;
 #[derive(clap::Args)]
 pub struct Args {
     /// A user key, or a retrieval key for a transformed ciphertext or --proxy.
-    #[arg(long)]
+    #[arg(short = 'k', long)]
     key: PathBuf,
     /// The setup's public key, which broadcast keys decrypt with (their
     /// key files do not carry it); BGW05's is read only where a decryption

@@ -17,10 +17,10 @@ pub struct Args {
     /// The access policy, for ciphertext-policy schemes, e.g. "(doctor and cardiology)
     /// or 2 of (nurse, ward25, age >= 30)". Infix, DET-ABE postfix ("A B 2of2") and
     /// AES4SeC formulas ("(A,B,2)") are accepted.
-    #[arg(long)]
+    #[arg(short = 'p', long)]
     policy: Option<String>,
     /// Attributes, for key-policy schemes.
-    #[arg(long)]
+    #[arg(short = 'a', long)]
     attrs: Option<String>,
     /// Recipients for broadcast schemes: indices and ranges, e.g. "1-1000,2000,3000-3100".
     #[arg(long)]

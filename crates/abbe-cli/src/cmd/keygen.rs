@@ -11,13 +11,13 @@ use std::path::PathBuf;
 #[derive(clap::Args)]
 pub struct Args {
     /// The master key.
-    #[arg(long)]
+    #[arg(short = 'm', long)]
     master: PathBuf,
     /// Attributes, e.g. "doctor, cardiology, age = 42" (ciphertext-policy schemes).
-    #[arg(long)]
+    #[arg(short = 'a', long)]
     attrs: Option<String>,
     /// A policy, for key-policy schemes.
-    #[arg(long)]
+    #[arg(short = 'p', long)]
     policy: Option<String>,
     /// A user index i in [1, N], for broadcast schemes.
     #[arg(long)]

@@ -95,7 +95,7 @@ pub struct SubscribeArgs {
     #[arg(long)]
     topic: String,
     /// Your user key.
-    #[arg(long)]
+    #[arg(short = 'k', long)]
     key: PathBuf,
     /// Accept only records signed by this verifying key.
     #[arg(long, value_name = "KEY")]

@@ -10,6 +10,7 @@ use std::path::PathBuf;
 
 #[derive(clap::Args)]
 pub struct Args {
+    /// The transformation key (`abbe transform-key --tk`).
     #[arg(long)]
     tk: PathBuf,
     /// Write the transformed file as ASCII armor.
@@ -21,7 +22,8 @@ pub struct Args {
     /// Overwrite an existing output file.
     #[arg(short = 'f', long)]
     force: bool,
-    /// Input file (default: stdin).
+    /// The ciphertext, encrypted with `--mode rcca` (or cpa); armored or
+    /// binary (default: stdin).
     input: Option<PathBuf>,
 }
 

@@ -83,12 +83,16 @@ pub enum ProxyCommand {
     },
     /// Delete a transformation key from a proxy.
     Delete {
+        /// The id `abbe proxy register` printed.
         #[arg(long)]
         tk_id: String,
+        /// The proxy, e.g. http://127.0.0.1:8700 or https://...
         #[arg(long)]
         proxy: String,
+        /// A file holding your tenant's bearer token (default: $ABBE_PROXY_TOKEN).
         #[arg(long)]
         token_file: Option<PathBuf>,
+        /// Trust only the CA certificate(s) of this PEM file for an https:// proxy (default: Mozilla's roots).
         #[arg(long, value_name = "FILE")]
         proxy_ca: Option<PathBuf>,
     },
