@@ -21,27 +21,67 @@ impl Drop for Server {
     }
 }
 
+/// A setup in keys/ (with `setup_args`), a doctor's key a.key and its
+/// transformation and retrieval keys a.tk, a.rk.
+fn doctor_tk(dir: &Path, setup_args: &[&str]) {
+    ok(dir, &[&["setup", "--out", "keys"][..], setup_args].concat());
+    ok(
+        dir,
+        &[
+            "keygen",
+            "-m",
+            "keys/master.key",
+            "-a",
+            "doctor",
+            "-o",
+            "a.key",
+        ],
+    );
+    ok(
+        dir,
+        &[
+            "transform-key",
+            "-k",
+            "a.key",
+            "--tk",
+            "a.tk",
+            "--rk",
+            "a.rk",
+        ],
+    );
+}
+
+/// `abbe proxy token create` of `tenant` in sqlite:proxy.db.
+fn create_token(tenant: &str) -> Vec<&str> {
+    let store = ["--store", "sqlite:proxy.db"];
+    [
+        &["proxy", "token", "create", "--tenant", tenant][..],
+        &store,
+    ]
+    .concat()
+}
+
 /// Starts `abbe proxy serve` on a free loopback port; returns its URL.
 fn serve(dir: &Path) -> (Server, String) {
     serve_with(dir, &[])
 }
 
-/// As [`serve`], with more options.
-fn serve_with(dir: &Path, extra: &[&str]) -> (Server, String) {
-    let mut child = Command::new(BIN)
+/// `abbe proxy serve` on `listen` with sqlite:proxy.db and `extra`
+/// options, its stderr piped.
+fn spawn_serve(dir: &Path, listen: &str, extra: &[&str]) -> Child {
+    Command::new(BIN)
         .current_dir(dir)
-        .args([
-            "proxy",
-            "serve",
-            "--listen",
-            "127.0.0.1:0",
-            "--store",
-            "sqlite:proxy.db",
-        ])
+        .args(["proxy", "serve", "--listen", listen])
+        .args(["--store", "sqlite:proxy.db"])
         .args(extra)
         .stderr(Stdio::piped())
         .spawn()
-        .unwrap();
+        .unwrap()
+}
+
+/// As [`serve`], with more options.
+fn serve_with(dir: &Path, extra: &[&str]) -> (Server, String) {
+    let mut child = spawn_serve(dir, "127.0.0.1:0", extra);
     let mut line = String::new();
     BufReader::new(child.stderr.as_mut().unwrap())
         .read_line(&mut line)
@@ -533,52 +573,9 @@ fn post(url: &str, path: &str, token: &str, body: &[u8]) -> (u16, String, String
 fn hostile_bursts_are_bounded() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path();
-    ok(
-        dir,
-        &[
-            "setup", "--scheme", "waters11", "--level", "100", "--out", "keys",
-        ],
-    );
-    ok(
-        dir,
-        &[
-            "keygen",
-            "--master",
-            "keys/master.key",
-            "--attrs",
-            "doctor",
-            "-o",
-            "a.key",
-        ],
-    );
-    ok(
-        dir,
-        &[
-            "transform-key",
-            "--key",
-            "a.key",
-            "--tk",
-            "a.tk",
-            "--rk",
-            "a.rk",
-        ],
-    );
+    doctor_tk(dir, &["--level", "100"]);
     let tokens: Vec<String> = (0..8)
-        .map(|i| {
-            let t = ok(
-                dir,
-                &[
-                    "proxy",
-                    "token",
-                    "create",
-                    "--store",
-                    "sqlite:proxy.db",
-                    "--tenant",
-                    &format!("t{i}"),
-                ],
-            );
-            t.trim().to_string()
-        })
+        .map(|i| ok(dir, &create_token(&format!("t{i}"))).trim().to_string())
         .collect();
     let (server, url) = serve_with(
         dir,
@@ -690,5 +687,83 @@ fn hostile_bursts_are_bounded() {
     assert!(
         headers.to_ascii_lowercase().contains("retry-after:"),
         "{headers}"
+    );
+}
+
+/// What an operator and a tenant meet around the proxy: a misspelt store
+/// is refused (and not created), a token goes to a 0600 file, a tenant
+/// lists their TK ids, the access log has a line per request (no TK id),
+/// and plain HTTP beyond loopback is warned about.
+#[test]
+fn operator_and_tenant_commands() {
+    let d = tempfile::tempdir().unwrap();
+    let dir = d.path();
+    let out = abbe(
+        dir,
+        &["proxy", "token", "list", "--store", "sqlite:typo.db"],
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "abbe: error: no store at sqlite:typo.db (`abbe proxy token create` or `abbe proxy serve` creates one)\n"
+    );
+    assert!(!dir.join("typo.db").exists());
+
+    let to_file = [&create_token("alice")[..], &["-o", "alice.token"]].concat();
+    let stdout = ok(dir, &to_file);
+    assert!(stdout.is_empty(), "{stdout}");
+    assert_eq!(common::mode(&dir.join("alice.token")), 0o600);
+    let token = std::fs::read_to_string(dir.join("alice.token")).unwrap();
+    assert_eq!(token.trim().len(), token.len() - 1, "one line: {token:?}");
+    assert_eq!(abbe(dir, &to_file).status.code(), Some(1), "overwrite");
+
+    doctor_tk(dir, &[]);
+    let (server, url) = serve_with(dir, &["--access-log", "access.log"]);
+    let remote = ["--proxy", url.as_str(), "--token-file", "alice.token"];
+    assert_eq!(ok(dir, &[&["proxy", "list"][..], &remote].concat()), "");
+    let id = ok(
+        dir,
+        &[&["proxy", "register", "--tk", "a.tk"][..], &remote].concat(),
+    );
+    let id = id.trim();
+    assert_eq!(
+        ok(dir, &[&["proxy", "list"][..], &remote].concat()),
+        format!("{id}\n")
+    );
+    ok(
+        dir,
+        &[&["proxy", "delete", "--tk-id", id][..], &remote].concat(),
+    );
+    assert_eq!(ok(dir, &[&["proxy", "list"][..], &remote].concat()), "");
+    drop(server);
+    let log = std::fs::read_to_string(dir.join("access.log")).unwrap();
+    let routes: Vec<String> = log
+        .lines()
+        .map(|l| l.split(' ').skip(2).take(3).collect::<Vec<_>>().join(" "))
+        .collect();
+    assert_eq!(
+        routes,
+        [
+            "GET /v1/tks 200",
+            "POST /v1/tks 201",
+            "GET /v1/tks 200",
+            "DELETE /v1/tks/{id} 204",
+            "GET /v1/tks 200"
+        ],
+        "{log}"
+    );
+    assert!(!log.contains(id), "{log}");
+    assert_eq!(common::mode(&dir.join("access.log")), 0o600);
+
+    // Beyond loopback, plain HTTP is said to be so.
+    let mut child = spawn_serve(dir, "0.0.0.0:0", &[]);
+    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
+    let first = lines.next().unwrap().unwrap();
+    let second = lines.next().unwrap().unwrap();
+    let _server = Server(child);
+    assert!(first.contains("listening on http://0.0.0.0:"), "{first}");
+    assert!(
+        second.starts_with("abbe-proxy: warning: plain HTTP on 0.0.0.0:"),
+        "{second}"
     );
 }

@@ -463,27 +463,14 @@ fn environment(opts: &Options, heap: bool) -> Environment {
     }
 }
 
-/// `YYYY-MM-DD HH:MM` from the system clock (days-from-civil inverse).
+/// `YYYY-MM-DD HH:MM` (UTC) from the system clock.
 fn utc_now() -> String {
     let secs = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_secs())
         .unwrap_or(0) as i64;
-    let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    format!(
-        "{y:04}-{m:02}-{d:02} {:02}:{:02}",
-        rem / 3600,
-        rem % 3600 / 60
-    )
+    let full = abbe_proxy::access_log::utc(secs);
+    format!("{} {}", &full[..10], &full[11..16])
 }
 
 /// Runs the selected experiments and writes the report.

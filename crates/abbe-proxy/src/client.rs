@@ -186,6 +186,21 @@ impl ProxyClient {
         )
     }
 
+    /// The ids of this tenant's transformation keys.
+    pub fn list(&self) -> Result<Vec<String>, ClientError> {
+        let body = self.get("/v1/tks")?;
+        let v: serde_json::Value =
+            serde_json::from_slice(&body).map_err(|e| ClientError::Protocol(e.to_string()))?;
+        v.get("ids")
+            .and_then(|ids| ids.as_array())
+            .and_then(|ids| {
+                ids.iter()
+                    .map(|i| i.as_str().map(str::to_owned))
+                    .collect::<Option<Vec<_>>>()
+            })
+            .ok_or_else(|| ClientError::Protocol("no list of ids in the answer".into()))
+    }
+
     /// Deletes a transformation key.
     pub fn delete(&self, id: &str) -> Result<(), ClientError> {
         let mut req = self.agent.delete(format!("{}/v1/tks/{id}", self.base));

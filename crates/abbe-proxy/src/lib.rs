@@ -3,7 +3,7 @@
 //! URL) and get back the constant-size transformation, which the thin client
 //! finishes with one exponentiation.
 //!
-//! * [`server`] — the HTTP service (axum/tokio).
+//! * [`server`] — the HTTP service (axum/tokio); [`access_log`] its log.
 //! * [`store`] — tokens and TKs in SQLite (default) or PostgreSQL (fleets).
 //! * [`cache`] — decoded TKs kept in memory (LRU, bounded).
 //! * [`fetch`] — the SSRF-guarded GET of `transform-url`.
@@ -16,6 +16,7 @@
 //! The transform itself is `abbe::outsource::PreparedTransformKey`, shared
 //! with the CLI (`abbe::outsource::transform_bytes`).
 
+pub mod access_log;
 pub mod cache;
 pub mod client;
 pub mod ehr;

@@ -62,6 +62,9 @@ pub enum ProxyCommand {
         /// Requests one tenant may start at once after a pause.
         #[arg(long, default_value_t = 40.0)]
         tenant_burst: f64,
+        /// Append a line per request to this file (mode 0600; `-`: stderr): time, peer, method, route, status, duration — never a token, key id or body.
+        #[arg(long, value_name = "FILE")]
+        access_log: Option<PathBuf>,
     },
     /// Manage tenants' bearer tokens.
     #[command(subcommand)]
@@ -71,31 +74,46 @@ pub enum ProxyCommand {
         /// The transformation key (`abbe transform-key --tk`).
         #[arg(long)]
         tk: PathBuf,
-        /// The proxy, e.g. http://127.0.0.1:8700 or https://...
-        #[arg(long)]
-        proxy: String,
-        /// A file holding your tenant's bearer token (default: $ABBE_PROXY_TOKEN).
-        #[arg(long)]
-        token_file: Option<PathBuf>,
-        /// Trust only the CA certificate(s) of this PEM file for an https:// proxy (default: Mozilla's roots).
-        #[arg(long, value_name = "FILE")]
-        proxy_ca: Option<PathBuf>,
+        #[command(flatten)]
+        remote: Remote,
+    },
+    /// List the ids of your transformation keys on a proxy.
+    List {
+        #[command(flatten)]
+        remote: Remote,
     },
     /// Delete a transformation key from a proxy.
     Delete {
         /// The id `abbe proxy register` printed.
         #[arg(long)]
         tk_id: String,
-        /// The proxy, e.g. http://127.0.0.1:8700 or https://...
-        #[arg(long)]
-        proxy: String,
-        /// A file holding your tenant's bearer token (default: $ABBE_PROXY_TOKEN).
-        #[arg(long)]
-        token_file: Option<PathBuf>,
-        /// Trust only the CA certificate(s) of this PEM file for an https:// proxy (default: Mozilla's roots).
-        #[arg(long, value_name = "FILE")]
-        proxy_ca: Option<PathBuf>,
+        #[command(flatten)]
+        remote: Remote,
     },
+}
+
+/// A proxy as a tenant reaches it.
+#[derive(clap::Args)]
+pub struct Remote {
+    /// The proxy, e.g. http://127.0.0.1:8700 or https://...
+    #[arg(long)]
+    proxy: String,
+    /// A file holding your tenant's bearer token (default: $ABBE_PROXY_TOKEN).
+    #[arg(long)]
+    token_file: Option<PathBuf>,
+    /// Trust only the CA certificate(s) of this PEM file for an https:// proxy (default: Mozilla's roots).
+    #[arg(long, value_name = "FILE")]
+    proxy_ca: Option<PathBuf>,
+}
+
+impl Remote {
+    fn client(&self) -> Result<ProxyClient> {
+        client(
+            &self.proxy,
+            self.token_file.as_deref(),
+            self.proxy_ca.as_deref(),
+        )
+    }
 }
 
 #[derive(Subcommand)]
@@ -108,6 +126,12 @@ pub enum TokenCommand {
         /// The tenant's name (default: a fresh random one).
         #[arg(long)]
         tenant: Option<String>,
+        /// Write the token to this file (mode 0600) instead of stdout.
+        #[arg(short = 'o', long)]
+        output: Option<PathBuf>,
+        /// Overwrite an existing output file.
+        #[arg(short = 'f', long)]
+        force: bool,
     },
     /// List tokens: id, tenant, creation time (never the token itself).
     List {
@@ -169,27 +193,6 @@ pub fn client(url: &str, token_file: Option<&Path>, ca: Option<&Path>) -> Result
     })
 }
 
-/// Unix seconds as `YYYY-MM-DDTHH:MM:SSZ` (proleptic Gregorian, UTC).
-fn utc(secs: i64) -> String {
-    let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
-    // Days since 1970-01-01 to a civil date (H. Hinnant's algorithm).
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    format!(
-        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
-        rem / 3600,
-        rem % 3600 / 60,
-        rem % 60
-    )
-}
-
 pub fn run(cmd: ProxyCommand) -> Result<()> {
     match cmd {
         ProxyCommand::Serve {
@@ -209,6 +212,7 @@ pub fn run(cmd: ProxyCommand) -> Result<()> {
             tenant_concurrency,
             tenant_rate,
             tenant_burst,
+            access_log,
         } => {
             let d = Config::default();
             let extra_roots = match fetch_ca {
@@ -236,10 +240,26 @@ pub fn run(cmd: ProxyCommand) -> Result<()> {
                     rate: tenant_rate.max(0.0),
                     burst: tenant_burst.max(1.0),
                 },
+                access_log: access_log
+                    .map(|p| {
+                        abbe_proxy::access_log::AccessLog::open(&p).map_err(|e| {
+                            CliError::Other(format!("cannot open {}: {e}", p.display()))
+                        })
+                    })
+                    .transpose()?,
             };
             abbe_proxy::server::run_blocking(&listen, &store, cfg).map_err(CliError::Other)
         }
-        ProxyCommand::Token(TokenCommand::Create { store, tenant }) => {
+        ProxyCommand::Token(TokenCommand::Create {
+            store,
+            tenant,
+            output,
+            force,
+        }) => {
+            let overwrite = crate::io::Overwrite::forced(force);
+            if let Some(o) = &output {
+                overwrite.check(o)?;
+            }
             let tenant = tenant.unwrap_or_else(|| {
                 let mut b = [0u8; 8];
                 rand_core::RngCore::fill_bytes(&mut rand_core::OsRng, &mut b);
@@ -250,8 +270,27 @@ pub fn run(cmd: ProxyCommand) -> Result<()> {
             });
             let (t, id) = abbe_proxy::server::create_token_blocking(&store, &tenant)
                 .map_err(CliError::Other)?;
-            eprintln!("abbe: token {id} for tenant '{tenant}' (shown once; keep it secret):");
-            println!("{t}");
+            let t = zeroize::Zeroizing::new(format!("{t}\n"));
+            match &output {
+                Some(o) => {
+                    crate::io::write_atomic(
+                        o,
+                        t.as_bytes(),
+                        crate::io::Secrecy::Secret,
+                        overwrite,
+                    )?;
+                    eprintln!(
+                        "abbe: token {id} for tenant '{tenant}' written to {} (keep it secret)",
+                        o.display()
+                    );
+                }
+                None => {
+                    eprintln!(
+                        "abbe: token {id} for tenant '{tenant}' (shown once; keep it secret):"
+                    );
+                    print!("{}", *t);
+                }
+            }
             Ok(())
         }
         ProxyCommand::Token(TokenCommand::List { store, tenant }) => {
@@ -265,7 +304,12 @@ pub fn run(cmd: ProxyCommand) -> Result<()> {
                 .max(6);
             println!("{:<16}  {:<width$}  CREATED (UTC)", "ID", "TENANT");
             for t in &tokens {
-                println!("{:<16}  {:<width$}  {}", t.id, t.tenant, utc(t.created_at));
+                println!(
+                    "{:<16}  {:<width$}  {}",
+                    t.id,
+                    t.tenant,
+                    abbe_proxy::access_log::utc(t.created_at)
+                );
             }
             Ok(())
         }
@@ -280,25 +324,19 @@ pub fn run(cmd: ProxyCommand) -> Result<()> {
                 ))),
             }
         }
-        ProxyCommand::Register {
-            tk,
-            proxy,
-            token_file,
-            proxy_ca,
-        } => {
+        ProxyCommand::Register { tk, remote } => {
             let (_, bytes) = read_object(&tk, &[ObjectKind::TransformationKey])?;
-            let client = client(&proxy, token_file.as_deref(), proxy_ca.as_deref())?;
-            println!("{}", client.register(&bytes)?);
+            println!("{}", remote.client()?.register(&bytes)?);
             Ok(())
         }
-        ProxyCommand::Delete {
-            tk_id,
-            proxy,
-            token_file,
-            proxy_ca,
-        } => {
-            let client = client(&proxy, token_file.as_deref(), proxy_ca.as_deref())?;
-            client.delete(&tk_id)?;
+        ProxyCommand::List { remote } => {
+            for id in remote.client()?.list()? {
+                println!("{id}");
+            }
+            Ok(())
+        }
+        ProxyCommand::Delete { tk_id, remote } => {
+            remote.client()?.delete(&tk_id)?;
             eprintln!("abbe: deleted {tk_id}");
             Ok(())
         }
@@ -404,6 +442,3 @@ fn release_freed_memory() {
         }
     }
 }
-
-#[cfg(test)]
-mod tests;

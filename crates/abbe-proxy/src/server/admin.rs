@@ -49,6 +49,11 @@ pub fn run_blocking(listen: &str, store_url: &str, cfg: Config) -> Result<(), St
             store.backend(),
             cfg.workers
         );
+        if !addr.ip().is_loopback() {
+            eprintln!(
+                "abbe-proxy: warning: plain HTTP on {addr}, beyond this machine: bearer tokens and transformation keys cross the network unencrypted; serve on loopback behind a TLS-terminating reverse proxy"
+            );
+        }
         serve(listener, AppState::new(store, cfg), shutdown_signal())
             .await
             .map_err(|e| format!("server error: {e}"))?;
@@ -58,13 +63,22 @@ pub fn run_blocking(listen: &str, store_url: &str, cfg: Config) -> Result<(), St
 }
 
 /// Opens the store at `store_url`, runs `f` on it, closes it (the CLI's
-/// administrative commands).
-pub(super) fn with_store<T, F, Fut>(store_url: &str, f: F) -> Result<T, String>
+/// administrative commands). Only `create` may create a new store: a
+/// misspelt `--store sqlite:typo.db` given to `list` or `revoke` would
+/// otherwise leave an empty database and report no tokens.
+pub(super) fn with_store<T, F, Fut>(store_url: &str, create: bool, f: F) -> Result<T, String>
 where
     F: FnOnce(Store) -> Fut,
     Fut: Future<Output = Result<T, StoreError>>,
 {
     let rt = runtime().map_err(|e| format!("cannot start the runtime: {e}"))?;
+    if let (false, Some(path)) = (create, crate::store::sqlite_path(store_url)) {
+        if !std::path::Path::new(path).exists() {
+            return Err(format!(
+                "no store at {store_url} (`abbe proxy token create` or `abbe proxy serve` creates one)"
+            ));
+        }
+    }
     rt.block_on(async move {
         let store = Store::open(store_url)
             .await
@@ -77,7 +91,7 @@ where
 
 /// `abbe proxy token create`: a new bearer token for `tenant`, and its id.
 pub fn create_token_blocking(store_url: &str, tenant: &str) -> Result<(String, String), String> {
-    with_store(store_url, |s| async move {
+    with_store(store_url, true, |s| async move {
         s.create_token_with_id(tenant).await
     })
 }
@@ -87,7 +101,11 @@ pub fn list_tokens_blocking(
     store_url: &str,
     tenant: Option<&str>,
 ) -> Result<Vec<crate::store::TokenInfo>, String> {
-    with_store(store_url, |s| async move { s.list_tokens(tenant).await })
+    with_store(
+        store_url,
+        false,
+        |s| async move { s.list_tokens(tenant).await },
+    )
 }
 
 /// `abbe proxy token revoke ID`: the revoked token, `None` if no token has
@@ -96,5 +114,9 @@ pub fn revoke_token_blocking(
     store_url: &str,
     id: &str,
 ) -> Result<Option<crate::store::TokenInfo>, String> {
-    with_store(store_url, |s| async move { s.revoke_token(id).await })
+    with_store(
+        store_url,
+        false,
+        |s| async move { s.revoke_token(id).await },
+    )
 }

@@ -122,6 +122,8 @@ pub struct Config {
     pub tk_cache_memory: usize,
     /// Per-tenant concurrency and rate limits ([`crate::quota`]).
     pub quota: QuotaConfig,
+    /// A line per request, where asked for ([`crate::access_log`]).
+    pub access_log: Option<crate::access_log::AccessLog>,
 }
 
 impl Default for Config {
@@ -138,6 +140,7 @@ impl Default for Config {
             tk_cache_entries: 256,
             tk_cache_memory: 512 << 20,
             quota: QuotaConfig::for_workers(workers),
+            access_log: None,
         }
     }
 }
@@ -193,7 +196,7 @@ where
     F: Future<Output = ()> + Send + 'static,
 {
     let store = state.store.clone();
-    let app = router(state);
+    let app = router(state).into_make_service_with_connect_info::<SocketAddr>();
     axum::serve(listener, app)
         .with_graceful_shutdown(shutdown)
         .await?;
@@ -260,6 +263,10 @@ async fn observe(State(st): State<AppState>, req: Request, next: Next) -> Respon
         .get::<MatchedPath>()
         .map(|p| p.as_str().to_owned())
         .unwrap_or_else(|| "unmatched".into());
+    let peer = req
+        .extensions()
+        .get::<axum::extract::ConnectInfo<SocketAddr>>()
+        .map(|c| c.0);
     let t0 = Instant::now();
     let resp = match tokio::time::timeout(st.cfg.request_timeout, next.run(req)).await {
         Ok(r) => r,
@@ -267,7 +274,10 @@ async fn observe(State(st): State<AppState>, req: Request, next: Next) -> Respon
             ApiError::new(StatusCode::SERVICE_UNAVAILABLE, "request timed out").into_response()
         }
     };
-    st.metrics
-        .request(&method, &route, resp.status().as_u16(), t0.elapsed());
+    let status = resp.status().as_u16();
+    st.metrics.request(&method, &route, status, t0.elapsed());
+    if let Some(log) = &st.cfg.access_log {
+        log.record(peer, &method, &route, status, t0.elapsed());
+    }
     resp
 }

@@ -129,6 +129,22 @@ fn create_private(path: &str) -> Result<(), StoreError> {
     Ok(())
 }
 
+/// The file of a SQLite store URL (`sqlite:PATH`, `sqlite://PATH` or a bare
+/// path); `None` for PostgreSQL and malformed URLs.
+pub fn sqlite_path(url: &str) -> Option<&str> {
+    if url.starts_with("postgres://") || url.starts_with("postgresql://") {
+        return None;
+    }
+    match url
+        .strip_prefix("sqlite://")
+        .or_else(|| url.strip_prefix("sqlite:"))
+    {
+        Some(p) if !p.is_empty() => Some(p),
+        None if !url.contains("://") && !url.is_empty() => Some(url),
+        _ => None,
+    }
+}
+
 impl Store {
     /// Opens (creating if needed) the store named by `url`:
     /// `sqlite:PATH` (or a bare path) or `postgres://...`.
@@ -141,14 +157,7 @@ impl Store {
                 .await?;
             Store::Postgres(pool)
         } else {
-            let path = url
-                .strip_prefix("sqlite://")
-                .or_else(|| url.strip_prefix("sqlite:"));
-            let path = match path {
-                Some(p) if !p.is_empty() => p,
-                None if !url.contains("://") && !url.is_empty() => url,
-                _ => return Err(StoreError::BadUrl(url.to_owned())),
-            };
+            let path = sqlite_path(url).ok_or_else(|| StoreError::BadUrl(url.to_owned()))?;
             create_private(path)?;
             let opts = SqliteConnectOptions::from_str("sqlite:")?
                 .filename(path)
