@@ -67,6 +67,12 @@ fn py_err(e: FacadeError) -> PyErr {
     match e {
         FacadeError::NotSatisfied => NotSatisfied::new_err(e.to_string()),
         FacadeError::Invalid(_) => InvalidInput::new_err(e.to_string()),
+        // A malformed armor around a ciphertext is corrupt input.
+        FacadeError::Envelope(EnvelopeError::Io(ref io))
+            if abbe::armor::ArmorError::from_io(io).is_some() =>
+        {
+            InvalidInput::new_err(e.to_string())
+        }
         FacadeError::Envelope(EnvelopeError::Io(_) | EnvelopeError::Stream(StreamError::Io(_)))
         | FacadeError::Unsupported(_) => Error::new_err(e.to_string()),
         FacadeError::Envelope(_) => InvalidInput::new_err(e.to_string()),
@@ -447,9 +453,9 @@ fn expectation(
             return Err(invalid("give original= or expect_header=, not both"));
         }
         (Some(file), None) => {
-            let mut rest = file;
-            let head =
-                envelope::read_head(&mut rest).map_err(|e| invalid(format!("original: {e}")))?;
+            let original = |e: &dyn std::fmt::Display| invalid(format!("original: {e}"));
+            let mut rest = abbe::armor::dearmored(file).map_err(|e| original(&e))?.0;
+            let head = envelope::read_head(&mut rest).map_err(|e| original(&e))?;
             if head.preamble.kind != ObjectKind::EncryptedFile {
                 return Err(invalid(
                     "original: a transformed file; give the ciphertext it was made from",
@@ -941,9 +947,12 @@ fn transform_key<'py>(
 fn transform<'py>(py: Python<'py>, tk: &[u8], ct: &[u8]) -> PyResult<Bound<'py, PyBytes>> {
     let out = py
         .allow_threads(|| -> Result<Vec<u8>, FacadeError> {
-            let mut input = ct;
+            let tk = abbe::armor::unarmored(tk).map_err(|e| FacadeError::Invalid(e.to_string()))?;
+            let mut input = abbe::armor::dearmored(ct)
+                .map_err(envelope::EnvelopeError::Io)?
+                .0;
             let head = envelope::read_head(&mut input)?;
-            let transformed = abbe::outsource::transform_bytes(tk, &head.header)?;
+            let transformed = abbe::outsource::transform_bytes(&tk, &head.header)?;
             let mut out = Vec::with_capacity(ct.len());
             envelope::write_transformed(&head, &transformed, input, &mut out)?;
             Ok(out)
@@ -972,6 +981,14 @@ fn signer_keygen<'py>(
 fn armor<'py>(py: Python<'py>, obj: KeyArg<'_>) -> PyResult<Bound<'py, PyBytes>> {
     let text = abbe::armor::armor(&obj.raw()?).map_err(invalid)?;
     Ok(PyBytes::new(py, &text))
+}
+
+/// The object inside an ASCII armor (`-----BEGIN ABBE ...-----`), as
+/// bytes; every function also takes armored objects as they are.
+#[pyfunction]
+fn dearmor<'py>(py: Python<'py>, text: &[u8]) -> PyResult<Bound<'py, PyBytes>> {
+    let obj = abbe::armor::dearmor(text).map_err(invalid)?;
+    Ok(PyBytes::new(py, &obj))
 }
 
 /// A secret key protected by `passphrase` (scrypt + AES-256-GCM), as bytes.
@@ -1326,6 +1343,7 @@ fn _abbe(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("Error", py.get_type::<Error>())?;
     m.add("InvalidInput", py.get_type::<InvalidInput>())?;
     m.add("NotSatisfied", py.get_type::<NotSatisfied>())?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add("StreamError", stream_error_type(py)?)?;
     m.add_class::<SecretKey>()?;
     m.add_class::<PyPolicy>()?;
@@ -1341,6 +1359,7 @@ fn _abbe(m: &Bound<'_, PyModule>) -> PyResult<()> {
         wrap_pyfunction!(transform, m)?,
         wrap_pyfunction!(signer_keygen, m)?,
         wrap_pyfunction!(armor, m)?,
+        wrap_pyfunction!(dearmor, m)?,
         wrap_pyfunction!(protect, m)?,
         wrap_pyfunction!(inspect, m)?,
         wrap_pyfunction!(trace, m)?,

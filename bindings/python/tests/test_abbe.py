@@ -323,6 +323,23 @@ def test_armor_and_passphrases() -> None:
     assert "passphrase" in str(abbe.inspect(locked)["protection"])
 
 
+def test_armored_input_is_read_everywhere() -> None:
+    pk, mk = abbe.setup(level=100)
+    key = abbe.keygen(mk, attrs=["doctor"])
+    ct = abbe.encrypt(abbe.armor(pk), b"armored", policy="doctor", mode="rcca")
+    text = abbe.armor(ct)
+    assert text.startswith(b"-----BEGIN ABBE ENCRYPTED FILE-----")
+    assert abbe.dearmor(text) == ct
+    assert abbe.decrypt(key, text) == b"armored"
+    tk, rk = abbe.transform_key(key)
+    t = abbe.transform(abbe.armor(tk), text)
+    assert abbe.decrypt(rk, abbe.armor(t), original=text) == b"armored"
+    damaged = text.replace(b"\n", b"\n!", 1)
+    with pytest.raises(abbe.InvalidInput):
+        abbe.decrypt(key, damaged)
+    assert isinstance(abbe.__version__, str) and abbe.__version__.count(".") == 2
+
+
 def test_inspect_describes_without_secrets() -> None:
     pk, mk = abbe.setup(level=100)
     info = abbe.inspect(pk)

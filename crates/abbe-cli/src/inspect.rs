@@ -1,6 +1,6 @@
 //! `abbe inspect`: what a file is — never its secret material.
 
-use crate::{io, CliError, Result};
+use crate::{CliError, Result};
 use abbe::armor::{self, ArmorError};
 use abbe::envelope;
 use abbe::inspect::{field, valued, Field, Value};
@@ -59,7 +59,8 @@ fn describe(path: &Path) -> Result<Vec<Field>> {
     let f = File::open(path)
         .map_err(|e| CliError::Other(format!("cannot read {}: {e}", path.display())))?;
     let size = f.metadata().map(|m| m.len()).unwrap_or(0);
-    let (mut f, armored) = io::dearmor_if_armored(Box::new(f))?;
+    let (mut f, armored) = abbe::armor::dearmored(f)
+        .map_err(|e| CliError::Other(format!("cannot read {}: {e}", path.display())))?;
     let invalid = |e: std::io::Error| match ArmorError::from_io(&e) {
         Some(a) => CliError::Invalid(format!("{}: {a}", path.display())),
         None => CliError::Other(format!("cannot read {}: {e}", path.display())),

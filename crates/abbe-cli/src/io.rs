@@ -6,7 +6,7 @@
 //! progress for large inputs.
 
 use crate::{interrupt, progress, CliError, Result};
-use abbe::armor::{ArmorReader, ArmorWriter};
+use abbe::armor::ArmorWriter;
 use abbe::wire::ObjectKind;
 use std::fs::File;
 use std::io::{BufWriter, Read, Write};
@@ -61,28 +61,13 @@ pub fn open_input_len(path: Option<&PathBuf>) -> Result<(Box<dyn Read>, Option<u
     }
 }
 
-/// Peeks at the first bytes of `r`: an armored input is decoded on the fly
-/// (the peeked bytes are replayed either way). Returns whether it was.
-pub fn dearmor_if_armored(mut r: Box<dyn Read>) -> Result<(Box<dyn Read>, bool)> {
-    let mut head = Vec::with_capacity(abbe::armor::BEGIN_PREFIX.len());
-    (&mut r)
-        .take(abbe::armor::BEGIN_PREFIX.len() as u64)
-        .read_to_end(&mut head)
-        .map_err(|e| CliError::Other(format!("cannot read the input: {e}")))?;
-    let armored = abbe::armor::is_armored(&head);
-    let r = std::io::Cursor::new(head).chain(r);
-    Ok(if armored {
-        (Box::new(ArmorReader::new(r)), true)
-    } else {
-        (Box::new(r), false)
-    })
-}
-
 /// A ciphertext input (file or stdin), armored or not, with a progress
 /// bar (`what`) when it is large and stderr is a terminal.
 pub fn open_ciphertext(path: Option<&PathBuf>, what: &str) -> Result<Box<dyn Read>> {
     let (r, len) = open_input_len(path)?;
-    Ok(dearmor_if_armored(progress::reading(r, len, what))?.0)
+    let (r, _) = abbe::armor::dearmored(progress::reading(r, len, what))
+        .map_err(|e| CliError::Other(format!("cannot read the input: {e}")))?;
+    Ok(r)
 }
 
 /// Runs `write` against `w`, through an [`ArmorWriter`] labelled for

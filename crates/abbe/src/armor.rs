@@ -80,6 +80,49 @@ pub fn is_armored(prefix: &[u8]) -> bool {
     prefix.starts_with(BEGIN_PREFIX)
 }
 
+/// `input` as binary: decoded on the fly when it is armored (its first
+/// bytes are peeked and replayed either way), and whether it was. Every
+/// reader of ciphertexts takes armor this way, without a flag.
+pub fn dearmored<'a>(mut input: impl Read + 'a) -> io::Result<(Box<dyn Read + 'a>, bool)> {
+    let mut head = Vec::with_capacity(BEGIN_PREFIX.len());
+    (&mut input)
+        .take(BEGIN_PREFIX.len() as u64)
+        .read_to_end(&mut head)?;
+    let armored = is_armored(&head);
+    let input = io::Cursor::new(head).chain(input);
+    Ok(if armored {
+        (Box::new(ArmorReader::new(input)), true)
+    } else {
+        (Box::new(input), false)
+    })
+}
+
+/// An object given as bytes: as it is, or decoded from its armor (wiped
+/// when dropped: it may be a key).
+pub enum Unarmored<'a> {
+    Binary(&'a [u8]),
+    Dearmored(Zeroizing<Vec<u8>>),
+}
+
+impl std::ops::Deref for Unarmored<'_> {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        match self {
+            Unarmored::Binary(b) => b,
+            Unarmored::Dearmored(v) => v,
+        }
+    }
+}
+
+/// `bytes` without their armor, if armored.
+pub fn unarmored(bytes: &[u8]) -> Result<Unarmored<'_>, ArmorError> {
+    if is_armored(bytes) {
+        dearmor(bytes).map(Unarmored::Dearmored)
+    } else {
+        Ok(Unarmored::Binary(bytes))
+    }
+}
+
 /// A malformed armor. `line` counts from 1.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ArmorError {
@@ -535,6 +578,35 @@ mod tests {
     use crate::curve::CurveId;
     use crate::wire::{Preamble, SchemeId};
     use proptest::prelude::*;
+
+    /// Armored or binary, short or empty, `dearmored` gives the same bytes.
+    #[test]
+    fn dearmored_reads_either_form() {
+        let obj = Preamble::new(
+            ObjectKind::EncryptedFile,
+            SchemeId::Waters11,
+            CurveId::Bls12_381,
+        )
+        .to_bytes()
+        .iter()
+        .copied()
+        .chain(0..=255u8)
+        .collect::<Vec<u8>>();
+        let text = armor(&obj).unwrap();
+        for (input, was_armored) in [
+            (&text[..], true),
+            (&obj[..], false),
+            (&obj[..3], false),
+            (&[][..], false),
+        ] {
+            let (mut r, armored) = dearmored(input).unwrap();
+            let mut out = Vec::new();
+            r.read_to_end(&mut out).unwrap();
+            assert_eq!(armored, was_armored);
+            let expected = if was_armored { &obj[..] } else { input };
+            assert_eq!(out, expected);
+        }
+    }
 
     /// One name per kind: the armor label is the code's variant name in
     /// words, and docs/FORMAT.md lists every kind by that name, in its kind

@@ -29,7 +29,7 @@
 //! use abbe::facade::{self, Error, Mode};
 //! use abbe::kem::SetupParams;
 //! use abbe::wire::SchemeId;
-//! use rand_core::OsRng;
+//! use abbe::OsRng;
 //!
 //! // Waters11 CP-ABE on BLS12-381 (level 128); keys and files are bytes.
 //! let waters11 = facade::scheme(SchemeId::Waters11, CurveId::Bls12_381)?;
@@ -49,6 +49,12 @@
 //! let mut plain = Vec::new();
 //! facade::decrypt(&alice, &file[..], &mut plain, None)?;
 //! assert_eq!(plain, data);
+//!
+//! // ASCII-armored keys and files are read as they are.
+//! let text = abbe::armor::armor(&file)?;
+//! let mut again = Vec::new();
+//! facade::decrypt(&abbe::armor::armor(&alice)?, &text[..], &mut again, None)?;
+//! assert_eq!(again, data);
 //!
 //! // Bob's "nurse" does not satisfy the policy.
 //! let refused = facade::decrypt(&bob, &file[..], &mut Vec::new(), None);
@@ -79,6 +85,9 @@ pub mod signature;
 pub mod wire;
 
 pub use kem::{Authority, Kem, KemError, Outsourcing, SessionKey};
+/// The operating system's randomness, which every entry point takes as
+/// `rng` (re-exported so that users need not pick a `rand_core` version).
+pub use rand_core::OsRng;
 
 /// `ShareField` for every curve scalar, so the policy engine's LSSS runs
 /// over Z_r.

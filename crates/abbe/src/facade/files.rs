@@ -4,7 +4,7 @@
 use super::{of_object, Error, Mode, PublicKey, Scheme, UserKey};
 use crate::bcast::Source;
 use crate::curve::CurveId;
-use crate::envelope::{self, SealOptions};
+use crate::envelope::{self, EnvelopeError, SealOptions};
 use crate::kem::{SessionKey, SideInput};
 use crate::outsource;
 use crate::wire::{ObjectKind, Preamble, SchemeId};
@@ -24,8 +24,14 @@ pub fn encrypt<'t>(
     options: &SealOptions<'_>,
     rng: &mut dyn CryptoRngCore,
 ) -> Result<u64, Error> {
-    let pk = of_object(pk)?.public_key(pk)?;
+    let pk = unarmored(pk)?;
+    let pk = of_object(&pk)?.public_key(&pk)?;
     encrypt_with(&*pk, target, mode, input, output, options, rng)
+}
+
+/// An object given as bytes, armored or not.
+fn unarmored(bytes: &[u8]) -> Result<crate::armor::Unarmored<'_>, Error> {
+    crate::armor::unarmored(bytes).map_err(|e| Error::Invalid(e.to_string()))
 }
 
 /// [`encrypt`] under a public key decoded once ([`Scheme::public_key`]).
@@ -75,13 +81,15 @@ pub fn decrypt(
 /// `expect.any_original`.
 pub fn decrypt_expecting(
     key: &[u8],
-    mut input: impl Read,
+    input: impl Read,
     output: impl Write,
     verify_with: Option<&[u8]>,
     expect: &outsource::Expect,
 ) -> Result<envelope::Opened, Error> {
+    let key = unarmored(key)?;
+    let mut input = crate::armor::dearmored(input).map_err(EnvelopeError::Io)?.0;
     let head = envelope::read_head(&mut input)?;
-    let session = session_of(of_object(key)?, key, None, &head, expect)?;
+    let session = session_of(of_object(&key)?, &key, None, &head, expect)?;
     Ok(envelope::open_with(
         &head,
         &session,
@@ -97,10 +105,11 @@ pub fn decrypt_expecting(
 /// only those).
 pub fn decrypt_with(
     key: &dyn UserKey,
-    mut input: impl Read,
+    input: impl Read,
     output: impl Write,
     verify_with: Option<&[u8]>,
 ) -> Result<envelope::Opened, Error> {
+    let mut input = crate::armor::dearmored(input).map_err(EnvelopeError::Io)?.0;
     let head = envelope::read_head(&mut input)?;
     let info = key.info();
     same_setup((info.scheme, info.curve), &Preamble::parse(&head.header)?)?;
