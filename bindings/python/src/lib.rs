@@ -314,8 +314,12 @@ fn keygen(
             )));
         }
     };
+    let public = public
+        .map(abbe::armor::unarmored)
+        .transpose()
+        .map_err(invalid)?;
     let key = py
-        .allow_threads(|| side.with(|side| s.keygen_for(&mk, side, public, &mut OsRng)))
+        .allow_threads(|| side.with(|side| s.keygen_for(&mk, side, public.as_deref(), &mut OsRng)))
         .map_err(py_err)?;
     SecretKey::new(key)
 }
@@ -420,6 +424,7 @@ fn encrypt<'py>(
     sign_with: Option<KeyArg<'_>>,
     passphrase: Option<&str>,
 ) -> PyResult<Bound<'py, PyBytes>> {
+    let pk = &*abbe::armor::unarmored(pk).map_err(invalid)?;
     let (target, mode) = (
         target(pk, policy, attrs, to, to_identities)?,
         self::mode(pk, mode)?,
@@ -860,6 +865,7 @@ fn encrypt_stream(
     sign_with: Option<KeyArg<'_>>,
     passphrase: Option<&str>,
 ) -> PyResult<u64> {
+    let pk = &*abbe::armor::unarmored(pk).map_err(invalid)?;
     let (target, mode) = (
         target(pk, policy, attrs, to, to_identities)?,
         self::mode(pk, mode)?,

@@ -32,56 +32,6 @@ pub(crate) fn insecure_refusal(scheme: SchemeId) -> Option<CliError> {
     })
 }
 
-/// Runs `$body` with `$C` bound to the pairing curve named by `$id` (every
-/// security level: bn254, bls12-381, bls24-479, bls48-581, in both
-/// placements).
-macro_rules! on_curve {
-    ($id:expr, $C:ident => $body:expr) => {
-        match $id {
-            abbe::curve::CurveId::Bls12_381 => {
-                type $C = abbe::curve::Bls12;
-                $body
-            }
-            abbe::curve::CurveId::Bn254 => {
-                type $C = abbe::curve::Bn254;
-                $body
-            }
-            abbe::curve::CurveId::Bls24_479 => {
-                type $C = abbe::curve::Bls24;
-                $body
-            }
-            abbe::curve::CurveId::Bls48_581 => {
-                type $C = abbe::curve::Bls48;
-                $body
-            }
-            abbe::curve::CurveId::Bls12_381Swapped => {
-                type $C = abbe::curve::Swapped<abbe::curve::Bls12>;
-                $body
-            }
-            abbe::curve::CurveId::Bn254Swapped => {
-                type $C = abbe::curve::Swapped<abbe::curve::Bn254>;
-                $body
-            }
-            abbe::curve::CurveId::Bls24_479Swapped => {
-                type $C = abbe::curve::Swapped<abbe::curve::Bls24>;
-                $body
-            }
-            abbe::curve::CurveId::Bls48_581Swapped => {
-                type $C = abbe::curve::Swapped<abbe::curve::Bls48>;
-                $body
-            }
-            abbe::curve::CurveId::P256 => {
-                return Err($crate::CliError::Other(
-                    "P-256 is not a pairing curve (it carries only the elgamal-p256 baseline)"
-                        .into(),
-                )
-                .into())
-            }
-        }
-    };
-}
-pub(crate) use on_curve;
-
 /// The library's facade for objects of `pre`'s (scheme, curve), through the
 /// gate of broken schemes.
 pub(crate) fn scheme_for(pre: &Preamble) -> Result<&'static dyn Scheme> {

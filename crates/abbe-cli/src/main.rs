@@ -21,7 +21,7 @@ mod proxy;
 
 use clap::{Parser, Subcommand};
 pub(crate) use cmd::decrypt::{check_expected_header, open_payload};
-pub(crate) use dispatch::{check_same_setup, curve_label, on_curve, parse_curve};
+pub(crate) use dispatch::{check_same_setup, curve_label, parse_curve};
 pub(crate) use error::{CliError, Result};
 pub(crate) use keyfile::read_object;
 use std::path::PathBuf;

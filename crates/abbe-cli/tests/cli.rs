@@ -1687,6 +1687,12 @@ fn demo_runs_and_shows_a_refusal() {
         let text = String::from_utf8(r.stdout).unwrap();
         assert!(text.contains("refused"), "demo on {curve}:\n{text}");
         assert!(text.contains(curve), "demo on {curve}:\n{text}");
+        // The README's story: outsourcing through an RCCA file, finished
+        // against the original.
+        assert!(
+            text.contains("--mode rcca") && text.contains("--original"),
+            "{text}"
+        );
     }
     let r = run(&["demo", "--curve", "p256"]);
     assert_fails(&r, 1);
