@@ -64,19 +64,38 @@ fn stream_error_type(py: Python<'_>) -> PyResult<&Bound<'_, PyType>> {
 
 fn py_err(e: FacadeError) -> PyErr {
     use envelope::{EnvelopeError, StreamError};
+    let message = pythonic(e.to_string());
     match e {
-        FacadeError::NotSatisfied => NotSatisfied::new_err(e.to_string()),
-        FacadeError::Invalid(_) => InvalidInput::new_err(e.to_string()),
+        FacadeError::NotSatisfied => NotSatisfied::new_err(message),
+        FacadeError::Invalid(_) => InvalidInput::new_err(message),
         // A malformed armor around a ciphertext is corrupt input.
         FacadeError::Envelope(EnvelopeError::Io(ref io))
             if abbe::armor::ArmorError::from_io(io).is_some() =>
         {
-            InvalidInput::new_err(e.to_string())
+            InvalidInput::new_err(message)
         }
         FacadeError::Envelope(EnvelopeError::Io(_) | EnvelopeError::Stream(StreamError::Io(_)))
-        | FacadeError::Unsupported(_) => Error::new_err(e.to_string()),
-        FacadeError::Envelope(_) => InvalidInput::new_err(e.to_string()),
+        | FacadeError::Unsupported(_) => Error::new_err(message),
+        FacadeError::Envelope(_) => InvalidInput::new_err(message),
     }
+}
+
+/// The library's messages name the command line's flags where a step is
+/// missing; in Python they name the keyword arguments instead.
+fn pythonic(message: String) -> String {
+    const AS_PYTHON: [(&str, &str); 8] = [
+        ("`--mode rcca`", "mode=\"rcca\""),
+        ("--mode cpa", "mode=\"cpa\""),
+        ("(abbe decrypt --public)", "(public=)"),
+        ("(--public)", "(public=)"),
+        ("--expect-header", "expect_header="),
+        ("(--key alice.rk)", "(its retrieval key)"),
+        ("(--max-recipients)", "(max_recipients=)"),
+        ("; --max-policy-work raises the budget", ""),
+    ];
+    AS_PYTHON
+        .iter()
+        .fold(message, |m, (flag, keyword)| m.replace(flag, keyword))
 }
 
 fn invalid(e: impl std::fmt::Display) -> PyErr {

@@ -340,6 +340,15 @@ def test_armored_input_is_read_everywhere() -> None:
     assert isinstance(abbe.__version__, str) and abbe.__version__.count(".") == 2
 
 
+def test_errors_name_keyword_arguments_not_flags() -> None:
+    pk, mk = abbe.setup(level=100)
+    tk, _ = abbe.transform_key(abbe.keygen(mk, attrs=["doctor"]))
+    cca = abbe.encrypt(pk, b"m", policy="doctor")
+    with pytest.raises(abbe.Error) as refused:
+        abbe.transform(tk, cca)
+    assert 'mode="rcca"' in str(refused.value) and "--" not in str(refused.value)
+
+
 def test_inspect_describes_without_secrets() -> None:
     pk, mk = abbe.setup(level=100)
     info = abbe.inspect(pk)
