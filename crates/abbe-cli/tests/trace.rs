@@ -304,6 +304,43 @@ fn timeouts_are_bounded_and_decoders_leave_nothing_behind() {
     );
 }
 
+/// A long trace is never silent: with stderr not a terminal, a progress
+/// line every 10 s, even while the decoder answers nothing.
+#[test]
+fn a_slow_trace_reports_progress_in_lines() {
+    let s = Setup::new(4);
+    let slow = s.decoder("slow.sh", "sleep 1\nexit 1");
+    let (pk, mk) = (s.path("k/public.key"), s.path("k/master.key"));
+    let out = abbe(
+        s.dir.path(),
+        &[
+            "trace",
+            "--public",
+            p(&pk),
+            "--master",
+            p(&mk),
+            "--decoder",
+            &slow,
+            "--max-queries",
+            "14",
+            "--min-success",
+            "0.9",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let lines: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.starts_with("abbe: tracing: "))
+        .collect();
+    assert!(!lines.is_empty(), "{stderr}");
+    assert!(
+        lines[0].contains(" of at most 14 queries ("),
+        "{}",
+        lines[0]
+    );
+}
+
 /// The decoder runs in an empty private directory with only PATH; with
 /// --decoder-user (as root) it runs as that user and cannot read the
 /// master key it could otherwise use to know every query's index.

@@ -9,6 +9,7 @@ use abbe::facade;
 use abbe::wire::ObjectKind;
 use indicatif::{ProgressBar, ProgressStyle};
 use rand_core::OsRng;
+use std::cell::{Cell, RefCell};
 use std::io::{Read, Write};
 use std::os::unix::process::CommandExt;
 use std::path::PathBuf;
@@ -108,14 +109,36 @@ pub fn run(args: Args) -> Result<()> {
              or in a sandbox"
         );
     }
-    let mut decoder = |ct: &[u8]| run_decoder(&args.decoder, ct, timeout, max_output, &sandbox);
+    // On a terminal a bar; otherwise (a log, CI) a line every 10 s, from
+    // the decoder's runs themselves, so a long trace or a decoder that
+    // never answers is never silent. The time left on the bar is an upper
+    // bound: the rest of the query budget at the rate so far.
     let pb = ProgressBar::new(args.max_queries);
-    if let Ok(style) = ProgressStyle::with_template("tracing {pos} queries ({elapsed}) {msg}") {
+    if let Ok(style) = ProgressStyle::with_template(
+        "tracing: {pos}/{len} queries ({elapsed}, at most {eta} more) {msg}",
+    ) {
         pb.set_style(style);
     }
+    let lines = !std::io::IsTerminal::is_terminal(&std::io::stderr());
+    let started = Instant::now();
+    let (runs, last_line) = (Cell::new(0u64), Cell::new(started));
+    let doing = RefCell::new(String::from("first queries"));
+    let mut decoder = |ct: &[u8]| {
+        runs.set(runs.get() + 1);
+        if lines && last_line.get().elapsed() >= Duration::from_secs(10) {
+            last_line.set(Instant::now());
+            eprintln!(
+                "abbe: tracing: {} of at most {} queries ({:.0} s), {}",
+                runs.get(),
+                args.max_queries,
+                started.elapsed().as_secs_f64(),
+                doing.borrow()
+            );
+        }
+        run_decoder(&args.decoder, ct, timeout, max_output, &sandbox)
+    };
     let mut progress = |p: &TraceProgress| {
-        pb.set_position(p.queries);
-        pb.set_message(if p.line > 0 {
+        *doing.borrow_mut() = if p.line > 0 {
             format!(
                 "copy {}: users {}–{}",
                 p.line + 1,
@@ -124,9 +147,10 @@ pub fn run(args: Args) -> Result<()> {
             )
         } else {
             format!("users {}–{}", p.interval.0, p.interval.1)
-        });
+        };
+        pb.set_position(p.queries);
+        pb.set_message(doing.borrow().clone());
     };
-    let started = Instant::now();
     let mut tracing = facade::Tracing {
         options: &options,
         decoder: &mut decoder,
