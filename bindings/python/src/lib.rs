@@ -427,7 +427,22 @@ fn signer(
         .transpose()
 }
 
-/// Encrypts `data` (bytes) to a ciphertext (bytes, the CLI's format).
+/// Encrypts `data` (bytes) to a ciphertext (bytes, the CLI's format) under
+/// the public key `pk` (bytes, armored or not).
+///
+/// Give exactly the argument the scheme's ciphertexts are made for:
+/// `policy` (ciphertext-policy ABE: "doctor and (cardiology or age >= 30)"),
+/// `attrs` (key-policy ABE: a list, one attribute per item), `to`
+/// (broadcast: "1-100, 200"; traitor tracing: none, or "all") or
+/// `to_identities` (identity-based broadcast: a list of identities).
+///
+/// `mode`: "cca" (the default: the decryptor re-encrypts to check the
+/// header), "rcca" (outsourceable: `transform_key`/`transform` through a
+/// proxy, and the final decryption detects a lying proxy) or "cpa" (no
+/// check of the header: benchmarks, and the traceable schemes, which
+/// take only "cpa"). `sign_with`: a signing key (`signer_keygen`)
+/// whose BLS signature over the file travels inside the encryption
+/// (`passphrase` if it is protected).
 #[pyfunction]
 #[pyo3(signature = (pk, data, *, policy=None, attrs=None, to=None, to_identities=None, mode=None, sign_with=None, passphrase=None))]
 #[allow(clippy::too_many_arguments)]
@@ -866,8 +881,10 @@ fn stream_result<T>(
 }
 
 /// Encrypts the binary file-like `src` into `dst` in constant memory;
-/// returns the plaintext length. A failing or misbehaving file object
-/// raises `abbe.StreamError`.
+/// returns the plaintext length. The arguments are `encrypt`'s (`policy`,
+/// `attrs`, `to` or `to_identities`; `mode` "cca", "rcca" or "cpa";
+/// `sign_with`). A failing or misbehaving file object raises
+/// `abbe.StreamError`.
 #[pyfunction]
 #[pyo3(signature = (pk, src, dst, *, policy=None, attrs=None, to=None, to_identities=None, mode=None, sign_with=None, passphrase=None))]
 #[allow(clippy::too_many_arguments)]
@@ -1181,10 +1198,11 @@ impl PyPolicy {
         Ok(PyPolicy { policy, tree })
     }
 
-    /// The attribute names the policy mentions.
+    /// The attribute names the policy mentions, numeric ones (`age` of
+    /// `age >= 30`) too.
     #[getter]
     fn attributes(&self) -> Vec<String> {
-        self.policy.attributes()
+        self.policy.names()
     }
 
     /// Whether the attributes `attrs` (["doctor", "age = 42"]) satisfy it.

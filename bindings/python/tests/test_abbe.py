@@ -349,6 +349,17 @@ def test_errors_name_keyword_arguments_not_flags() -> None:
     assert 'mode="rcca"' in str(refused.value) and "--" not in str(refused.value)
 
 
+def test_policy_attributes_include_numeric_ones() -> None:
+    assert abbe.Policy("doctor and (age >= 30 or ward25)").attributes == ["doctor", "age", "ward25"]
+
+
+def test_help_lists_the_arguments_and_modes() -> None:
+    doc = abbe.encrypt.__doc__ or ""
+    for word in ["policy", "attrs", "to_identities", '"cca"', '"rcca"', '"cpa"', "sign_with"]:
+        assert word in doc, word
+    assert '"rcca"' in (abbe.encrypt_stream.__doc__ or "")
+
+
 def test_inspect_describes_without_secrets() -> None:
     pk, mk = abbe.setup(level=100)
     info = abbe.inspect(pk)

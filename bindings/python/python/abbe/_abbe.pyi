@@ -1,6 +1,9 @@
 """Type stubs of the compiled module (see abbe/__init__.py)."""
 
-from typing import Any, Callable, Optional, Protocol, Sequence, Tuple, Union
+from typing import Any, Callable, Literal, Optional, Protocol, Sequence, Tuple, Union
+
+# What `encrypt` can make: "cca" (default), "rcca" (outsourceable), "cpa".
+Mode = Literal["cca", "rcca", "cpa"]
 
 KeyLike = Union["SecretKey", bytes]
 
@@ -111,7 +114,7 @@ def encrypt(
     attrs: Optional[Sequence[str]] = None,
     to: Optional[str] = None,
     to_identities: Optional[Sequence[str]] = None,
-    mode: str | None = None,
+    mode: Optional[Mode] = None,
     sign_with: Optional[KeyLike] = None,
     passphrase: Optional[str] = None,
 ) -> bytes: ...
@@ -138,7 +141,7 @@ def encrypt_stream(
     attrs: Optional[Sequence[str]] = None,
     to: Optional[str] = None,
     to_identities: Optional[Sequence[str]] = None,
-    mode: str | None = None,
+    mode: Optional[Mode] = None,
     sign_with: Optional[KeyLike] = None,
     passphrase: Optional[str] = None,
 ) -> int: ...

@@ -3,6 +3,7 @@
 use super::error::{ErrorKind, PolicyError};
 use super::limits::{MAX_DEPTH, MAX_LEAVES, MAX_NAME_BYTES, MAX_WIDTH, MIN_NAME_BYTES};
 use super::numeric;
+use std::collections::BTreeSet;
 
 /// Comparison operator of a numeric comparison leaf.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -195,26 +196,38 @@ impl Policy {
     /// Distinct attribute names of the `Attr` leaves, in first-occurrence
     /// order (names of numeric comparisons are not included).
     pub fn attributes(&self) -> Vec<String> {
-        let mut seen = std::collections::BTreeSet::new();
-        let mut out = Vec::new();
-        self.collect_attrs(&mut seen, &mut out);
-        out
+        self.collect_names(false)
     }
 
-    fn collect_attrs(&self, seen: &mut std::collections::BTreeSet<String>, out: &mut Vec<String>) {
-        match self {
-            Policy::Attr(a) => {
-                if seen.insert(a.clone()) {
-                    out.push(a.clone());
+    /// Every attribute name the policy mentions, the numeric ones of its
+    /// comparisons too (`age` of `age >= 30`), in first-seen order.
+    pub fn names(&self) -> Vec<String> {
+        self.collect_names(true)
+    }
+
+    fn collect_names(&self, numeric: bool) -> Vec<String> {
+        fn walk(p: &Policy, numeric: bool, seen: &mut BTreeSet<String>, out: &mut Vec<String>) {
+            match p {
+                Policy::Attr(a) => {
+                    if seen.insert(a.clone()) {
+                        out.push(a.clone());
+                    }
                 }
-            }
-            Policy::Compare { .. } => {}
-            Policy::And(c) | Policy::Or(c) | Policy::Threshold { children: c, .. } => {
-                for ch in c {
-                    ch.collect_attrs(seen, out);
+                Policy::Compare { attr, .. } => {
+                    if numeric && seen.insert(attr.clone()) {
+                        out.push(attr.clone());
+                    }
+                }
+                Policy::And(c) | Policy::Or(c) | Policy::Threshold { children: c, .. } => {
+                    for ch in c {
+                        walk(ch, numeric, seen, out);
+                    }
                 }
             }
         }
+        let (mut seen, mut out) = (BTreeSet::new(), Vec::new());
+        walk(self, numeric, &mut seen, &mut out);
+        out
     }
 }
 
@@ -333,6 +346,13 @@ mod tests {
 
     fn a(s: &str) -> Policy {
         Policy::attr(s)
+    }
+
+    #[test]
+    fn names_include_the_numeric_attributes_once() {
+        let p = Policy::parse("doctor and (age >= 30 or (ward25 and age < 60) or doctor)").unwrap();
+        assert_eq!(p.attributes(), ["doctor", "ward25"]);
+        assert_eq!(p.names(), ["doctor", "age", "ward25"]);
     }
 
     #[test]
