@@ -122,12 +122,20 @@ impl Overwrite {
     /// Refuses an existing `path` (early, before any long work) unless
     /// allowed; devices and pipes are written in place and never refused.
     pub fn check(self, path: &Path) -> Result<()> {
-        match std::fs::symlink_metadata(path) {
-            Ok(meta) if self == Overwrite::Refuse && (meta.is_file() || meta.is_symlink()) => {
-                Err(already_exists(path))
-            }
-            _ => Ok(()),
+        if self == Overwrite::Allow {
+            return Ok(());
         }
+        // Through links: `-o /dev/stdout` (a link to a pipe or terminal) is
+        // written in place; a link to a file, or a dangling one, is an
+        // existing name the rename would replace.
+        let exists = match std::fs::metadata(path) {
+            Ok(meta) => meta.is_file(),
+            Err(_) => std::fs::symlink_metadata(path).is_ok(),
+        };
+        if exists {
+            return Err(already_exists(path));
+        }
+        Ok(())
     }
 }
 

@@ -1335,6 +1335,29 @@ fn every_writing_command_refuses_to_overwrite_without_force() {
     let plain = env.file("plain", b"new plaintext");
     let (tk_out, rk_out) = (env.path("fresh.tk"), env.path("fresh.rk"));
     let signer = env.path("signer.key");
+    // A device, also through a link, is written in place without --force.
+    #[cfg(unix)]
+    for device in ["/dev/null", "/dev/stdout"] {
+        let r = run(&[
+            "encrypt",
+            "--public",
+            p(&public),
+            "-p",
+            POLICY,
+            "-o",
+            device,
+            p(&plain),
+        ]);
+        assert_ok(&r);
+    }
+    #[cfg(unix)]
+    {
+        let link = env.path("link");
+        std::os::unix::fs::symlink(&taken, &link).unwrap();
+        let r = run(&["keygen", "-m", p(&master), "-a", ALICE, "-o", p(&link)]);
+        assert_fails(&r, 1);
+        assert_eq!(fs::read(&taken).unwrap(), b"precious", "through a link");
+    }
     let cases: Vec<Vec<&str>> = vec![
         vec!["keygen", "--master", p(&master), "--attrs", ALICE, "-o", t],
         vec![
@@ -1468,6 +1491,13 @@ fn signalled_mid_stream(
         .status()
         .unwrap();
     assert!(killed.success());
+    // The pipe stays open until the signal has ended the command (an
+    // end of input first would end it as a truncated stream); one that
+    // ignores the signal gets its end of input after a while.
+    let signalled = Instant::now();
+    while child.try_wait().unwrap().is_none() && signalled.elapsed().as_secs() < 3 {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
     drop(stdin);
     child.wait().unwrap()
 }
