@@ -106,6 +106,14 @@ enum Command {
         #[arg(long, default_value = "bls12-381")]
         curve: String,
     },
+    /// Print a completion script for SHELL, e.g.
+    /// `abbe completions bash > /etc/bash_completion.d/abbe`.
+    Completions {
+        /// bash, zsh, fish, elvish or powershell.
+        shell: clap_complete::Shell,
+    },
+    /// Print the manual page (roff), e.g. `abbe manpage > abbe.1; man ./abbe.1`.
+    Manpage,
 }
 
 fn main() -> ExitCode {
@@ -151,7 +159,33 @@ fn run(cmd: Command) -> Result<()> {
         Command::Mqtt(cmd) => cmd::mqtt::run(cmd),
         Command::Inspect { file, json } => inspect::run(&file, json),
         Command::Demo { curve } => demo::run(parse_curve(&curve)?),
+        Command::Completions { shell } => {
+            use clap::CommandFactory;
+            let mut text = Vec::new();
+            clap_complete::generate(shell, &mut Cli::command(), "abbe", &mut text);
+            print_all(&text)
+        }
+        Command::Manpage => {
+            use clap::CommandFactory;
+            let mut text = Vec::new();
+            clap_mangen::Man::new(Cli::command())
+                .render(&mut text)
+                .map_err(|e| CliError::Other(format!("cannot render the manual page: {e}")))?;
+            print_all(&text)
+        }
         Command::Lab(args) => run_lab(args),
+    }
+}
+
+/// Writes `text` to stdout; a reader that stopped early (`| head`) is no
+/// error.
+fn print_all(text: &[u8]) -> Result<()> {
+    use std::io::Write as _;
+    match std::io::stdout().lock().write_all(text) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+            Err(CliError::Other(format!("cannot write to stdout: {e}")))
+        }
+        _ => Ok(()),
     }
 }
 

@@ -1849,6 +1849,35 @@ fn help_and_short_flags() {
     assert_eq!(r.stdout, b"short flags");
 }
 
+/// Shell completions and the manual page come from the same definitions
+/// as the commands.
+#[test]
+fn completions_and_manual_page() {
+    for (shell, marker) in [
+        ("bash", "_abbe()"),
+        ("zsh", "#compdef abbe"),
+        ("fish", "complete -c abbe"),
+    ] {
+        let r = run(&["completions", shell]);
+        assert_ok(&r);
+        let text = String::from_utf8(r.stdout).unwrap();
+        assert!(text.contains(marker), "{shell}");
+        assert!(
+            text.contains("transform-key") && text.contains("force"),
+            "{shell}"
+        );
+    }
+    let r = run(&["manpage"]);
+    assert_ok(&r);
+    let page = String::from_utf8(r.stdout).unwrap();
+    assert!(
+        page.contains(".TH abbe 1") && page.contains("transform\\-key"),
+        "{page}"
+    );
+    // A usage error, as clap reports it (exit 1).
+    assert_eq!(run(&["completions", "nosh"]).code, Some(1));
+}
+
 /// The default (CCA) ciphertexts cannot go through a proxy; CPA-mode ones
 /// can (GHW11's CPA scheme), and the same retrieval key finishes them.
 #[test]
