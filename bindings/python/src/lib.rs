@@ -989,7 +989,7 @@ fn transform_key<'py>(
 fn transform<'py>(py: Python<'py>, tk: &[u8], ct: &[u8]) -> PyResult<Bound<'py, PyBytes>> {
     let out = py
         .allow_threads(|| -> Result<Vec<u8>, FacadeError> {
-            let tk = abbe::armor::unarmored(tk).map_err(|e| FacadeError::Invalid(e.to_string()))?;
+            let tk = abbe::armor::unarmored(tk)?;
             let mut input = abbe::armor::dearmored(ct)
                 .map_err(envelope::EnvelopeError::Io)?
                 .0;

@@ -32,13 +32,11 @@ pub fn register(path: &Path) -> Pending {
 
 impl Pending {
     /// Runs `rename` (which moves the file into place) while no signal can
-    /// remove it, then forgets the file: a signal during the rename ends the
-    /// process after it, with the output complete.
+    /// remove it: a signal during the rename ends the process after it, with
+    /// the output complete. Dropping `self` then forgets the file.
     pub fn finish<T>(self, rename: impl FnOnce() -> T) -> T {
-        let mut list = pending();
-        let out = rename();
-        list.retain(|p| p != &self.path);
-        out
+        let _no_removal = pending();
+        rename()
     }
 }
 

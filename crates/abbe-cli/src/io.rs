@@ -110,18 +110,24 @@ pub enum Overwrite {
 }
 
 impl Overwrite {
-    /// From a command's `--force`.
-    pub fn forced(force: bool) -> Overwrite {
+    /// The rule of a command's `--force` for its `outputs`, which are
+    /// checked now, before any long work (and again by each write).
+    pub fn checked<'a>(
+        force: bool,
+        outputs: impl IntoIterator<Item = &'a PathBuf>,
+    ) -> Result<Overwrite> {
         if force {
-            Overwrite::Allow
-        } else {
-            Overwrite::Refuse
+            return Ok(Overwrite::Allow);
         }
+        outputs
+            .into_iter()
+            .try_for_each(|p| Overwrite::Refuse.check(p))?;
+        Ok(Overwrite::Refuse)
     }
 
-    /// Refuses an existing `path` (early, before any long work) unless
-    /// allowed; devices and pipes are written in place and never refused.
-    pub fn check(self, path: &Path) -> Result<()> {
+    /// Refuses an existing `path` unless allowed; devices and pipes are
+    /// written in place and never refused.
+    fn check(self, path: &Path) -> Result<()> {
         if self == Overwrite::Allow {
             return Ok(());
         }

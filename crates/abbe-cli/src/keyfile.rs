@@ -57,8 +57,6 @@ pub struct KeyOut {
 }
 
 impl KeyOut {
-    /// With `protect`, gets the new passphrase for `what` now (before any
-    /// long computation).
     /// A key written as another one was read: protected with the same
     /// passphrase (`None`: unprotected).
     pub fn with_passphrase(
@@ -73,6 +71,8 @@ impl KeyOut {
         }
     }
 
+    /// With `protect`, gets the new passphrase for `what` now (before any
+    /// long computation).
     pub fn new(armor: bool, protect: bool, what: &str, overwrite: io::Overwrite) -> Result<KeyOut> {
         Ok(KeyOut {
             armor,
@@ -192,14 +192,6 @@ fn kinds_text(kinds: &[ObjectKind]) -> String {
         .map(|n| format!("a {n}"))
         .collect::<Vec<_>>()
         .join(" or ")
-}
-
-/// Refuses to overwrite existing output files unless `force` (all checked
-/// before any work); the rule for writing them.
-pub(crate) fn refuse_overwrite(paths: &[&PathBuf], force: bool) -> Result<io::Overwrite> {
-    let overwrite = io::Overwrite::forced(force);
-    paths.iter().try_for_each(|p| overwrite.check(p))?;
-    Ok(overwrite)
 }
 
 pub(crate) fn default_public_path(signing_key: &std::path::Path) -> PathBuf {

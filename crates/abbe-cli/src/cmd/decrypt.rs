@@ -82,10 +82,7 @@ pub fn run(args: Args) -> Result<()> {
         force,
         input,
     } = args;
-    let overwrite = io::Overwrite::forced(force);
-    if let Some(o) = &output {
-        overwrite.check(o)?;
-    }
+    let overwrite = io::Overwrite::checked(force, &output)?;
     let expect_header = match original {
         Some(path) => Some(original_header_id(&path)?),
         None => expect_header,

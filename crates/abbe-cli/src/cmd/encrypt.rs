@@ -72,10 +72,7 @@ pub fn run(args: Args) -> Result<()> {
         force,
         input,
     } = args;
-    let overwrite = io::Overwrite::forced(force);
-    if let Some(o) = &output {
-        overwrite.check(o)?;
-    }
+    let overwrite = io::Overwrite::checked(force, &output)?;
     io::refuse_binary_to_terminal(output.as_ref(), armor, "a binary ciphertext")?;
     let (pre, src) = open_public(&public)?;
     let scheme = scheme_for(&pre)?;

@@ -57,8 +57,7 @@ pub fn run(args: Args) -> Result<()> {
         passphrase,
         force,
     } = args;
-    let overwrite = crate::io::Overwrite::forced(force);
-    overwrite.check(&output)?;
+    let overwrite = crate::io::Overwrite::checked(force, [&output])?;
     let (pre, bytes) = read_object(&master, &[ObjectKind::MasterKey])?;
     let public = match &public {
         Some(p) => {

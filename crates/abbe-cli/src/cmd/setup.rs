@@ -1,7 +1,6 @@
 //! `abbe setup`: a public key and a master key.
 
 use crate::dispatch::{parse_scheme, parse_universe, scheme_for};
-use crate::keyfile::refuse_overwrite;
 use crate::{broadcast, keyfile, progress, CliError, Result};
 use abbe::kem::SetupParams;
 use abbe::wire::{ObjectKind, Preamble, SchemeId};
@@ -117,7 +116,7 @@ pub fn run(args: Args) -> Result<()> {
         .map_err(|e| CliError::Other(format!("cannot create {}: {e}", out.display())))?;
     let pk_path = out.join("public.key");
     let mk_path = out.join("master.key");
-    let overwrite = refuse_overwrite(&[&pk_path, &mk_path], force)?;
+    let overwrite = crate::io::Overwrite::checked(force, [&pk_path, &mk_path])?;
     let keys = keyfile::KeyOut::new(armor, passphrase, &mk_path.display().to_string(), overwrite)?;
     // Every path refuses the parameters this scheme has no use for.
     facade

@@ -1,7 +1,7 @@
 //! `abbe signer-keygen`: a BLS signing key and its verifying key.
 
 use crate::dispatch::pick_curve;
-use crate::keyfile::{default_public_path, refuse_overwrite};
+use crate::keyfile::default_public_path;
 use crate::{keyfile, CliError, Result};
 use rand_core::OsRng;
 use std::path::PathBuf;
@@ -50,7 +50,7 @@ pub fn run(args: Args) -> Result<()> {
             "the verifying key would overwrite the signing key: pass --public".into(),
         ));
     }
-    let overwrite = refuse_overwrite(&[&output, &public], force)?;
+    let overwrite = crate::io::Overwrite::checked(force, [&output, &public])?;
     let keys = keyfile::KeyOut::new(armor, passphrase, &output.display().to_string(), overwrite)?;
     let (sk, vk) = abbe::signature::AnySigningKey::generate(curve, &mut OsRng)?;
     keys.write_secret(&output, &sk)?;

@@ -35,10 +35,7 @@ pub fn run(args: Args) -> Result<()> {
         force,
         input,
     } = args;
-    let overwrite = io::Overwrite::forced(force);
-    if let Some(o) = &output {
-        overwrite.check(o)?;
-    }
+    let overwrite = io::Overwrite::checked(force, &output)?;
     io::refuse_binary_to_terminal(output.as_ref(), armor, "a binary transformed file")?;
     let (pre, bytes) = read_object(&tk, &[ObjectKind::TransformationKey])?;
     let mut reader = io::open_ciphertext(input.as_ref(), "transforming")?;

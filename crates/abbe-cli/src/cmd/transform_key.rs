@@ -2,8 +2,8 @@
 //! retrieval key.
 
 use crate::dispatch::scheme_for;
-use crate::keyfile::{read_object_unprotecting, refuse_overwrite};
-use crate::{keyfile, Result};
+use crate::keyfile::read_object_unprotecting;
+use crate::{io, keyfile, Result};
 use abbe::wire::ObjectKind;
 use rand_core::OsRng;
 use std::path::PathBuf;
@@ -48,7 +48,7 @@ pub fn run(args: Args) -> Result<()> {
         no_passphrase,
         force,
     } = args;
-    let overwrite = refuse_overwrite(&[&tk, &rk], force)?;
+    let overwrite = io::Overwrite::checked(force, [&tk, &rk])?;
     let (pre, bytes, key_pass) = read_object_unprotecting(&key, &[ObjectKind::UserKey])?;
     let rk_out = match key_pass {
         Some(pass) if !passphrase && !no_passphrase => {

@@ -256,10 +256,7 @@ pub fn run(cmd: ProxyCommand) -> Result<()> {
             output,
             force,
         }) => {
-            let overwrite = crate::io::Overwrite::forced(force);
-            if let Some(o) = &output {
-                overwrite.check(o)?;
-            }
+            let overwrite = crate::io::Overwrite::checked(force, &output)?;
             let tenant = tenant.unwrap_or_else(|| {
                 let mut b = [0u8; 8];
                 rand_core::RngCore::fill_bytes(&mut rand_core::OsRng, &mut b);

@@ -2,6 +2,7 @@
 //! of a ciphertext file's head.
 
 use super::{of_object, Error, Mode, PublicKey, Scheme, UserKey};
+use crate::armor::unarmored;
 use crate::bcast::Source;
 use crate::curve::CurveId;
 use crate::envelope::{self, EnvelopeError, SealOptions};
@@ -27,11 +28,6 @@ pub fn encrypt<'t>(
     let pk = unarmored(pk)?;
     let pk = of_object(&pk)?.public_key(&pk)?;
     encrypt_with(&*pk, target, mode, input, output, options, rng)
-}
-
-/// An object given as bytes, armored or not.
-fn unarmored(bytes: &[u8]) -> Result<crate::armor::Unarmored<'_>, Error> {
-    crate::armor::unarmored(bytes).map_err(|e| Error::Invalid(e.to_string()))
 }
 
 /// [`encrypt`] under a public key decoded once ([`Scheme::public_key`]).

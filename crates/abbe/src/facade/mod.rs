@@ -73,6 +73,11 @@ impl From<PolicyError> for Error {
         Error::Invalid(e.to_string())
     }
 }
+impl From<crate::armor::ArmorError> for Error {
+    fn from(e: crate::armor::ArmorError) -> Self {
+        Error::Invalid(e.to_string())
+    }
+}
 impl From<OutsourceError> for Error {
     fn from(e: OutsourceError) -> Self {
         match e {
