@@ -18,6 +18,7 @@ mod ops;
 mod passphrase;
 mod progress;
 mod proxy;
+mod vocabulary;
 
 use clap::{Parser, Subcommand};
 pub(crate) use cmd::decrypt::{check_expected_header, open_payload};

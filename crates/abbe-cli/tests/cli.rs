@@ -86,9 +86,11 @@ fn assert_fails(r: &Run, code: i32) {
         "stderr does not start with 'abbe: error:': {:?}",
         r.stderr
     );
+    // One line, or under it only indented context (a policy error's
+    // input with a caret).
     assert!(
-        r.stderr.ends_with('\n') && r.stderr.lines().count() == 1,
-        "stderr is not a single line: {:?}",
+        r.stderr.ends_with('\n') && r.stderr.lines().skip(1).all(|l| l.starts_with("  ")),
+        "stderr is not one line and its indented context: {:?}",
         r.stderr
     );
     assert!(!r.stderr.contains("panicked"), "stderr: {}", r.stderr);
@@ -1306,12 +1308,67 @@ fn first_errors_say_the_right_thing() {
     fails(
         &["encrypt", "--public", p(&public), "--policy", "doctor and not nurse", p(&plain)],
         3,
-        "policy error at byte 11: expected a monotone policy (and, or, K of (...), comparisons; NOT is not supported) but found a negation",
+        "policy error at byte 11: expected a monotone policy (and, or, K of (...), comparisons; NOT is not supported) but found a negation\n  doctor and not nurse\n             ^",
+    );
+    // The caret stands under the error's position.
+    fails(
+        &["encrypt", "--public", p(&public), "--policy", "doctor and (nurse or", p(&plain)],
+        3,
+        "policy error at byte 20: expected an attribute name, '(' or a threshold 'K of (...)' but found end of input\n  doctor and (nurse or\n                      ^",
+    );
+    // A misspelt attribute, against the authority's list or a key.
+    let list = env.path("attributes.txt");
+    fs::write(
+        &list,
+        "# the hospital's\ndoctor, nurse, cardiology\nage = 0\n",
+    )
+    .unwrap();
+    fails(
+        &[
+            "encrypt",
+            "--public",
+            p(&public),
+            "--policy",
+            "doctr or (nurse and age >= 30)",
+            "--check-against",
+            p(&list),
+            p(&plain),
+        ],
+        3,
+        &format!(
+            "the policy names 'doctr' (did you mean 'doctor'?), not in {} (--check-against)",
+            p(&list)
+        ),
+    );
+    let doc = env.keygen("doc", "doctor, cardiology");
+    assert_ok(&run(&[
+        "encrypt",
+        "--public",
+        p(&public),
+        "--policy",
+        "doctor and cardiology",
+        "--check-against",
+        p(&doc),
+        "-o",
+        p(&env.path("dc.abbe")),
+        p(&plain),
+    ]));
+    fails(
+        &["keygen", "--master", p(&env.master()), "--attrs", "nurse, cardiolgy", "--check-against", p(&list), "--check-against", p(&doc), "-o", p(&env.path("nc.key"))],
+        3,
+        &format!("the attribute list names 'cardiolgy' (did you mean 'cardiology'?), not in {}, {} (--check-against)", p(&list), p(&doc)),
+    );
+    assert!(!env.path("nc.key").exists());
+    // User indices start at 1, whatever N is.
+    fails(
+        &["keygen", "--master", p(&b.join("master.key")), "--user", "0", "-o", p(&env.path("u0.key"))],
+        3,
+        "user index error at byte 0: expected a user index (users are numbered from 1) but found 0\n  0\n  ^",
     );
     fails(
         &["keygen", "--master", p(&env.master()), "--attrs", "doctor cardiology", "-o", p(&env.path("dc.key"))],
         3,
-        "policy error at byte 7: expected ',' between two attributes (\"doctor, cardiology\") but found 'cardiology'",
+        "attribute list error at byte 7: expected ',' between two attributes (\"doctor, cardiology\") but found 'cardiology'\n  doctor cardiology\n         ^",
     );
 }
 

@@ -878,6 +878,13 @@ fn identities_must_be_visible() {
         );
         assert!(e.contains(&format!("identity error at byte {at}")), "{e}");
         assert!(e.contains("U+"), "{e}");
+        // The message never echoes the character it refuses.
+        let shown = e.replace('\n', " ");
+        assert_eq!(
+            abbe::policy::visible::first_invisible(&shown),
+            None,
+            "{e:?}"
+        );
         assert_no_output(&t, "k");
         let e = t.fails(
             None,

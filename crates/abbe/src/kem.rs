@@ -180,7 +180,7 @@ impl SideInput<'_> {
     /// The side of type `S` this input gives.
     pub fn parse<S: Side>(self) -> Result<S, PolicyError> {
         match self {
-            SideInput::Text(t) => S::parse(t),
+            SideInput::Text(t) => S::parse(t).map_err(|e| e.with_input(t)),
             SideInput::Items(items) => S::from_items(items),
         }
     }

@@ -39,6 +39,12 @@ pub struct Args {
     /// mode, of traitor-tracing schemes).
     #[arg(long, value_enum)]
     mode: Option<ops::Mode>,
+    /// Refuse a policy or attributes that name an attribute missing from
+    /// these files: lists of the authority's attribute names (separated by
+    /// commas or newlines; `name = value` and `#` comments allowed) or keys.
+    /// Catches a misspelt name before it makes a file nobody can open.
+    #[arg(long, value_name = "FILE")]
+    check_against: Vec<PathBuf>,
     /// Sign the header and the whole plaintext with this signing key
     /// (`abbe signer-keygen`); the signature is encrypted with the data,
     /// so only readers who can decrypt learn who signed.
@@ -66,6 +72,7 @@ pub fn run(args: Args) -> Result<()> {
         to_identities,
         to_file,
         mode,
+        check_against,
         sign_with,
         armor,
         output,
@@ -145,6 +152,7 @@ pub fn run(args: Args) -> Result<()> {
         return Err(e);
     }
     let side = ops::side_text(is_policy, pre.scheme.name(), "encrypt", policy, attrs)?;
+    crate::vocabulary::check(&side, info.ciphertext_side, &check_against)?;
     let mode = mode.map_or_else(|| info.default_mode(), Into::into);
     let (session, header) = scheme
         .public_key_at(src)?

@@ -30,6 +30,12 @@ pub struct Args {
     /// recomputed from the master key (BGW05's is O(N) group operations).
     #[arg(long)]
     public: Option<PathBuf>,
+    /// Refuse a policy or attributes that name an attribute missing from
+    /// these files: lists of the authority's attribute names (separated by
+    /// commas or newlines; `name = value` and `#` comments allowed) or keys.
+    /// Catches a misspelt name before it makes a file nobody can open.
+    #[arg(long, value_name = "FILE")]
+    check_against: Vec<PathBuf>,
     /// Where to write the key.
     #[arg(short = 'o', long)]
     output: PathBuf,
@@ -52,6 +58,7 @@ pub fn run(args: Args) -> Result<()> {
         user,
         identity,
         public,
+        check_against,
         output,
         armor,
         passphrase,
@@ -120,6 +127,7 @@ pub fn run(args: Args) -> Result<()> {
         return Err(e);
     }
     let side = ops::side_text(is_policy, pre.scheme.name(), "keygen", policy, attrs)?;
+    crate::vocabulary::check(&side, info.key_side, &check_against)?;
     let key = scheme.keygen(&bytes, &side, public.as_deref().map(|p| &p[..]), &mut OsRng);
     if let Some(pb) = pb {
         pb.finish_and_clear();

@@ -106,7 +106,13 @@ impl T {
 pub fn assert_fails(r: &Run, code: i32) {
     assert_eq!(r.code, Some(code), "expected exit {code}: {}", r.stderr);
     assert!(r.stderr.starts_with("abbe: error: "), "{:?}", r.stderr);
-    assert_eq!(r.stderr.lines().count(), 1, "{:?}", r.stderr);
+    // One line, or under it only indented context (a policy error's input
+    // with a caret).
+    assert!(
+        r.stderr.lines().skip(1).all(|l| l.starts_with("  ")),
+        "{:?}",
+        r.stderr
+    );
     assert!(!r.stderr.contains("panicked"), "{}", r.stderr);
     assert!(r.stdout.is_empty());
 }

@@ -175,12 +175,20 @@ fn parse_index(t: &str, pos: usize) -> Result<u32, PolicyError> {
             t,
         ));
     }
+    // The setup's own N is checked where it is known; these bounds hold
+    // for every setup.
     match t.parse::<u64>() {
         Ok(v) if v >= 1 && v <= MAX_USERS as u64 => Ok(v as u32),
+        Ok(0) => Err(PolicyError::at(
+            ErrorKind::Users,
+            pos,
+            "a user index (users are numbered from 1)",
+            t,
+        )),
         _ => Err(PolicyError::at(
             ErrorKind::Users,
             pos,
-            format!("a user index in [1, {MAX_USERS}]"),
+            format!("a user index of at most {MAX_USERS} (no setup has more users)"),
             t,
         )),
     }

@@ -59,6 +59,7 @@ impl From<KemError> for Error {
     fn from(e: KemError) -> Self {
         match e {
             KemError::NotSatisfied => Error::NotSatisfied,
+            KemError::Policy(p) => p.into(),
             other => Error::Invalid(other.to_string()),
         }
     }
@@ -69,8 +70,12 @@ impl From<WireError> for Error {
     }
 }
 impl From<PolicyError> for Error {
+    /// The message, and under it where in the input the error is.
     fn from(e: PolicyError) -> Self {
-        Error::Invalid(e.to_string())
+        Error::Invalid(match e.pointer() {
+            Some(p) => format!("{e}\n{p}"),
+            None => e.to_string(),
+        })
     }
 }
 impl From<crate::armor::ArmorError> for Error {

@@ -35,6 +35,10 @@ impl AttributeSet {
     /// (`"head of ward"`, escapes `\"` and `\\`); `name = integer` declares a
     /// numeric attribute.  The empty string gives the empty set.
     pub fn parse(input: &str) -> Result<Self, PolicyError> {
+        Self::parse_list(input).map_err(PolicyError::in_attribute_list)
+    }
+
+    fn parse_list(input: &str) -> Result<Self, PolicyError> {
         let toks = tokenize(input)?;
         let mut cur = Cursor::new(toks, input.len());
         let mut set = AttributeSet::new();
@@ -73,7 +77,7 @@ impl AttributeSet {
                     _ => Err(cur.error("the end of the item (one attribute per item)")),
                 }
             });
-            parsed.map_err(|e| e.in_item(index, item))?;
+            parsed.map_err(|e| e.in_item(index, item).in_attribute_list())?;
         }
         Ok(set)
     }
@@ -172,6 +176,16 @@ impl AttributeSet {
         self.attrs.contains(attr)
     }
 
+    /// Every attribute name, the numeric ones too (`age` of `age = 42`),
+    /// sorted.
+    pub fn names(&self) -> Vec<String> {
+        // Markers are the only strings holding '#', which names may not.
+        let plain = self.attrs.iter().filter(|a| !a.contains('#'));
+        let mut names: Vec<String> = plain.chain(&self.numeric).cloned().collect();
+        names.sort();
+        names
+    }
+
     /// Iterates over the expanded attribute strings in sorted order.
     pub fn iter(&self) -> impl Iterator<Item = &str> + '_ {
         self.attrs.iter().map(String::as_str)
@@ -206,6 +220,13 @@ impl AttributeSet {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn names_are_the_plain_and_the_numeric_ones() {
+        let set = AttributeSet::parse("nurse, age = 42, \"head of ward\"").unwrap();
+        assert_eq!(set.names(), ["age", "head of ward", "nurse"]);
+        assert!(AttributeSet::new().names().is_empty());
+    }
 
     #[test]
     fn a_missing_comma_is_named() {
@@ -276,7 +297,7 @@ mod tests {
         assert_eq!((e.item(), e.position()), (Some(1), Some(14)));
         assert_eq!(
             e.to_string(),
-            "policy error in list item [1] \"department = 7, admin\" at byte 14: \
+            "attribute list error in list item [1] \"department = 7, admin\" at byte 14: \
              expected the end of the item (one attribute per item) but found ','"
         );
         for bad in [

@@ -16,7 +16,9 @@ pub fn first_invisible(text: &str) -> Option<(usize, char)> {
     text.char_indices().find(|&(_, c)| invisible(c))
 }
 
-fn invisible(c: char) -> bool {
+/// Whether `c` is invisible or changes how the text around it is displayed
+/// (see [`first_invisible`]).
+pub fn invisible(c: char) -> bool {
     use GeneralCategory::*;
     match c.general_category() {
         Control | Format | LineSeparator | ParagraphSeparator | PrivateUse | Unassigned
