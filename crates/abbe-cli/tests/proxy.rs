@@ -374,6 +374,34 @@ fn decrypt_through_the_proxy() {
             "alice.token",
         ],
     );
+    // A token that leaked is revoked by the file holding it.
+    ok(
+        dir,
+        &[
+            "proxy",
+            "token",
+            "revoke",
+            "--token-file",
+            "alice.token",
+            "--store",
+            "sqlite:proxy.db",
+        ],
+    );
+    let out = abbe(
+        dir,
+        &[
+            "proxy",
+            "list",
+            "--proxy",
+            &url,
+            "--token-file",
+            "alice.token",
+        ],
+    );
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("401"),
+        "{out:?}"
+    );
     // Unreadable CA files are refused before anything starts.
     let out = abbe(
         dir,

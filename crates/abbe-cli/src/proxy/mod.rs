@@ -142,10 +142,14 @@ pub enum TokenCommand {
         #[arg(long)]
         tenant: Option<String>,
     },
-    /// Revoke a token by its id (from `list`); requests with it get 401 at once, on every instance.
+    /// Revoke a token by its id (from `list`) or the file holding it; requests with it get 401 at once, on every instance.
     Revoke {
         /// The token's id (16 hex digits, as listed).
-        id: String,
+        #[arg(required_unless_present = "token_file")]
+        id: Option<String>,
+        /// The token itself, in this file (a token that leaked: whoever holds it can name it).
+        #[arg(long, conflicts_with = "id")]
+        token_file: Option<PathBuf>,
         /// The key store, as for `serve`.
         #[arg(long, default_value = "sqlite:abbe-proxy.db")]
         store: String,
@@ -310,7 +314,17 @@ pub fn run(cmd: ProxyCommand) -> Result<()> {
             }
             Ok(())
         }
-        ProxyCommand::Token(TokenCommand::Revoke { id, store }) => {
+        ProxyCommand::Token(TokenCommand::Revoke {
+            id,
+            token_file,
+            store,
+        }) => {
+            let id = match id {
+                Some(id) => id,
+                None => token(token_file.as_deref())?
+                    .map(|t| abbe_proxy::store::token_id(&t))
+                    .ok_or_else(|| CliError::Other("give the token's id or --token-file".into()))?,
+            };
             match abbe_proxy::server::revoke_token_blocking(&store, &id).map_err(CliError::Other)? {
                 Some(t) => {
                     eprintln!("abbe: revoked token {} of tenant '{}'", t.id, t.tenant);

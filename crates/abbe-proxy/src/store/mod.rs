@@ -72,6 +72,7 @@ macro_rules! on_pool {
 }
 
 mod tokens;
+pub use tokens::token_id;
 
 const SQLITE_SCHEMA: &[&str] = &[
     "CREATE TABLE IF NOT EXISTS tokens (token_hash BLOB PRIMARY KEY, tenant TEXT NOT NULL, created_at BIGINT NOT NULL)",

@@ -10,6 +10,12 @@ fn token_hash(token: &str) -> Vec<u8> {
     Sha256::digest(token.as_bytes()).to_vec()
 }
 
+/// A token's public id (what `token list` shows and `token revoke` takes):
+/// the first bytes of its digest, so whoever holds the token can name it.
+pub fn token_id(token: &str) -> String {
+    hex(&token_hash(token.trim())[..TOKEN_ID_BYTES])
+}
+
 impl Store {
     /// Creates a bearer token for `tenant` and returns it (only its digest
     /// is stored).
@@ -21,7 +27,7 @@ impl Store {
     pub async fn create_token_with_id(&self, tenant: &str) -> Result<(String, String), StoreError> {
         let token = format!("abbe_{}", random_hex(32));
         let h = token_hash(&token);
-        let id = hex(&h[..TOKEN_ID_BYTES]);
+        let id = token_id(&token);
         on_pool!(self, p => sqlx::query("INSERT INTO tokens (token_hash, tenant, created_at) VALUES ($1, $2, $3)")
             .bind(h)
             .bind(tenant)
