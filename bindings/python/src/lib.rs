@@ -501,7 +501,7 @@ fn expectation(
                 ));
             }
             Some(
-                abbe::outsource::header_id(&head.header)
+                abbe::facade::header_id(&head.header)
                     .map_err(|e| invalid(format!("original: {e}")))?,
             )
         }
@@ -994,7 +994,7 @@ fn transform<'py>(py: Python<'py>, tk: &[u8], ct: &[u8]) -> PyResult<Bound<'py, 
                 .map_err(envelope::EnvelopeError::Io)?
                 .0;
             let head = envelope::read_head(&mut input)?;
-            let transformed = abbe::outsource::transform_bytes(&tk, &head.header)?;
+            let transformed = abbe::facade::transform_bytes(&tk, &head.header)?;
             let mut out = Vec::with_capacity(ct.len());
             envelope::write_transformed(&head, &transformed, input, &mut out)?;
             Ok(out)

@@ -7,7 +7,7 @@ use crate::{curve_label, CliError, Result};
 use abbe::curve::CurveId;
 use abbe::envelope;
 use abbe::facade::{self, Error, Mode};
-use abbe::outsource::{self, Expect};
+use abbe::outsource::Expect;
 use abbe::wire::SchemeId;
 use abbe::OsRng;
 use std::time::Instant;
@@ -101,7 +101,7 @@ pub fn run(curve: CurveId) -> Result<()> {
     let mut cur = &shared[..];
     let head = envelope::read_head(&mut cur).map_err(Error::from)?;
     let t = Instant::now();
-    let transformed = outsource::transform_bytes(&tk, &head.header)?;
+    let transformed = facade::transform_bytes(&tk, &head.header)?;
     let mut t_file = Vec::new();
     envelope::write_transformed(&head, &transformed, cur, &mut t_file).map_err(Error::from)?;
     say!(
@@ -111,7 +111,7 @@ pub fn run(curve: CurveId) -> Result<()> {
         transformed.len()
     );
     let expect = Expect {
-        header_id: Some(outsource::header_id(&head.header)?),
+        header_id: Some(facade::header_id(&head.header)?),
         ..Default::default()
     };
     let t = Instant::now();

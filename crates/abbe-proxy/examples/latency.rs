@@ -7,7 +7,7 @@
 //! * `tk decode` — decoding the TK (point validation, subgroup checks);
 //! * `hdr decode` — decoding the KEM header (the same checks);
 //! * `transform` — the transformation on decoded objects (pairings);
-//! * `crypto` — `abbe::outsource::transform_bytes` on encoded bytes: TK and
+//! * `crypto` — `abbe::facade::transform_bytes` on encoded bytes: TK and
 //!   header decoding plus the transformation, what the proxy ran per
 //!   request before it cached decoded TKs;
 //! * `uncached` — the whole request through a proxy started without the
@@ -150,7 +150,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 )
             };
             let crypto = time(rounds, || {
-                abbe::outsource::transform_bytes(&tk, &header).map(|_| ())
+                abbe::facade::transform_bytes(&tk, &header).map(|_| ())
             });
             let slow = time(rounds, || uncached.transform(&id, &header).map(|_| ()));
             let service = time(rounds, || client.transform(&id, &header).map(|_| ()));

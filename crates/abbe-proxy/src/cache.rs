@@ -18,7 +18,7 @@
 //! element is 96 bytes encoded but about 20 KB with its 68 Miller-loop lines;
 //! BN254's are similar). Least recently used entries are evicted first.
 
-use abbe::outsource::PreparedTransformKey;
+use abbe::facade::PreparedTransformKey;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex, MutexGuard};
 

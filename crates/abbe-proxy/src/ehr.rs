@@ -206,7 +206,7 @@ impl Loopback {
         let expect = {
             let mut cur = &s.file[..];
             abbe::outsource::Expect {
-                header_id: Some(abbe::outsource::header_id(
+                header_id: Some(abbe::facade::header_id(
                     &envelope::read_head(&mut cur)?.header,
                 )?),
                 ..abbe::outsource::Expect::default()
@@ -233,10 +233,10 @@ impl Loopback {
             }
             Scenario::Proxy => {
                 let t = self.proxy.transform(&self.tk_id, &head.header)?;
-                abbe::outsource::decrypt_transformed_bytes(&self.rk, &t, &expect)?
+                abbe::facade::decrypt_transformed_bytes(&self.rk, &t, &expect)?
             }
             Scenario::ProxyWeb => {
-                abbe::outsource::decrypt_transformed_bytes(&self.rk, &head.header, &expect)?
+                abbe::facade::decrypt_transformed_bytes(&self.rk, &head.header, &expect)?
             }
         };
         let mut out = Vec::new();

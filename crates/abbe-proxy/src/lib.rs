@@ -13,8 +13,8 @@
 //! * [`ehr`] — GHW11's iHealthEHR (Fig. 9) on loopback, for the example
 //!   and the lab.
 //!
-//! The transform itself is `abbe::outsource::PreparedTransformKey`, shared
-//! with the CLI (`abbe::outsource::transform_bytes`).
+//! The transform itself is `abbe::facade::PreparedTransformKey`, shared
+//! with the CLI (`abbe::facade::transform_bytes`).
 
 pub mod access_log;
 pub mod cache;

@@ -55,7 +55,7 @@ fn encrypt(k: &Keys, policy: &str, rcca: bool, data: &[u8]) -> Vec<u8> {
 }
 
 fn session_of(rk: &[u8], transformed_header: &[u8]) -> SessionKey {
-    abbe::outsource::decrypt_transformed_bytes(
+    abbe::facade::decrypt_transformed_bytes(
         rk,
         transformed_header,
         // The suite transforms both modes; CPA transformations are taken on

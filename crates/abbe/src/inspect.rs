@@ -253,7 +253,7 @@ pub fn inspect(obj: &[u8]) -> Result<Vec<Field>, Error> {
 /// The header id of an RCCA header or transformed header: what `abbe
 /// decrypt --expect-header` checks.
 fn header_id_field(header: &[u8]) -> Result<Field, Error> {
-    let id = crate::outsource::header_id(header)?;
+    let id = crate::facade::header_id(header)?;
     Ok(field("header id", wire::hex(&id)).noted(
         "`abbe decrypt --expect-header` checks that a transformed file is of this ciphertext",
     ))
@@ -313,7 +313,7 @@ mod tests {
         assert_eq!(
             id.value,
             Value::Text(wire::hex(
-                &crate::outsource::header_id(&{
+                &crate::facade::header_id(&{
                     let mut r = &ct[..];
                     crate::envelope::read_head(&mut r).unwrap().header
                 })

@@ -167,7 +167,7 @@ fn make(s: &dyn Scheme) -> Vector {
         let file = seal(&SealOptions::default(), Mode::Rcca, &mut rng);
         let (tk, rk) = s.transform_key(&key, &mut rng).unwrap();
         let head = envelope::read_head(&mut &file[..]).unwrap();
-        let t = abbe::outsource::transform_bytes(&tk, &head.header).unwrap();
+        let t = abbe::facade::transform_bytes(&tk, &head.header).unwrap();
         let payload = &file[head.encoded_len()..];
         let mut tfile = Vec::new();
         envelope::write_transformed(&head, &t, payload, &mut tfile).unwrap();
@@ -240,7 +240,7 @@ fn check_compatible(s: &dyn Scheme, name: &str, v: &Vector) {
         let expect = abbe::outsource::Expect {
             // The transformed file is of the stored RCCA file.
             header_id: Some(
-                abbe::outsource::header_id(
+                abbe::facade::header_id(
                     &envelope::read_head(&mut &v["rcca-file"][..])
                         .unwrap()
                         .header,
@@ -250,14 +250,14 @@ fn check_compatible(s: &dyn Scheme, name: &str, v: &Vector) {
             ..abbe::outsource::Expect::default()
         };
         let session =
-            abbe::outsource::decrypt_transformed_bytes(&v["retrieval-key"], &head.header, &expect)
+            abbe::facade::decrypt_transformed_bytes(&v["retrieval-key"], &head.header, &expect)
                 .unwrap_or_else(|e| panic!("{name} transformed: {e}"));
         let mut out = Vec::new();
         envelope::open(&head, &session, cur, &mut out).unwrap();
         assert_eq!(out, v["plaintext"], "{name} transformed");
         // The stored RCCA file transforms to the stored transformed header.
         let head = envelope::read_head(&mut &v["rcca-file"][..]).unwrap();
-        let th = abbe::outsource::transform_bytes(&v["transformation-key"], &head.header).unwrap();
+        let th = abbe::facade::transform_bytes(&v["transformation-key"], &head.header).unwrap();
         let thead = envelope::read_head(&mut &t[..]).unwrap();
         assert_eq!(
             th, thead.header,

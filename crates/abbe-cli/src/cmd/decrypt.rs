@@ -209,7 +209,7 @@ fn original_header_id(path: &std::path::Path) -> Result<String> {
             path.display()
         )));
     }
-    let id = abbe::outsource::header_id(&head.header)
+    let id = abbe::facade::header_id(&head.header)
         .map_err(|e| CliError::Invalid(format!("--original {}: {e}", path.display())))?;
     Ok(abbe::wire::hex(&id))
 }
@@ -220,7 +220,7 @@ pub(crate) fn check_expected_header(header: &[u8], expect: &abbe::outsource::Exp
     let Some(want) = expect.header_id else {
         return Ok(());
     };
-    let id = abbe::outsource::header_id(header)?;
+    let id = abbe::facade::header_id(header)?;
     if id != want {
         return Err(CliError::Invalid(
             "this ciphertext's header id is not the one given with --expect-header".into(),

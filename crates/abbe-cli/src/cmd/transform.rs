@@ -47,7 +47,7 @@ pub fn run(args: Args) -> Result<()> {
     }
     let hpre = Preamble::parse(&head.header)?;
     check_same_setup(&pre, &hpre, "transformation key")?;
-    let transformed = abbe::outsource::transform_bytes(&bytes, &head.header)?;
+    let transformed = abbe::facade::transform_bytes(&bytes, &head.header)?;
     io::with_output(output.as_ref(), io::Secrecy::Public, overwrite, |w| {
         io::maybe_armored(w, armor, ObjectKind::TransformedFile, |w| {
             envelope::write_transformed(&head, &transformed, reader, w)?;

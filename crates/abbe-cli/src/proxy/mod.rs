@@ -392,7 +392,7 @@ pub fn decrypt(
     let (wanted, expect) = match abbe::outsource::header_mode(&head.header)? {
         abbe::outsource::Mode::Rcca => {
             crate::check_expected_header(&head.header, expect)?;
-            let id = abbe::outsource::header_id(&head.header)?;
+            let id = abbe::facade::header_id(&head.header)?;
             let expect = abbe::outsource::Expect {
                 header_id: Some(id),
                 ..*expect
@@ -419,7 +419,7 @@ pub fn decrypt(
             wanted.describe()
         )));
     }
-    let session = abbe::outsource::decrypt_transformed_bytes(&rk, &transformed, &expect)?;
+    let session = abbe::facade::decrypt_transformed_bytes(&rk, &transformed, &expect)?;
     crate::open_payload(
         &head,
         &session,

@@ -152,7 +152,7 @@ pub fn session_of(
     let kp = Preamble::parse(key)?;
     same_setup((kp.scheme, kp.curve), &Preamble::parse(&head.header)?)?;
     if let (ObjectKind::EncryptedFile, Some(want)) = (head.preamble.kind, expect.header_id) {
-        if outsource::header_id(&head.header)? != want {
+        if super::header_id(&head.header)? != want {
             return Err(Error::Invalid(
                 "this ciphertext's header id is not the one given with --expect-header".into(),
             ));
@@ -163,7 +163,7 @@ pub fn session_of(
             .user_key_with(key, public)?
             .decapsulate(&head.header, expect.allow_cpa),
         (ObjectKind::TransformedFile, ObjectKind::RetrievalKey | ObjectKind::CpaRetrievalKey) => {
-            Ok(outsource::decrypt_transformed_bytes(key, &head.header, expect)?)
+            Ok(super::decrypt_transformed_bytes(key, &head.header, expect)?)
         }
         (ObjectKind::TransformedFile, _) => Err(Error::Invalid(
             "this is a transformed ciphertext: decrypt it with the retrieval key (--key alice.rk)"

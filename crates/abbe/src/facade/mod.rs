@@ -24,6 +24,7 @@ use zeroize::Zeroizing;
 mod entry;
 mod extension;
 mod files;
+mod outsourcing;
 mod registry;
 mod tracing;
 
@@ -31,6 +32,10 @@ pub mod pirates;
 
 use files::same_setup;
 pub use files::{decrypt, decrypt_expecting, decrypt_with, encrypt, encrypt_with, session_of};
+pub use outsourcing::{
+    check_transform_key, decrypt_transformed_bytes, header_id, transform_bytes,
+    PreparedTransformKey,
+};
 use registry::find;
 use tracing::TraceResult;
 pub use tracing::{trace, Tracing};
