@@ -454,6 +454,46 @@ pub trait Kem {
     }
 }
 
+/// The associated types a scheme file's [`Authority`] impl starts with:
+/// its setup parameters and key side, and the file's own `PublicKey<C>`,
+/// `MasterKey<C>` and `UserKey<C>` (every scheme names its objects so).
+macro_rules! authority_objects {
+    ($params:ty, $key_side:ty) => {
+        type Params = $params;
+        type PublicKey = PublicKey<C>;
+        type MasterKey = MasterKey<C>;
+        type UserKey = UserKey<C>;
+        type KeySide = $key_side;
+    };
+}
+pub(crate) use authority_objects;
+
+/// The associated items a scheme file's [`Kem`] impl starts with: its
+/// [`SchemeId`], what its keys and ciphertexts are made for
+/// (`AttributeSet => Policy` for ciphertext-policy ABE), the curve `C`, and
+/// the file's own `PublicKey<C>`, `UserKey<C>` and `Header<C>`, the scheme
+/// being its own authority. With `; the issued key decrypts`, also
+/// [`Kem::user_key`] for schemes whose decryption needs nothing else.
+macro_rules! kem_objects {
+    ($scheme:expr, $key_side:ty => $ciphertext_side:ty) => {
+        const SCHEME: $crate::wire::SchemeId = $scheme;
+        const CURVE: $crate::curve::CurveId = C::ID;
+        type Authority = Self;
+        type PublicKey = PublicKey<C>;
+        type UserKey = UserKey<C>;
+        type Header = Header<C>;
+        type KeySide = $key_side;
+        type CiphertextSide = $ciphertext_side;
+    };
+    ($scheme:expr, $key_side:ty => $ciphertext_side:ty; the issued key decrypts) => {
+        $crate::kem::kem_objects!($scheme, $key_side => $ciphertext_side);
+        fn user_key(key: UserKey<C>, _: &PublicKey<C>) -> UserKey<C> {
+            key
+        }
+    };
+}
+pub(crate) use kem_objects;
+
 /// Setup's last step: `mk` records the setup id of `pk`, its public key.
 pub fn bind<P: Bound, M: Bind>(pk: P, mut mk: M) -> (P, M) {
     mk.bind(pk.setup_id());

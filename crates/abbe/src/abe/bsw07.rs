@@ -60,7 +60,6 @@
 //! source groups exchanged, as plausible as the original on these curves (no
 //! efficient isomorphism either way).
 
-use crate::curve::CurveId;
 use crate::curve::LinedG2;
 use crate::curve::{mul_public, par_map, wipe, Curve, FixedBaseTable, Group, Scalar, Target};
 use crate::kem::{bind, same_setup, Authority, Kem, KemError, SessionKey};
@@ -261,11 +260,7 @@ impl<C: Curve> Header<C> {
 const SCHEME: SchemeId = SchemeId::Bsw07;
 
 impl<C: Curve> Authority for Bsw07<C> {
-    type Params = ();
-    type PublicKey = PublicKey<C>;
-    type MasterKey = MasterKey<C>;
-    type UserKey = UserKey<C>;
-    type KeySide = AttributeSet;
+    crate::kem::authority_objects!((), AttributeSet);
 
     fn setup<R: RngCore + CryptoRng>(
         _: &(),
@@ -340,18 +335,7 @@ impl<C: Curve> Authority for Bsw07<C> {
 }
 
 impl<C: Curve> Kem for Bsw07<C> {
-    const SCHEME: SchemeId = SchemeId::Bsw07;
-    const CURVE: CurveId = C::ID;
-    type Authority = Self;
-    type PublicKey = PublicKey<C>;
-    type UserKey = UserKey<C>;
-    type Header = Header<C>;
-    type KeySide = AttributeSet;
-    type CiphertextSide = Policy;
-
-    fn user_key(key: UserKey<C>, _: &PublicKey<C>) -> UserKey<C> {
-        key
-    }
+    crate::kem::kem_objects!(SchemeId::Bsw07, AttributeSet => Policy; the issued key decrypts);
 
     fn encapsulate<R: RngCore + CryptoRng>(
         pk: &PublicKey<C>,

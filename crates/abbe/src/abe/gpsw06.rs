@@ -71,7 +71,6 @@
 //! way).
 
 use super::ghw11;
-use crate::curve::CurveId;
 use crate::curve::LinedG2;
 use crate::curve::{par_map, wipe, Curve, FixedBaseTable, Group, Scalar, Target};
 use crate::kem::{bind, same_setup, Authority, Kem, KemError, SessionKey};
@@ -268,11 +267,7 @@ impl<C: Curve> Header<C> {
 const SCHEME: SchemeId = SchemeId::Gpsw06;
 
 impl<C: Curve> Authority for Gpsw06<C> {
-    type Params = ();
-    type PublicKey = PublicKey<C>;
-    type MasterKey = MasterKey<C>;
-    type UserKey = UserKey<C>;
-    type KeySide = Policy;
+    crate::kem::authority_objects!((), Policy);
 
     fn setup<R: RngCore + CryptoRng>(
         _: &(),
@@ -336,18 +331,7 @@ impl<C: Curve> Authority for Gpsw06<C> {
 }
 
 impl<C: Curve> Kem for Gpsw06<C> {
-    const SCHEME: SchemeId = SCHEME;
-    const CURVE: CurveId = C::ID;
-    type Authority = Self;
-    type PublicKey = PublicKey<C>;
-    type UserKey = UserKey<C>;
-    type Header = Header<C>;
-    type KeySide = Policy;
-    type CiphertextSide = AttributeSet;
-
-    fn user_key(key: UserKey<C>, _: &PublicKey<C>) -> UserKey<C> {
-        key
-    }
+    crate::kem::kem_objects!(SCHEME, Policy => AttributeSet; the issued key decrypts);
 
     fn encapsulate<R: RngCore + CryptoRng>(
         pk: &PublicKey<C>,

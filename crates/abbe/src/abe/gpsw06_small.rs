@@ -63,7 +63,6 @@
 //! plausible as the original on these curves (no efficient isomorphism either
 //! way).
 
-use crate::curve::CurveId;
 use crate::curve::LinedG2;
 use crate::curve::{par_map, wipe, Curve, FixedBaseTable, Group, Scalar, Target};
 use crate::kem::{same_setup, Authority, Kem, KemError, SessionKey};
@@ -407,11 +406,7 @@ impl<C: Curve> Gpsw06Small<C> {
 }
 
 impl<C: Curve> Authority for Gpsw06Small<C> {
-    type Params = crate::abe::Universe;
-    type PublicKey = PublicKey<C>;
-    type MasterKey = MasterKey<C>;
-    type UserKey = UserKey<C>;
-    type KeySide = Policy;
+    crate::kem::authority_objects!(crate::abe::Universe, Policy);
 
     /// Setup over the given universe (see the module docs): one t_i per
     /// attribute name. Errors on an empty universe, a duplicate name, a name
@@ -471,18 +466,7 @@ impl<C: Curve> Authority for Gpsw06Small<C> {
 }
 
 impl<C: Curve> Kem for Gpsw06Small<C> {
-    const SCHEME: SchemeId = SCHEME;
-    const CURVE: CurveId = C::ID;
-    type Authority = Self;
-    type PublicKey = PublicKey<C>;
-    type UserKey = UserKey<C>;
-    type Header = Header<C>;
-    type KeySide = Policy;
-    type CiphertextSide = AttributeSet;
-
-    fn user_key(key: UserKey<C>, _: &PublicKey<C>) -> UserKey<C> {
-        key
-    }
+    crate::kem::kem_objects!(SCHEME, Policy => AttributeSet; the issued key decrypts);
 
     fn encapsulate<R: RngCore + CryptoRng>(
         pk: &PublicKey<C>,

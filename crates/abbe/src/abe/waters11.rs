@@ -62,7 +62,6 @@
 //! by `op_counts_*` in the tests below, on `Counted` curves.
 
 use super::ghw11;
-use crate::curve::CurveId;
 use crate::curve::{par_map, wipe, Curve, FixedBaseTable, Group, LinedG2, Scalar, Target};
 use crate::kem::{bind, same_setup, Authority, Kem, KemError, SessionKey};
 use crate::policy::{AttributeSet, Policy, PolicyTree};
@@ -290,11 +289,7 @@ fn encapsulate_with_s<C: Curve, R: RngCore + CryptoRng>(
 }
 
 impl<C: Curve> Authority for Waters11<C> {
-    type Params = ();
-    type PublicKey = PublicKey<C>;
-    type MasterKey = MasterKey<C>;
-    type UserKey = UserKey<C>;
-    type KeySide = AttributeSet;
+    crate::kem::authority_objects!((), AttributeSet);
 
     fn setup<R: RngCore + CryptoRng>(
         _: &(),
@@ -352,19 +347,8 @@ impl<C: Curve> Authority for Waters11<C> {
 }
 
 impl<C: Curve> Kem for Waters11<C> {
-    const SCHEME: SchemeId = SchemeId::Waters11;
-    const CURVE: CurveId = C::ID;
+    crate::kem::kem_objects!(SchemeId::Waters11, AttributeSet => Policy; the issued key decrypts);
     const FOR_ENCRYPTION: crate::curve::Placement = crate::curve::Placement::Swapped;
-    type Authority = Self;
-    type PublicKey = PublicKey<C>;
-    type UserKey = UserKey<C>;
-    type Header = Header<C>;
-    type KeySide = AttributeSet;
-    type CiphertextSide = Policy;
-
-    fn user_key(key: UserKey<C>, _: &PublicKey<C>) -> UserKey<C> {
-        key
-    }
 
     fn encapsulate<R: RngCore + CryptoRng>(
         pk: &PublicKey<C>,

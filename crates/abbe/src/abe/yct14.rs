@@ -71,7 +71,6 @@
 //! by `op_counts_*` in the tests below, on `Counted` curves.
 
 use crate::abe::Universe;
-use crate::curve::CurveId;
 use crate::curve::{par_map, wipe, Curve, FixedBaseTable, Group, Scalar};
 use crate::kem::{bind, same_setup, Authority, Kem, KemError, SessionKey};
 use crate::policy::{validate_name, AttributeSet, Policy, PolicyTree};
@@ -285,11 +284,7 @@ pub fn forge_and_key<F: Scalar>(d_a: F, d_b: F, d2_a: F, d2_c: F) -> Option<(F, 
 }
 
 impl<C: Curve> Authority for InsecureYct14<C> {
-    type Params = Universe;
-    type PublicKey = PublicKey<C>;
-    type MasterKey = MasterKey<C>;
-    type UserKey = UserKey<C>;
-    type KeySide = Policy;
+    crate::kem::authority_objects!(Universe, Policy);
 
     /// Setup with an explicit attribute universe (names as in policies;
     /// duplicates are merged). Numeric attributes (`age = 42`), whose
@@ -362,19 +357,8 @@ impl<C: Curve> Authority for InsecureYct14<C> {
 }
 
 impl<C: Curve> Kem for InsecureYct14<C> {
-    const SCHEME: SchemeId = SchemeId::Yct14;
-    const CURVE: CurveId = C::ID;
+    crate::kem::kem_objects!(SchemeId::Yct14, Policy => AttributeSet; the issued key decrypts);
     const INSECURE: bool = true;
-    type Authority = Self;
-    type PublicKey = PublicKey<C>;
-    type UserKey = UserKey<C>;
-    type Header = Header<C>;
-    type KeySide = Policy;
-    type CiphertextSide = AttributeSet;
-
-    fn user_key(key: UserKey<C>, _: &PublicKey<C>) -> UserKey<C> {
-        key
-    }
 
     fn encapsulate<R: RngCore + CryptoRng>(
         pk: &PublicKey<C>,

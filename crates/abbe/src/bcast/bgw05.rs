@@ -68,7 +68,7 @@ use super::{
     CHUNK,
 };
 use crate::bcast::Users;
-use crate::curve::{wipe, Curve, CurveId, FixedBaseTable, Group, Scalar, Target};
+use crate::curve::{wipe, Curve, FixedBaseTable, Group, Scalar, Target};
 use crate::kem::{bind, Authority, Kem, KemError, SessionKey};
 use crate::wire::codec::{object, Bound, Codec};
 use crate::wire::{
@@ -558,11 +558,7 @@ impl<C: Curve> Bgw05<C> {
 }
 
 impl<C: Curve> Authority for Bgw05<C> {
-    type Params = Users;
-    type PublicKey = PublicKey<C>;
-    type MasterKey = MasterKey<C>;
-    type UserKey = UserKey<C>;
-    type KeySide = UserIndex;
+    crate::kem::authority_objects!(Users, UserIndex);
 
     /// Setup for N users, the public key in memory.
     fn setup<R: RngCore + CryptoRng>(
@@ -624,14 +620,7 @@ fn user_key_of<C: Curve>(
 }
 
 impl<C: Curve> Kem for Bgw05<C> {
-    const SCHEME: SchemeId = SCHEME;
-    const CURVE: CurveId = C::ID;
-    type Authority = Self;
-    type PublicKey = PublicKey<C>;
-    type UserKey = UserKey<C>;
-    type Header = Header<C>;
-    type KeySide = UserIndex;
-    type CiphertextSide = Recipients;
+    crate::kem::kem_objects!(SCHEME, UserIndex => Recipients);
 
     /// Attaches the public key when it belongs to the key's setup (a
     /// mismatch is left for decryption to report as `WrongSetup`): the

@@ -47,7 +47,7 @@ use super::{
     UserIndex,
 };
 use crate::bcast::Users;
-use crate::curve::{par_map, wipe, Curve, CurveId, FixedBaseTable, Group, Scalar, Target};
+use crate::curve::{par_map, wipe, Curve, FixedBaseTable, Group, Scalar, Target};
 use crate::kem::{bind, Authority, Kem, KemError, SessionKey};
 use crate::wire::codec::object;
 use crate::wire::{Lazy, SchemeId, Secret};
@@ -238,11 +238,7 @@ impl<C: Curve> Header<C> {
 }
 
 impl<C: Curve> Authority for Bgw05Sqrt<C> {
-    type Params = Users;
-    type PublicKey = PublicKey<C>;
-    type MasterKey = MasterKey<C>;
-    type UserKey = UserKey<C>;
-    type KeySide = UserIndex;
+    crate::kem::authority_objects!(Users, UserIndex);
 
     /// Setup for N users (indices 1..=N).
     fn setup<R: RngCore + CryptoRng>(
@@ -290,14 +286,7 @@ impl<C: Curve> Authority for Bgw05Sqrt<C> {
 }
 
 impl<C: Curve> Kem for Bgw05Sqrt<C> {
-    const SCHEME: SchemeId = SCHEME;
-    const CURVE: CurveId = C::ID;
-    type Authority = Self;
-    type PublicKey = PublicKey<C>;
-    type UserKey = UserKey<C>;
-    type Header = Header<C>;
-    type KeySide = UserIndex;
-    type CiphertextSide = Recipients;
+    crate::kem::kem_objects!(SCHEME, UserIndex => Recipients);
 
     /// Attaches the public key when it belongs to the key's setup (a
     /// mismatch is left for decryption to report as `WrongSetup`): the

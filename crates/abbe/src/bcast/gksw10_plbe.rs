@@ -70,7 +70,7 @@ use super::grid::{self, ceil_sqrt, flat_g1, flat_g2, position, tables, GridBases
 use super::trace::Traceable;
 use super::{prf_scalar, user_in_range, Everyone, Points, UserCount, UserIndex};
 use crate::bcast::Users;
-use crate::curve::{par_map, wipe, Curve, CurveId, FixedBaseTable, Group, LinedG2, Scalar, Target};
+use crate::curve::{par_map, wipe, Curve, FixedBaseTable, Group, LinedG2, Scalar, Target};
 use crate::kem::{bind, same_setup, Authority, Kem, KemError, SessionKey};
 use crate::wire::codec::object;
 use crate::wire::{Lazy, SchemeId, Secret};
@@ -248,11 +248,7 @@ fn tr_encrypt<C: Curve, R: RngCore + CryptoRng>(
 }
 
 impl<C: Curve> Authority for Gksw10Plbe<C> {
-    type Params = Users;
-    type PublicKey = PublicKey<C>;
-    type MasterKey = MasterKey<C>;
-    type UserKey = UserKey<C>;
-    type KeySide = UserIndex;
+    crate::kem::authority_objects!(Users, UserIndex);
 
     fn setup<R: RngCore + CryptoRng>(
         users: &Users,
@@ -323,18 +319,7 @@ fn user_key_of<C: Curve>(
 }
 
 impl<C: Curve> Kem for Gksw10Plbe<C> {
-    const SCHEME: SchemeId = SCHEME;
-    const CURVE: CurveId = C::ID;
-    type Authority = Self;
-    type PublicKey = PublicKey<C>;
-    type UserKey = UserKey<C>;
-    type Header = Header<C>;
-    type KeySide = UserIndex;
-    type CiphertextSide = Everyone;
-
-    fn user_key(key: UserKey<C>, _: &PublicKey<C>) -> UserKey<C> {
-        key
-    }
+    crate::kem::kem_objects!(SCHEME, UserIndex => Everyone; the issued key decrypts);
 
     super::unattached_keys!(UserKey<C>, PublicKey<C>);
 

@@ -50,7 +50,7 @@ use super::{
     UserIndex, CHUNK,
 };
 use crate::bcast::Users;
-use crate::curve::{wipe, Curve, CurveId, FixedBaseTable, Group, LinedG2, Scalar, Target};
+use crate::curve::{wipe, Curve, FixedBaseTable, Group, LinedG2, Scalar, Target};
 use crate::kem::{bind, Authority, Kem, KemError, SessionKey};
 use crate::wire::codec::object;
 use crate::wire::{Lazy, SchemeId, Secret};
@@ -176,11 +176,7 @@ impl<C: Curve> Header<C> {
 }
 
 impl<C: Curve> Authority for Gw09<C> {
-    type Params = Users;
-    type PublicKey = PublicKey<C>;
-    type MasterKey = MasterKey<C>;
-    type UserKey = UserKey<C>;
-    type KeySide = UserIndex;
+    crate::kem::authority_objects!(Users, UserIndex);
 
     /// Setup for N users (indices 1..=N).
     fn setup<R: RngCore + CryptoRng>(
@@ -245,18 +241,7 @@ impl<C: Curve> Authority for Gw09<C> {
 }
 
 impl<C: Curve> Kem for Gw09<C> {
-    const SCHEME: SchemeId = SCHEME;
-    const CURVE: CurveId = C::ID;
-    type Authority = Self;
-    type PublicKey = PublicKey<C>;
-    type UserKey = UserKey<C>;
-    type Header = Header<C>;
-    type KeySide = UserIndex;
-    type CiphertextSide = Recipients;
-
-    fn user_key(key: UserKey<C>, _: &PublicKey<C>) -> UserKey<C> {
-        key
-    }
+    crate::kem::kem_objects!(SCHEME, UserIndex => Recipients; the issued key decrypts);
 
     super::unattached_keys!(UserKey<C>, PublicKey<C>);
 

@@ -71,7 +71,7 @@ use super::ibbe::{
 };
 use super::poly;
 use super::Points;
-use crate::curve::{par_map, wipe, Curve, CurveId, FixedBaseTable, Group, Scalar, Target};
+use crate::curve::{par_map, wipe, Curve, FixedBaseTable, Group, Scalar, Target};
 use crate::kem::{Kem, KemError, SessionKey};
 use crate::wire::codec::object;
 use crate::wire::{Lazy, SchemeId, Secret};
@@ -217,14 +217,7 @@ impl<C: Curve> Gw09Authority for Gw09Ibbe<C> {
 }
 
 impl<C: Curve> Kem for Gw09Ibbe<C> {
-    const SCHEME: SchemeId = SCHEME;
-    const CURVE: CurveId = C::ID;
-    type Authority = Self;
-    type PublicKey = PublicKey<C>;
-    type UserKey = UserKey<C>;
-    type Header = Header<C>;
-    type KeySide = Identity;
-    type CiphertextSide = Identities;
+    crate::kem::kem_objects!(SCHEME, Identity => Identities);
 
     /// Attaches the public key (its ĝ powers are summed by decryption)
     /// when it is the key's setup's.

@@ -50,7 +50,7 @@ use super::ibbe::{
     Identity, MaxCount,
 };
 use super::{poly, Points};
-use crate::curve::{wipe, Curve, CurveId, FixedBaseTable, Group, LinedG2, Scalar, Target};
+use crate::curve::{wipe, Curve, FixedBaseTable, Group, LinedG2, Scalar, Target};
 use crate::kem::{Kem, KemError, SessionKey};
 use crate::wire::codec::object;
 use crate::wire::{Lazy, SchemeId, Secret};
@@ -188,14 +188,7 @@ impl<C: Curve> Gw09Authority for Gw09IbbeSs<C> {
 }
 
 impl<C: Curve> Kem for Gw09IbbeSs<C> {
-    const SCHEME: SchemeId = SCHEME;
-    const CURVE: CurveId = C::ID;
-    type Authority = Self;
-    type PublicKey = PublicKey<C>;
-    type UserKey = UserKey<C>;
-    type Header = Header<C>;
-    type KeySide = Identity;
-    type CiphertextSide = Identities;
+    crate::kem::kem_objects!(SCHEME, Identity => Identities);
 
     /// Attaches the public key (its ĝ powers are summed by decryption)
     /// when it is the key's setup's.

@@ -61,7 +61,7 @@
 use super::ibbe::{msm, Identities, Identity, MaxCount};
 use super::{poly, prf_scalar, Points};
 use crate::bcast::ibbe::MaxRecipients;
-use crate::curve::{par_map, wipe, Curve, CurveId, FixedBaseTable, Group, Scalar, Target};
+use crate::curve::{par_map, wipe, Curve, FixedBaseTable, Group, Scalar, Target};
 use crate::kem::{bind, Authority, Kem, KemError, SessionKey};
 use crate::wire::codec::object;
 use crate::wire::{Lazy, SchemeId, Secret};
@@ -199,11 +199,7 @@ fn coefficients<S: Scalar>(set: &Identities) -> Result<Vec<S>, KemError> {
 }
 
 impl<C: Curve> Authority for Gw19Ibbe<C> {
-    type Params = MaxRecipients;
-    type PublicKey = PublicKey<C>;
-    type MasterKey = MasterKey<C>;
-    type UserKey = UserKey<C>;
-    type KeySide = Identity;
+    crate::kem::authority_objects!(MaxRecipients, Identity);
 
     fn setup<R: RngCore + CryptoRng>(
         m: &MaxRecipients,
@@ -292,14 +288,7 @@ fn extract<C: Curve, R: RngCore + CryptoRng>(
 }
 
 impl<C: Curve> Kem for Gw19Ibbe<C> {
-    const SCHEME: SchemeId = SCHEME;
-    const CURVE: CurveId = C::ID;
-    type Authority = Self;
-    type PublicKey = PublicKey<C>;
-    type UserKey = UserKey<C>;
-    type Header = Header<C>;
-    type KeySide = Identity;
-    type CiphertextSide = Identities;
+    crate::kem::kem_objects!(SCHEME, Identity => Identities);
 
     /// Attaches the public key (decryption uses none of it, but keys are
     /// handled as the other broadcast keys: stored alone, checked against

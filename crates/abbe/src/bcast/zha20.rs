@@ -60,7 +60,7 @@ use super::mtb::{self, MasterSecrets};
 use super::trace::{Line, Traceable};
 use super::{user_in_range, Points, Recipients, UserCount, UserIndex};
 use crate::bcast::Expansion;
-use crate::curve::{wipe, Curve, CurveId, LinedG2, Scalar};
+use crate::curve::{wipe, Curve, LinedG2, Scalar};
 use crate::kem::{bind, same_setup, Authority, Kem, KemError, MasterKeyOf, SessionKey};
 use crate::wire::codec::{invalid, object};
 use crate::wire::{SchemeId, Secret, WireError};
@@ -380,11 +380,7 @@ fn random_copy<R: RngCore + CryptoRng>(k: u32, rng: &mut R) -> u32 {
 }
 
 impl<C: Curve> Authority for Zha20<C> {
-    type Params = Expansion;
-    type PublicKey = PublicKey<C>;
-    type MasterKey = MasterKey<C>;
-    type UserKey = UserKey<C>;
-    type KeySide = UserIndex;
+    crate::kem::authority_objects!(Expansion, UserIndex);
 
     fn setup<R: RngCore + CryptoRng>(
         params: &Expansion,
@@ -466,14 +462,7 @@ impl<C: Curve> Authority for Zha20<C> {
 }
 
 impl<C: Curve> Kem for Zha20<C> {
-    const SCHEME: SchemeId = SCHEME;
-    const CURVE: CurveId = C::ID;
-    type Authority = Self;
-    type PublicKey = PublicKey<C>;
-    type UserKey = UserKey<C>;
-    type Header = Header<C>;
-    type KeySide = UserIndex;
-    type CiphertextSide = Recipients;
+    crate::kem::kem_objects!(SCHEME, UserIndex => Recipients);
 
     /// Attaches the public key (decryption sums its J_i) when it is the
     /// key's setup's.

@@ -45,7 +45,7 @@ use super::mtb::{self, MasterSecrets};
 use super::trace::{Line, Traceable};
 use super::{user_in_range, Points, Recipients, UserCount, UserIndex};
 use crate::bcast::Users;
-use crate::curve::{wipe, Curve, CurveId, LinedG2, Scalar};
+use crate::curve::{wipe, Curve, LinedG2, Scalar};
 use crate::kem::{bind, same_setup, Authority, Kem, KemError, MasterKeyOf, SessionKey};
 use crate::wire::codec::object;
 use crate::wire::{SchemeId, Secret};
@@ -170,11 +170,7 @@ fn encrypt<C: Curve, R: RngCore + CryptoRng>(
 }
 
 impl<C: Curve> Authority for Zha20Risky<C> {
-    type Params = Users;
-    type PublicKey = PublicKey<C>;
-    type MasterKey = MasterKey<C>;
-    type UserKey = UserKey<C>;
-    type KeySide = UserIndex;
+    crate::kem::authority_objects!(Users, UserIndex);
 
     fn setup<R: RngCore + CryptoRng>(
         users: &Users,
@@ -247,14 +243,7 @@ impl<C: Curve> Authority for Zha20Risky<C> {
 }
 
 impl<C: Curve> Kem for Zha20Risky<C> {
-    const SCHEME: SchemeId = SCHEME;
-    const CURVE: CurveId = C::ID;
-    type Authority = Self;
-    type PublicKey = PublicKey<C>;
-    type UserKey = UserKey<C>;
-    type Header = Header<C>;
-    type KeySide = UserIndex;
-    type CiphertextSide = Recipients;
+    crate::kem::kem_objects!(SCHEME, UserIndex => Recipients);
 
     /// Attaches the public key (decryption sums its J_i) when it is the
     /// key's setup's.

@@ -49,7 +49,6 @@
 //! Checked against the formula (and the paper's table where it has one)
 //! by `op_counts_*` in the tests below, on `Counted` curves.
 
-use crate::curve::CurveId;
 use crate::curve::{par_map, wipe, Curve, Group, Scalar};
 use crate::kem::{same_setup, Authority, Kem, KemError, SessionKey};
 use crate::policy::{AttributeSet, Lsss, Policy, PolicyTree};
@@ -123,11 +122,7 @@ impl<C: Curve> Header<C> {
 }
 
 impl<C: Curve> Authority for FameCp<C> {
-    type Params = ();
-    type PublicKey = PublicKey<C>;
-    type MasterKey = MasterKey<C>;
-    type UserKey = UserKey<C>;
-    type KeySide = AttributeSet;
+    crate::kem::authority_objects!((), AttributeSet);
 
     fn setup<R: RngCore + CryptoRng>(
         _: &(),
@@ -201,18 +196,7 @@ impl<C: Curve> Authority for FameCp<C> {
 }
 
 impl<C: Curve> Kem for FameCp<C> {
-    const SCHEME: SchemeId = SchemeId::FameCp;
-    const CURVE: CurveId = C::ID;
-    type Authority = Self;
-    type PublicKey = PublicKey<C>;
-    type UserKey = UserKey<C>;
-    type Header = Header<C>;
-    type KeySide = AttributeSet;
-    type CiphertextSide = Policy;
-
-    fn user_key(key: UserKey<C>, _: &PublicKey<C>) -> UserKey<C> {
-        key
-    }
+    crate::kem::kem_objects!(SchemeId::FameCp, AttributeSet => Policy; the issued key decrypts);
 
     fn encapsulate<R: RngCore + CryptoRng>(
         pk: &PublicKey<C>,

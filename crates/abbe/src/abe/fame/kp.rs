@@ -55,7 +55,6 @@
 //! Checked against the formula (and the paper's table where it has one)
 //! by `op_counts_*` in the tests below, on `Counted` curves.
 
-use crate::curve::CurveId;
 use crate::curve::{par_map, wipe, Curve, Group, Scalar};
 use crate::kem::{same_setup, Authority, Kem, KemError, SessionKey};
 use crate::policy::{AttributeSet, Lsss, Policy, PolicyTree};
@@ -123,11 +122,7 @@ impl<C: Curve> Header<C> {
 }
 
 impl<C: Curve> Authority for FameKp<C> {
-    type Params = ();
-    type PublicKey = PublicKey<C>;
-    type MasterKey = MasterKey<C>;
-    type UserKey = UserKey<C>;
-    type KeySide = Policy;
+    crate::kem::authority_objects!((), Policy);
 
     fn setup<R: RngCore + CryptoRng>(
         _: &(),
@@ -235,18 +230,7 @@ impl<C: Curve> Authority for FameKp<C> {
 }
 
 impl<C: Curve> Kem for FameKp<C> {
-    const SCHEME: SchemeId = SchemeId::FameKp;
-    const CURVE: CurveId = C::ID;
-    type Authority = Self;
-    type PublicKey = PublicKey<C>;
-    type UserKey = UserKey<C>;
-    type Header = Header<C>;
-    type KeySide = Policy;
-    type CiphertextSide = AttributeSet;
-
-    fn user_key(key: UserKey<C>, _: &PublicKey<C>) -> UserKey<C> {
-        key
-    }
+    crate::kem::kem_objects!(SchemeId::FameKp, Policy => AttributeSet; the issued key decrypts);
 
     fn encapsulate<R: RngCore + CryptoRng>(
         pk: &PublicKey<C>,
