@@ -38,7 +38,7 @@ pub fn check_transform_key(tk: &[u8]) -> Result<Preamble, OutsourceError> {
 
 /// A transformation key decoded once, for many transformations: what a
 /// proxy keeps in memory. Decoding validates every point (subgroup checks);
-/// the scheme's lazily computed pairing data (Waters11's Miller-loop lines
+/// the scheme's lazily computed pairing data (the Miller-loop lines
 /// of the key elements) is kept with it after the first use, so later
 /// transformations pay only for the header.
 pub struct PreparedTransformKey {
