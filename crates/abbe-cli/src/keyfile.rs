@@ -104,6 +104,36 @@ impl KeyOut {
     pub fn write_public(&self, path: &Path, obj: &[u8]) -> Result<()> {
         write(path, obj, self.armor, io::Secrecy::Public, self.overwrite)
     }
+
+    /// Writes a public key that `produce` hands, piece by piece, to the sink
+    /// it is given (atomic, armored if asked, never whole in memory), and
+    /// returns what `produce` returns.
+    pub fn write_public_streamed<T>(
+        &self,
+        path: &Path,
+        produce: impl FnOnce(&mut dyn FnMut(&[u8])) -> Result<T>,
+    ) -> Result<T> {
+        let mut produced = None;
+        io::atomic(path, io::Secrecy::Public, self.overwrite, |w| {
+            io::maybe_armored(w, self.armor, ObjectKind::PublicKey, |w| {
+                let mut failed = None;
+                let value = produce(&mut |piece: &[u8]| {
+                    if failed.is_none() {
+                        failed = w.write_all(piece).err();
+                    }
+                })?;
+                if let Some(e) = failed {
+                    return Err(CliError::Other(format!(
+                        "cannot write {}: {e}",
+                        path.display()
+                    )));
+                }
+                produced = Some(value);
+                Ok(())
+            })
+        })?;
+        produced.ok_or_else(|| CliError::Other(format!("nothing written to {}", path.display())))
+    }
 }
 
 fn write(

@@ -504,6 +504,33 @@ fn check_rss(what: &str, kib: Option<u64>) {
     }
 }
 
+/// A broadcast setup writes its O(N) public key as it makes it, armored or
+/// not: the peak RSS stays far below the key's size.
+#[test]
+fn broadcast_setup_streams_its_public_key() {
+    let d = tempfile::tempdir().unwrap();
+    for (out, armor) in [("b", false), ("a", true)] {
+        let mut args = vec![
+            "setup", "--scheme", "bgw05", "--level", "100", "--users", "300000", "--out", out,
+        ];
+        if armor {
+            args.push("--armor");
+        }
+        let (r, kib) = common::run_measured(d.path(), &args);
+        assert_eq!(r.code, Some(0), "{}", r.stderr);
+        let size = fs::metadata(d.path().join(out).join("public.key"))
+            .unwrap()
+            .len();
+        assert!(size > 50 << 20, "a {size}-byte public key");
+        if let Some(kib) = kib {
+            assert!(
+                kib * 1024 < size / 2,
+                "peak RSS {kib} KiB for a {size}-byte public key"
+            );
+        }
+    }
+}
+
 #[test]
 fn large_payload_round_trip_in_constant_memory() {
     const BLOCKS: usize = 200;

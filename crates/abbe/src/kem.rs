@@ -329,6 +329,19 @@ pub trait Authority {
         params: &Self::Params,
         rng: &mut R,
     ) -> Result<(Self::PublicKey, Self::MasterKey), KemError>;
+    /// Setup that hands the encoded public key to `sink`, in order and in
+    /// pieces, and returns the master key: what a front end writing the key
+    /// to a file calls. The default encodes it whole; a scheme with an O(N)
+    /// public key streams it in bounded memory.
+    fn setup_streamed<R: RngCore + CryptoRng>(
+        params: &Self::Params,
+        rng: &mut R,
+        sink: &mut dyn FnMut(&[u8]),
+    ) -> Result<Self::MasterKey, KemError> {
+        let (pk, mk) = Self::setup(params, rng)?;
+        sink(&pk.to_bytes());
+        Ok(mk)
+    }
     /// The public key, recomputed from (or stored in) the master key.
     fn public_key(mk: &Self::MasterKey) -> Self::PublicKey;
     /// Whether `pk` is the public key `mk` was set up with: their setup ids

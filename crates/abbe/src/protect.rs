@@ -58,7 +58,8 @@ impl ScryptParams {
     /// Below this a passphrase is barely slowed down: refused both ways.
     /// Fuzz builds (`--cfg fuzzing`, set by cargo-fuzz, never by cargo)
     /// go down to 1 so that a round trip costs microseconds rather than
-    /// three 1 ms scrypts, and the decoders get 10^7 inputs in minutes.
+    /// three scrypts at the floor, and the decoders get 10^7 inputs in
+    /// minutes.
     pub const MIN_LOG_N: u8 = if cfg!(fuzzing) { 1 } else { 10 };
     /// Above this (1 GiB at r = 8) a file could exhaust memory: refused.
     pub const MAX_LOG_N: u8 = 20;

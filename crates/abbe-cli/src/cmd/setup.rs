@@ -1,9 +1,9 @@
 //! `abbe setup`: a public key and a master key.
 
 use crate::dispatch::{parse_scheme, parse_universe, scheme_for};
-use crate::{broadcast, keyfile, progress, CliError, Result};
+use crate::{keyfile, progress, CliError, Result};
 use abbe::kem::SetupParams;
-use abbe::wire::{ObjectKind, Preamble, SchemeId};
+use abbe::wire::{ObjectKind, Preamble};
 use rand_core::OsRng;
 use std::path::PathBuf;
 
@@ -124,21 +124,24 @@ pub fn run(args: Args) -> Result<()> {
         .params
         .refuse_others(&params)
         .map_err(|e| CliError::Other(e.to_string()))?;
-    if let (Some(n), SchemeId::Bgw05, false) = (users, scheme, curve.is_swapped()) {
-        // BGW05's public key is linear in N (128 MB at N = 10^6 on
-        // BN254): stream it to disk instead of building it in memory.
-        return broadcast::bgw05_streamed_setup(curve, n, &pk_path, &mk_path, &keys);
-    }
+    // The public key goes to its file as it is made: an O(N) broadcast key
+    // (BGW05's) is never whole in memory.
     let pb = users
         .filter(|n| *n >= progress::MIN_USERS)
-        .map(|n| progress::spinner(format!("setup of {} for {n} users", scheme.name())));
-    let setup = facade.setup(&params, &mut OsRng);
+        .map(|n| progress::bytes_spinner(format!("setup of {} for {n} users", scheme.name())));
+    let mk = keys.write_public_streamed(&pk_path, |sink| {
+        let mut counted = |piece: &[u8]| {
+            if let Some(pb) = &pb {
+                pb.inc(piece.len() as u64);
+            }
+            sink(piece)
+        };
+        Ok(facade.setup_streamed(&params, &mut OsRng, &mut counted)?)
+    });
     if let Some(pb) = pb {
         pb.finish_and_clear();
     }
-    let (pk, mk) = setup?;
-    keys.write_secret(&mk_path, &mk)?;
-    keys.write_public(&pk_path, &pk)?;
+    keys.write_secret(&mk_path, &mk?)?;
     eprintln!(
         "abbe: wrote {} and {} (keep the master key secret)",
         pk_path.display(),

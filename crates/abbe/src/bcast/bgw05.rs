@@ -570,6 +570,15 @@ impl<C: Curve> Authority for Bgw05<C> {
         Ok(bind(mk.public_key(), mk))
     }
 
+    /// The public key never whole in memory: [`Bgw05::setup_stream`].
+    fn setup_streamed<R: RngCore + CryptoRng>(
+        users: &Users,
+        rng: &mut R,
+        sink: &mut dyn FnMut(&[u8]),
+    ) -> Result<MasterKey<C>, KemError> {
+        Self::setup_stream(users.0, rng, sink)
+    }
+
     fn public_key(mk: &MasterKey<C>) -> PublicKey<C> {
         mk.public_key()
     }

@@ -653,9 +653,9 @@ impl PlaintextHash {
 }
 
 /// Hashing on a thread of its own, so that a signed file's hash runs beside
-/// the encryption (the stream's workers) instead of after it: on 100 MB at
-/// levels 100/128 the signing overhead is 14–20 % this way and 21–28 % with
-/// the hash on the reading thread (`--example envelope_speed`). Data is
+/// the encryption (the stream's workers) instead of after it, which lowers
+/// the signing overhead against hashing on the reading thread (measured
+/// both ways by `--example envelope_speed`). Data is
 /// staged in 1 MiB buffers (plaintext: wiped when done); a stream shorter
 /// than one buffer is hashed on the calling thread, and so is everything when
 /// the current rayon pool has one thread (abbe's one knob for parallelism).

@@ -166,11 +166,12 @@ impl<K: Kem + 'static, O: Extension<K> + 'static> Scheme for Entry<K, O> {
         }
     }
 
-    fn setup(
+    fn setup_streamed(
         &self,
         params: &SetupParams,
         mut rng: &mut dyn CryptoRngCore,
-    ) -> Result<(Vec<u8>, Zeroizing<Vec<u8>>), Error> {
+        public_key: &mut dyn FnMut(&[u8]),
+    ) -> Result<Zeroizing<Vec<u8>>, Error> {
         let name = K::SCHEME.name();
         let kind = <ParamsOf<K> as Params>::KIND;
         let given = [
@@ -188,8 +189,8 @@ impl<K: Kem + 'static, O: Extension<K> + 'static> Scheme for Entry<K, O> {
             }
         }
         let params = ParamsOf::<K>::from_setup(params)?;
-        let (pk, mk) = kem::setup::<K>(&params, &mut rng)?;
-        Ok((pk.to_bytes(), Zeroizing::new(mk.to_bytes())))
+        let mk = K::Authority::setup_streamed(&params, &mut rng, public_key)?;
+        Ok(Zeroizing::new(mk.to_bytes()))
     }
 
     fn keygen_for(

@@ -204,7 +204,19 @@ pub trait Scheme: Send + Sync {
         &self,
         params: &SetupParams,
         rng: &mut dyn CryptoRngCore,
-    ) -> Result<(Vec<u8>, Zeroizing<Vec<u8>>), Error>;
+    ) -> Result<(Vec<u8>, Zeroizing<Vec<u8>>), Error> {
+        let mut pk = Vec::new();
+        let mk = self.setup_streamed(params, rng, &mut |b| pk.extend_from_slice(b))?;
+        Ok((pk, mk))
+    }
+    /// The master key; the public key's encoding goes to `public_key` in
+    /// order, piece by piece (an O(N) one in bounded memory).
+    fn setup_streamed(
+        &self,
+        params: &SetupParams,
+        rng: &mut dyn CryptoRngCore,
+        public_key: &mut dyn FnMut(&[u8]),
+    ) -> Result<Zeroizing<Vec<u8>>, Error>;
     /// A user key bundle for `key_side` (attributes, a policy or a user
     /// index, as text). The public key is `pk` when given (it must be the
     /// master key's: BGW05 recomputes it in O(N) otherwise).
