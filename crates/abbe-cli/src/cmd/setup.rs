@@ -125,7 +125,7 @@ pub fn run(args: Args) -> Result<()> {
         .refuse_others(&params)
         .map_err(|e| CliError::Other(e.to_string()))?;
     // The public key goes to its file as it is made: an O(N) broadcast key
-    // (BGW05's) is never whole in memory.
+    // is never whole in memory.
     let pb = users
         .filter(|n| *n >= progress::MIN_USERS)
         .map(|n| progress::bytes_spinner(format!("setup of {} for {n} users", scheme.name())));
