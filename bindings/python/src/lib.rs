@@ -2,7 +2,7 @@
 //! mode comes through `abbe::facade`, so there is no per-scheme code here.
 //! Keys and ciphertexts are `bytes` in docs/FORMAT.md's format (the CLI
 //! reads what Python writes and the other way round); secret keys are
-//! [`SecretKey`] objects that wipe their memory when collected and never
+//! `SecretKey` objects that wipe their memory when collected and never
 //! show their contents. The GIL is released around pairing and stream work.
 
 use abbe::envelope::{self, SealOptions};

@@ -252,13 +252,13 @@ pub trait Params: Clone + Default + core::fmt::Debug {
 pub enum ParamsKind {
     /// Nothing (large-universe ABE).
     None,
-    /// The number of users ([`Users`]).
+    /// The number of users (`bcast::Users`).
     Users,
-    /// The attribute universe ([`Universe`]).
+    /// The attribute universe (`abe::Universe`).
     Universe,
-    /// The largest recipient set ([`MaxRecipients`]).
+    /// The largest recipient set (`bcast::ibbe::MaxRecipients`).
     MaxRecipients,
-    /// The number of users and the expansion parameter ([`Expansion`]).
+    /// The number of users and the expansion parameter (`bcast::Expansion`).
     UsersAndExpansion,
 }
 

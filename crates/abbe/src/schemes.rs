@@ -15,7 +15,7 @@
 //!   its outsourcing (`Ghw11` or `Plain`);
 //! * `"what it is"` — one line for `abbe schemes` and the docs.
 //!
-//! [`schemes!`] hands the rows to a macro. [`crate::wire::SchemeId`] (byte,
+//! `schemes!` hands the rows to a macro. [`crate::wire::SchemeId`] (byte,
 //! name, family) and the facade's registry are generated from them, and the
 //! front ends and tests iterate `SchemeId::ALL` and the registry, so a scheme
 //! cannot be known in one place and missing in another: a new scheme is its

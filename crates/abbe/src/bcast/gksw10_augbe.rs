@@ -7,7 +7,7 @@
 //! Efficient Fully Collusion-Resilient Traitor Tracing and Revocation
 //! Schemes", ACM CCS 2010, §5.2 (ePrint 2009/532) — the prime-order version of
 //! D. Boneh, B. Waters, "A Fully Collusion Resistant Broadcast, Trace, and
-//! Revoke System", CCS 2006; chhatrapati22's full version, ref. [13].
+//! Revoke System", CCS 2006; chhatrapati22's full version, ref. \[13\].
 //! Checked against the authors' `AugBERevised.java` (ArushC/broadcast,
 //! `schemesRevised/`; notes in docs/sources/broadcast-ii/gksw10-augbe.md).
 //! Where the Java multiplies u_k over the columns of S in *every* row, we

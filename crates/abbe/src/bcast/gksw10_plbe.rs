@@ -6,8 +6,8 @@
 //! Efficient Fully Collusion-Resilient Traitor Tracing and Revocation
 //! Schemes", ePrint 2009/532, pp. 7–9 (the prime-order version of the PLBE of
 //! D. Boneh, A. Sahai, B. Waters, EUROCRYPT 2006, whose tracing algorithm it
-//! keeps); chhatrapati22's full version, ref. [12] ("If traitor tracing is
-//! required, use [12]"). Checked against the authors' `PLBERevised.java`
+//! keeps); chhatrapati22's full version, ref. \[12\] ("If traitor tracing is
+//! required, use \[12\]"). Checked against the authors' `PLBERevised.java`
 //! (ArushC/broadcast, `schemesRevised/`; notes in
 //! docs/sources/broadcast-ii/gksw10-plbe.md), whose 2-vectors we keep.
 //!

@@ -13,7 +13,7 @@
 //!   constant ciphertext, O(N) private keys.
 //! * [`elgamal`] — the paper's §2 baseline: ElGamal with shared parameters on
 //!   NIST P-256, one ciphertext element per recipient.
-//! * [`gksw10_plbe`] — the full version's [12]: private linear broadcast
+//! * [`gksw10_plbe`] — the full version's \[12\]: private linear broadcast
 //!   encryption on a √N×√N grid, encrypting to everybody, with black-box
 //!   traitor tracing ([`trace`]); [`gksw10_augbe`] — its augmented broadcast
 //!   version, to any set, publicly traceable (both on [`grid`]).

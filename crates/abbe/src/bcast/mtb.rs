@@ -10,8 +10,8 @@
 //! c1 = [αγ·e_0]. Checked against `MTBRevised.java` / `NonriskyMTBRevised.java`
 //! (ArushC/broadcast; notes in docs/sources/broadcast-ii/zha20-risky.md).
 //!
-//! Notation: B ←R GL_4(Z_p), B* = (B^{-1})^T; [a]_2 = ĝ^{B a} ∈ G2⁴ and
-//! [b]_1 = g^{B* b} ∈ G1⁴, so e([a]_2, [b]_1) := Π_k e(·_k, ·_k) = e(g,ĝ)^{⟨a,b⟩}.
+//! Notation: B ←R GL_4(Z_p), B* = (B^{-1})^T; \[a\]_2 = ĝ^{B a} ∈ G2⁴ and
+//! \[b\]_1 = g^{B* b} ∈ G1⁴, so e(\[a\]_2, \[b\]_1) := Π_k e(·_k, ·_k) = e(g,ĝ)^{⟨a,b⟩}.
 //! e_0 = (1,0,0,0). Identities are nonzero s ∈ Z_p; for a set S of them
 //! P_S(x) = Π_{s∈S} (1 − x/s), so P_S(0) = 1.
 //!
@@ -90,7 +90,7 @@ impl<S: Scalar> Secrets<S> {
 object! {
     /// The master secrets of an MTB tracing setup (Zha20, Zha20-risky): β,
     /// γ, τ and the basis B, with fixed-base tables of g and ĝ; wiped on
-    /// drop. Checked with [`MasterSecrets::check`] by the master key that
+    /// drop. Checked with `MasterSecrets::check` by the master key that
     /// holds them.
     pub struct MasterSecrets<C> = body {
         s: Secret<[C::Scalar; 3]> => "β, γ, τ",

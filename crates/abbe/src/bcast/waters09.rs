@@ -7,7 +7,7 @@
 //! (u^{ID} w^{tag} h) replaced by the product of per-user elements u_j);
 //! evaluated asymmetrically in chhatrapati22 §3.3 ("\[23\]"), Tables 6–9.
 //! Checked against the authors' `schemesRevised/Wat09.java` (ArushC/broadcast;
-//! = `WatersBroadcastSystemRevised.java`, whose runtimes are Table 7's [23]
+//! = `WatersBroadcastSystemRevised.java`, whose runtimes are Table 7's \[23\]
 //! row; notes in docs/sources/broadcast-ii/wat09-check.md): the same
 //! algebra re-placed (C_1..C_5 in G1, D_1..D_5 in G2, K_i = (u_i/w)^{r_1}
 //! for the Java's (w·u_i)^{r_1}, the KEM without C_0), and none of the

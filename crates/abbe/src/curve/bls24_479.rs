@@ -26,7 +26,7 @@
 //!   once, `cmove` scans; cyclotomic squarings in GT), Z_r arithmetic and
 //!   inversion (crypto-bigint), field inversion (miracl: fixed addition
 //!   chain). Not constant time, on public data only: decoding (square roots
-//!   and their failure), the subgroup checks ([r]P in G1; ψ(Q) = [x]Q in
+//!   and their failure), the subgroup checks (\[r\]P in G1; ψ(Q) = \[x\]Q in
 //!   G2 and g^p = g^x in GT, exact here because (x − 1)²/3 is coprime to
 //!   the G2 cofactor and to Φ_24(p), see `in_g2`, `in_gt`), hash-to-curve
 //!   (inputs are public attribute names), `msm` loops skip nothing but `sum_affine` is

@@ -1181,7 +1181,7 @@ macro_rules! miracl_backend {
             fn is_one(&self) -> bool {
                 self.0.isunity()
             }
-            /// f^s by the Galbraith–Scott decomposition ([`endo_windows`]):
+            /// f^s by the Galbraith–Scott decomposition (`endo_windows`):
             /// the Frobenius acts on GT as x, so as |x| after a conjugation
             /// (the inverse in the cyclotomic subgroup) when x < 0.
             fn pow(&self, s: &Fr) -> Self {
@@ -1207,7 +1207,7 @@ macro_rules! miracl_backend {
                 self.raw_bytes()
             }
             /// Canonical coefficients (re-encoding check), then membership
-            /// ([`in_gt`]: cyclotomic, and f^p = f^x).
+            /// (`in_gt`: cyclotomic, and f^p = f^x).
             fn from_bytes(bytes: &[u8]) -> Result<Self, PointError> {
                 if bytes.len() != GT_BYTES {
                     return Err(PointError::Length("GT", GT_BYTES, bytes.len()));

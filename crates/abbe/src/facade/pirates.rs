@@ -316,7 +316,7 @@ impl Pirate {
 /// keys are as indistinguishable as the scheme's proof says: a scheme
 /// whose hybrids a coalition can tell apart needs real keys to show it.
 ///
-/// [`Traceable::reach`]: super::Traceable::reach
+/// [`Traceable::reach`]: crate::bcast::trace::Traceable::reach
 pub fn simulate(
     users: u32,
     lines: Vec<Line>,

@@ -205,7 +205,7 @@ impl Probes {
             Probes::Like(files) => files[uniform(files.len() as u64, rng) as usize].clone(),
         }
     }
-    /// The length of one probe's plaintext, drawn as [`Probes::draw`]
+    /// The length of one probe's plaintext, drawn as `Probes::draw`
     /// draws it (for simulations that need only the length).
     pub fn draw_len(&self, rng: &mut impl RngCore) -> usize {
         match self {

@@ -1,4 +1,4 @@
-//! The search behind [`super::trace`]: which indices to probe next, and when
+//! The search behind [`trace`](super): which indices to probe next, and when
 //! a drop between two adjacent indices is established.
 //!
 //! **Steering.** The probed positions of a line ([`Line`]) cut it into
