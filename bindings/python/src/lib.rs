@@ -989,14 +989,8 @@ fn transform_key<'py>(
 fn transform<'py>(py: Python<'py>, tk: &[u8], ct: &[u8]) -> PyResult<Bound<'py, PyBytes>> {
     let out = py
         .allow_threads(|| -> Result<Vec<u8>, FacadeError> {
-            let tk = abbe::armor::unarmored(tk)?;
-            let mut input = abbe::armor::dearmored(ct)
-                .map_err(envelope::EnvelopeError::Io)?
-                .0;
-            let head = envelope::read_head(&mut input)?;
-            let transformed = abbe::facade::transform_bytes(&tk, &head.header)?;
             let mut out = Vec::with_capacity(ct.len());
-            envelope::write_transformed(&head, &transformed, input, &mut out)?;
+            abbe::facade::transform(tk, ct, &mut out)?;
             Ok(out)
         })
         .map_err(py_err)?;

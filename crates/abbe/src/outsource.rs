@@ -22,7 +22,7 @@ pub enum OutsourceError {
     #[error("{0} does not support outsourced decryption (`abbe schemes` shows which schemes do)")]
     Unsupported(&'static str),
     /// The key and the object belong to different schemes or curves.
-    #[error("the {what} is for {key} , the ciphertext for {object}")]
+    #[error("the {what} is for {key}, the ciphertext for {object}")]
     Mismatch {
         what: &'static str,
         key: String,

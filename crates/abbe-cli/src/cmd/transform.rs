@@ -1,11 +1,9 @@
 //! `abbe transform`: a ciphertext partially decrypted with a
 //! transformation key (what a proxy runs).
 
-use crate::dispatch::check_same_setup;
 use crate::keyfile::read_object;
-use crate::{io, CliError, Result};
-use abbe::envelope;
-use abbe::wire::{ObjectKind, Preamble};
+use crate::{io, Result};
+use abbe::wire::ObjectKind;
 use std::path::PathBuf;
 
 #[derive(clap::Args)]
@@ -37,21 +35,11 @@ pub fn run(args: Args) -> Result<()> {
     } = args;
     let overwrite = io::Overwrite::checked(force, &output)?;
     io::refuse_binary_to_terminal(output.as_ref(), armor, "a binary transformed file")?;
-    let (pre, bytes) = read_object(&tk, &[ObjectKind::TransformationKey])?;
-    let mut reader = io::open_ciphertext(input.as_ref(), "transforming")?;
-    let head = envelope::read_head(&mut reader)?;
-    if head.preamble.kind != ObjectKind::EncryptedFile {
-        return Err(CliError::Invalid(
-            "this ciphertext is already transformed".into(),
-        ));
-    }
-    let hpre = Preamble::parse(&head.header)?;
-    check_same_setup(&pre, &hpre, "transformation key")?;
-    let transformed = abbe::facade::transform_bytes(&bytes, &head.header)?;
+    let (_, bytes) = read_object(&tk, &[ObjectKind::TransformationKey])?;
+    let reader = io::open_ciphertext(input.as_ref(), "transforming")?;
     io::with_output(output.as_ref(), io::Secrecy::Public, overwrite, |w| {
         io::maybe_armored(w, armor, ObjectKind::TransformedFile, |w| {
-            envelope::write_transformed(&head, &transformed, reader, w)?;
-            Ok(())
+            Ok(abbe::facade::transform(&bytes, reader, w)?)
         })
     })
 }

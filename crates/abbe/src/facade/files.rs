@@ -95,6 +95,24 @@ pub fn decrypt_expecting(
     )?)
 }
 
+/// What the proxy does to a file: transforms an outsourceable (RCCA or
+/// CPA) ciphertext file with a transformation key, both armored or not; the
+/// payload streams through unchanged. Decrypting the result with the
+/// retrieval key finishes it.
+pub fn transform(tk: &[u8], input: impl Read, output: impl Write) -> Result<(), Error> {
+    let tk = unarmored(tk)?;
+    let mut input = crate::armor::dearmored(input).map_err(EnvelopeError::Io)?.0;
+    let head = envelope::read_head(&mut input)?;
+    if head.preamble.kind != ObjectKind::EncryptedFile {
+        return Err(Error::Invalid(
+            "this ciphertext is already transformed".into(),
+        ));
+    }
+    let transformed = super::transform_bytes(&tk, &head.header)?;
+    envelope::write_transformed(&head, &transformed, input, output)?;
+    Ok(())
+}
+
 /// Decrypts an original (not transformed) ciphertext file with a user key
 /// decoded once ([`Scheme::user_key`]); as [`decrypt`] without
 /// `allow_cpa`: a key bundle refuses CPA headers (a bare scheme key opens

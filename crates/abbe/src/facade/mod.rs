@@ -31,7 +31,9 @@ mod tracing;
 pub mod pirates;
 
 use files::same_setup;
-pub use files::{decrypt, decrypt_expecting, decrypt_with, encrypt, encrypt_with, session_of};
+pub use files::{
+    decrypt, decrypt_expecting, decrypt_with, encrypt, encrypt_with, session_of, transform,
+};
 pub use outsourcing::{
     check_transform_key, decrypt_transformed_bytes, header_id, transform_bytes,
     PreparedTransformKey,
