@@ -10,6 +10,9 @@ use abbe::wire::{ObjectKind, Preamble};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
+/// Unknown names named in the message (with suggestions); the rest counted.
+const SHOWN: usize = 8;
+
 /// Refuses `side` (text of the given kind) if it names an attribute that
 /// none of `lists` holds. No lists: nothing to check.
 pub fn check(side: &str, kind: SideKind, lists: &[PathBuf]) -> Result<()> {
@@ -33,17 +36,24 @@ pub fn check(side: &str, kind: SideKind, lists: &[PathBuf]) -> Result<()> {
     for list in lists {
         known.extend(names_in(list)?);
     }
-    let unknown: Vec<String> = used
+    let unknown: Vec<&String> = used.iter().filter(|n| !known.contains(*n)).collect();
+    if unknown.is_empty() {
+        return Ok(());
+    }
+    // Suggestions cost a distance per known name: only for the names
+    // shown, so a long policy against a long list stays cheap.
+    let mut shown: Vec<String> = unknown
         .iter()
-        .filter(|n| !known.contains(*n))
+        .take(SHOWN)
         .map(|n| match closest(n, &known) {
             Some(k) => format!("'{n}' (did you mean '{k}'?)"),
             None => format!("'{n}'"),
         })
         .collect();
-    if unknown.is_empty() {
-        return Ok(());
+    if unknown.len() > SHOWN {
+        shown.push(format!("and {} more", unknown.len() - SHOWN));
     }
+    let unknown = shown;
     let what = match kind {
         SideKind::Policy => "the policy",
         _ => "the attribute list",
@@ -112,8 +122,11 @@ fn key_names(path: &Path) -> Result<Vec<String>> {
 
 /// The known name `name` most likely misspells, if one is close.
 fn closest<'k>(name: &str, known: &'k BTreeSet<String>) -> Option<&'k str> {
+    let len = name.chars().count();
     known
         .iter()
+        // The distance is at least the difference in length.
+        .filter(|k| k.chars().count().abs_diff(len) <= 2)
         .map(|k| (strsim::levenshtein(name, k), k))
         .filter(|&(d, k)| d <= 2 && d < k.chars().count())
         .min_by_key(|&(d, _)| d)
@@ -162,5 +175,11 @@ mod tests {
             "{e}"
         );
         assert!(check("1-3", SideKind::Users, &list).is_err());
+        // Many unknown names: the first few named, the rest counted.
+        let many: Vec<String> = (0..20).map(|i| format!("x{i}")).collect();
+        let e = check(&many.join(" or "), SideKind::Policy, &list)
+            .unwrap_err()
+            .message();
+        assert!(e.contains("'x7', and 12 more, not in"), "{e}");
     }
 }
