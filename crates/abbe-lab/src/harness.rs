@@ -8,7 +8,9 @@
 //! units, a busy neighbour slows some code — so each point also records how
 //! many cores other processes kept busy. The minimum wall time would do
 //! worse: under a sustained load few repetitions of a long operation run
-//! uninterrupted.
+//! uninterrupted. Nor does CPU time undo a virtual machine whose cores run
+//! faster and slower over seconds, so the points a claim compares are timed
+//! interleaved (`time_interleaved`).
 
 use crate::record::{Key, Row};
 use cpu_time::ProcessTime;
@@ -132,8 +134,7 @@ pub fn time_with_setup<S, T>(
     mut setup: impl FnMut() -> S,
     mut op: impl FnMut(S) -> T,
 ) -> Stats {
-    let mut wall = Vec::new();
-    let mut cpu = Vec::new();
+    let (mut wall, mut cpu) = (Vec::new(), Vec::new());
     let mut peak = None;
     if budget.warmup {
         let input = setup();
@@ -157,6 +158,16 @@ pub fn time_with_setup<S, T>(
         cpu.push(c0.elapsed().as_secs_f64() * 1e3);
     }
     let others_busy = others_busy(start, own0, busy0);
+    summarise(wall, cpu, others_busy, peak)
+}
+
+/// The statistics of one point's per-repetition wall and CPU times (ms).
+fn summarise(
+    mut wall: Vec<f64>,
+    mut cpu: Vec<f64>,
+    others_busy: Option<f64>,
+    peak_heap: Option<u64>,
+) -> Stats {
     let min_ms = wall.iter().copied().fold(f64::INFINITY, f64::min);
     let max_ms = wall.iter().copied().fold(0.0, f64::max);
     let median_ms = median(&mut wall);
@@ -173,8 +184,108 @@ pub fn time_with_setup<S, T>(
         reps: wall.len() as u32,
         load_avg: load_average(),
         others_busy,
-        peak_heap: peak,
+        peak_heap,
     }
+}
+
+/// Calls per timed sample for an operation that took `one_secs` once:
+/// enough for a sample of about a millisecond, so that clock and CPU-time
+/// resolution do not dominate.
+fn batch(one_secs: f64) -> u32 {
+    if one_secs < 1e-3 {
+        ((1e-3 / one_secs.max(1e-8)).ceil() as u32).clamp(1, 100_000)
+    } else {
+        1
+    }
+}
+
+/// Whether an operation of `reps` repetitions takes a sample in round `j`
+/// of `rounds`: its samples spread evenly over all rounds.
+fn due(j: u32, reps: u32, rounds: u32) -> bool {
+    let done_after = |j: u32| u64::from(j) * u64::from(reps) / u64::from(rounds);
+    done_after(j + 1) > done_after(j)
+}
+
+/// Times several operations interleaved, each within its own budget, and
+/// returns their statistics in order.
+///
+/// The points a claim compares are measured this way. On a shared or
+/// virtual machine the speed of a core drifts over seconds (a neighbour's
+/// work, the host's other tenants), and process CPU time drifts with it:
+/// points measured one after the other can land in a fast and a slow
+/// period, and a comparison between them then measures the machine. Here
+/// every operation takes its samples in rounds spread over the whole
+/// group's time, so a slow period falls on all of them alike.
+///
+/// Each operation first runs once untimed (its warm-up, where it measures
+/// the peak heap when `heap` is set), which also sets how many calls make
+/// one sample (sub-millisecond operations are batched) and how many
+/// samples its time budget buys, within its minimum and maximum. An
+/// operation without warm-up takes its minimum number of repetitions, one
+/// call each, and its first timed call gives the peak heap.
+pub fn time_interleaved<'o>(
+    heap: bool,
+    ops: &mut [(Budget, &mut (dyn FnMut() + 'o))],
+) -> Vec<Stats> {
+    struct Plan {
+        calls: u32,
+        reps: u32,
+        peak: Option<u64>,
+        wall: Vec<f64>,
+        cpu: Vec<f64>,
+    }
+    let mut plans: Vec<Plan> = ops
+        .iter_mut()
+        .map(|(budget, op)| {
+            let (calls, reps, peak) = if budget.warmup {
+                let t0 = Instant::now();
+                let ((), peak) = peak_heap(heap, &mut **op);
+                let one = t0.elapsed().as_secs_f64();
+                let calls = batch(one);
+                let sample = one * f64::from(calls);
+                let reps = (budget.time.as_secs_f64() / sample.max(1e-9)).ceil();
+                let reps = (reps.min(f64::from(u32::MAX)) as u32)
+                    .clamp(budget.min_reps, budget.max_reps.max(budget.min_reps));
+                (calls, reps, peak)
+            } else {
+                (1, budget.min_reps, None)
+            };
+            Plan {
+                calls,
+                reps: reps.max(1),
+                peak,
+                wall: Vec::new(),
+                cpu: Vec::new(),
+            }
+        })
+        .collect();
+    let rounds = plans.iter().map(|p| p.reps).max().unwrap_or(0);
+    let start = Instant::now();
+    let (own0, busy0) = (ProcessTime::now(), machine_busy_secs());
+    for j in 0..rounds {
+        for ((budget, op), plan) in ops.iter_mut().zip(&mut plans) {
+            if !due(j, plan.reps, rounds) {
+                continue;
+            }
+            let c0 = ProcessTime::now();
+            let t0 = Instant::now();
+            if plan.wall.is_empty() && !budget.warmup {
+                plan.peak = peak_heap(heap, &mut **op).1;
+            } else {
+                for _ in 0..plan.calls {
+                    op();
+                }
+            }
+            let per = f64::from(plan.calls);
+            plan.wall.push(t0.elapsed().as_secs_f64() * 1e3 / per);
+            plan.cpu.push(c0.elapsed().as_secs_f64() * 1e3 / per);
+        }
+    }
+    let others_busy = others_busy(start, own0, busy0);
+    plans
+        .into_iter()
+        .map(|p| summarise(p.wall, p.cpu, others_busy, p.peak))
+        .collect()
 }
 
 /// Seconds the whole machine's CPUs have been busy (Linux's `/proc/stat`:
@@ -235,12 +346,7 @@ pub fn time<T>(budget: Budget, heap: bool, mut op: impl FnMut() -> T) -> Stats {
     // The calibration call is the warm-up.
     let t0 = Instant::now();
     black_box(op());
-    let one = t0.elapsed().as_secs_f64();
-    let k = if one < 1e-3 {
-        ((1e-3 / one.max(1e-8)).ceil() as u32).clamp(1, 100_000)
-    } else {
-        1
-    };
+    let k = batch(t0.elapsed().as_secs_f64());
     time_with_setup(
         Budget {
             warmup: false,
@@ -399,5 +505,57 @@ mod tests {
         // Were the setup timed, every sample would take ≥ 20 ms; the minimum
         // (not the maximum) keeps a descheduled sample from failing the test.
         assert!(s.min_ms < 20.0, "{s:?}");
+    }
+
+    #[test]
+    fn samples_of_an_interleaved_group_spread_over_its_rounds() {
+        assert!((0..10).all(|j| due(j, 10, 10)));
+        let rounds: Vec<u32> = (0..10).filter(|&j| due(j, 3, 10)).collect();
+        assert_eq!(rounds.len(), 3);
+        // Spread out, the last in the second half: not three rounds in a row.
+        assert!(rounds.windows(2).all(|w| w[1] - w[0] >= 3), "{rounds:?}");
+        assert!(*rounds.last().unwrap() >= 5, "{rounds:?}");
+    }
+
+    #[test]
+    fn an_interleaved_group_alternates_its_operations() {
+        let log = std::cell::RefCell::new(Vec::new());
+        let (mut a, mut b) = (
+            || {
+                log.borrow_mut().push('a');
+                std::thread::sleep(Duration::from_millis(2));
+            },
+            || {
+                log.borrow_mut().push('b');
+                std::thread::sleep(Duration::from_millis(2));
+            },
+        );
+        let stats = time_interleaved(
+            false,
+            &mut [
+                (Budget::exactly(4), &mut a as &mut dyn FnMut()),
+                (Budget::exactly(2), &mut b),
+            ],
+        );
+        assert_eq!(stats.iter().map(|s| s.reps).collect::<Vec<_>>(), [4, 2]);
+        // Warm-ups first, then the rounds: b's two samples spread out.
+        assert_eq!(log.borrow().iter().collect::<String>(), "abaabaab");
+        assert!(stats.iter().all(|s| s.min_ms >= 2.0), "{stats:?}");
+        // A time budget buys samples from the warm-up's duration.
+        let mut c = || std::thread::sleep(Duration::from_millis(5));
+        let budget = Budget {
+            time: Duration::from_millis(20),
+            min_reps: 2,
+            max_reps: 1000,
+            warmup: true,
+        };
+        let s = time_interleaved(false, &mut [(budget, &mut c as &mut dyn FnMut())]);
+        assert!((2..=4).contains(&s[0].reps), "{s:?}");
+        // Without warm-up: the minimum, one call per sample.
+        let mut calls = 0;
+        let mut d = || calls += 1;
+        let s = time_interleaved(false, &mut [(Budget::once(), &mut d as &mut dyn FnMut())]);
+        assert_eq!(s[0].reps, 1);
+        assert_eq!(calls, 1);
     }
 }

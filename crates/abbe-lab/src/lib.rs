@@ -66,6 +66,28 @@ impl Profile {
     }
 }
 
+/// One point of an interleaved group (`Ctx::time_interleaved`): the row it
+/// makes, its budget and the operation, whose result is discarded.
+pub struct Timed<'a> {
+    pub key: Key,
+    pub bits: u32,
+    pub budget: Budget,
+    op: Box<dyn FnMut() + 'a>,
+}
+
+impl<'a> Timed<'a> {
+    pub fn new<T>(key: Key, bits: u32, budget: Budget, mut op: impl FnMut() -> T + 'a) -> Self {
+        Timed {
+            key,
+            bits,
+            budget,
+            op: Box::new(move || {
+                std::hint::black_box(op());
+            }),
+        }
+    }
+}
+
 /// Options of `abbe lab`.
 #[derive(Clone, Debug)]
 pub struct Options {
@@ -250,6 +272,32 @@ impl Ctx {
         let s = harness::time(budget, self.heap, op);
         self.push(Row::from_key(&key, bits).with_stats(s));
         s
+    }
+
+    /// Times the operations interleaved (`harness::time_interleaved`: the
+    /// points a claim compares share the machine's fast and slow periods)
+    /// and records their rows in order; the progress bar advances by `ticks`
+    /// as the group starts.
+    pub fn time_interleaved(&mut self, what: &str, ticks: u64, ops: Vec<Timed<'_>>) -> Vec<Stats> {
+        for _ in 1..ticks {
+            self.bar.inc(1);
+        }
+        if ops.is_empty() {
+            self.tick(format!("{what}: measured before"));
+            return Vec::new();
+        }
+        self.tick(format!("{what}: {} points, interleaved", ops.len()));
+        let (mut heads, mut fns): (Vec<_>, Vec<_>) = ops
+            .into_iter()
+            .map(|t| ((t.key, t.bits), (t.budget, t.op)))
+            .unzip();
+        let mut refs: Vec<(Budget, &mut (dyn FnMut() + '_))> =
+            fns.iter_mut().map(|(b, op)| (*b, &mut **op)).collect();
+        let stats = harness::time_interleaved(self.heap, &mut refs);
+        for ((key, bits), s) in heads.drain(..).zip(&stats) {
+            self.push(Row::from_key(&key, bits).with_stats(*s));
+        }
+        stats
     }
 
     /// Times `op` and records the row, to be judged on wall time: for an
@@ -447,7 +495,7 @@ fn environment(opts: &Options, heap: bool) -> Environment {
             ("statistics".into(), {
                 let b = opts.profile.budget();
                 let time = opts.point_time.unwrap_or(b.time);
-                format!("every operation on one thread (abbe's parallelism follows rayon's pool, and the lab installs a one-thread pool); median of repetitions after one warm-up run, repeated for {} s and at least {} times{} unless a paper fixes the count; tables, figures and verdicts show the median process CPU time, which does not count the time other processes held the core, and its quartiles are the noise the verdicts allow for (GHW11 Fig. 9's reads, which wait on a proxy and a web server, show wall time); wall-time median, quartiles and min–max, the load average and the cores other processes kept busy at each point, in results/*.csv",
+                format!("every operation on one thread (abbe's parallelism follows rayon's pool, and the lab installs a one-thread pool); median of repetitions after one warm-up run, repeated for {} s and at least {} times{} unless a paper fixes the count, the points a claim compares timed interleaved (their repetitions in rounds over the same span of time, so that a slow period of the machine falls on all of them); tables, figures and verdicts show the median process CPU time, which does not count the time other processes held the core, and its quartiles are the noise the verdicts allow for (GHW11 Fig. 9's reads, which wait on a proxy and a web server, show wall time); wall-time median, quartiles and min–max, the load average and the cores other processes kept busy at each point, in results/*.csv",
                         time.as_secs_f64(), b.min_reps,
                         if opts.point_time.is_some() { " (--point-time)" } else { "" })
             }),

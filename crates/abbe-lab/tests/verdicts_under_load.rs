@@ -1,12 +1,17 @@
 //! The judge on recorded rows: three quick runs of the lab on one 2-vCPU
 //! machine — idle, beside two CPU-bound processes (`yes > /dev/null`,
-//! twice), and idle again. The goal is no verdict moving between
-//! them; it is not met (five verdicts move between the idle runs, six under
-//! load), so these tests pin the verdicts that move — any other move fails
-//! them — and check that CPU time moves fewer than wall time.
-//! The rows are the runs' `results/*.json`, kept as compact JSON in
+//! twice), and idle again. No verdict may move between them. The rows are
+//! the runs' `results/*.json`, kept as compact JSON in
 //! `tests/data/quick-{idle,loaded,repeat}/`; `scripts/lab-load-fixtures.sh`
 //! records them again.
+//!
+//! Two things make the verdicts hold still. They rest on process CPU time,
+//! which does not count the time another process held the core. And the
+//! points a claim compares are timed interleaved: on this VM a core's speed
+//! drifts by up to a third over seconds (an idle run and its repeat once
+//! differed by 35 % at single points), and under load the vCPU itself runs
+//! 20–40 % slower, so points timed one after the other moved five verdicts
+//! between two idle runs and six under load.
 
 use abbe_lab::record::Row;
 use abbe_lab::report::Verdict;
@@ -77,61 +82,25 @@ fn flips(
         .collect()
 }
 
-/// Asserts that exactly the claims `expected` (by id, in report order)
-/// change verdict from run `a` to run `b`.
-fn assert_moved(a: &str, b: &str, expected: &[&str]) {
+/// Asserts that no verdict moves from run `a` to run `b`.
+fn assert_same_verdicts(a: &str, b: &str) {
     let f = flips(&verdicts(a, |_| {}), &verdicts(b, |_| {}));
-    let ids: Vec<&str> = f
-        .iter()
-        .filter_map(|l| l.split(" (").nth(1)?.split(' ').next())
-        .collect();
-    assert_eq!(ids, expected, "{a} → {b}:\n{}", f.join("\n"));
+    assert!(f.is_empty(), "{a} → {b}:\n{}", f.join("\n"));
 }
 
-/// Five verdicts move between the idle runs. No process of this machine
-/// competed with either (other processes kept at most 0.18 cores busy), yet
-/// single points' CPU times differ between them by up to 35 % (median 0 %):
-/// this is a VM, and its host has other tenants. The claims that move sit
-/// within that margin of a threshold.
 #[test]
-fn an_idle_run_and_its_repeat_move_only_the_known_verdicts() {
+fn an_idle_run_and_its_repeat_give_the_same_verdicts() {
     assert!(verdicts(RUNS[0], |_| {}).len() >= 70);
-    assert_moved(
-        RUNS[0],
-        RUNS[2],
-        &[
-            "attributes-no-impact",
-            "level-slowdown-aes4seci",
-            "final-decrypt-constant",
-            "linear",
-            "linear",
-        ],
-    );
+    assert_same_verdicts(RUNS[0], RUNS[2]);
 }
 
-/// Beside two CPU-bound processes six verdicts move. On this 2-vCPU
-/// machine pairing-heavy code runs 20–40 % slower in CPU time (not only in
-/// wall time) while the other vCPU is busy — CPU time equals wall time at
-/// those points, so the process was not descheduled; the core itself was
-/// slower — and these claims sit within that margin of a threshold.
 #[test]
-fn a_loaded_run_moves_only_the_known_verdicts() {
-    assert_moved(
-        RUNS[0],
-        RUNS[1],
-        &[
-            "waters09-slowest-decryption",
-            "attributes-no-impact",
-            "level-slowdown-aes4seci",
-            "final-decrypt-constant",
-            "linear",
-            "linear",
-        ],
-    );
+fn a_loaded_run_gives_the_same_verdicts_as_an_idle_one() {
+    assert_same_verdicts(RUNS[0], RUNS[1]);
 }
 
 /// The tests above are not vacuous: judged on wall time, as the lab once
-/// did, the loaded run's verdicts move far more.
+/// did, the loaded run's verdicts move.
 #[test]
 fn on_wall_time_the_load_flips_more_verdicts() {
     let wall = |r: &mut Row| {

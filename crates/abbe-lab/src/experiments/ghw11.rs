@@ -13,7 +13,7 @@ use crate::papers::paper;
 use crate::plot::Figure;
 use crate::record::Row;
 use crate::report::{Cell, Claim, Section, Table, Verdict};
-use crate::{for_each_curve, Ctx, LabError, Profile, ReportCtx};
+use crate::{for_each_curve, Ctx, LabError, Profile, ReportCtx, Timed};
 use abbe::abe::Waters11;
 use abbe::curve::{Counted, Curve, OpCounts};
 use abbe::kem::Authority;
@@ -54,8 +54,11 @@ fn curve<C: Curve>(ctx: &mut Ctx, pts: &[usize]) -> Result<(), LabError> {
     let (pk, mk) = Waters11::<C>::setup(&Default::default(), &mut rng).unwrap();
     let bits = C::ID.security_bits();
     let name = C::NAME;
+    // Every point is prepared first and then timed interleaved with the
+    // others: the fitted lines and the "constant" final decryption compare
+    // points measured under the same conditions.
+    let mut points = Vec::new();
     for &n in pts {
-        ctx.tick(format!("{name} N={n}"));
         let x = n as f64;
         let keys: Vec<_> = OPS
             .iter()
@@ -77,27 +80,37 @@ fn curve<C: Curve>(ctx: &mut Ctx, pts: &[usize]) -> Result<(), LabError> {
                 "{name} N={n}: decryption returned another key"
             )));
         }
-        // Operation counts from the counting curve, same seed and sizes.
-        let counts = counts::<C>(n, ctx.seed)?;
-        let b = ctx.budget();
         ctx.bytes(keys[0].clone(), bits, header.to_bytes().len());
         ctx.bytes(keys[1].clone(), bits, t.to_bytes().len());
-        ctx.time(keys[2].clone(), bits, b, || {
-            Waters11::<C>::encapsulate(&pk, &policy, &mut rng)
-        });
-        ctx.time(keys[3].clone(), bits, b, || {
-            Waters11::<C>::decapsulate(&key, &header)
-        });
-        ctx.time(keys[4].clone(), bits, b, || {
-            Waters11::<C>::transform_key(&key, &mut rng)
-        });
-        ctx.time(keys[5].clone(), bits, b, || {
-            Waters11::<C>::transform(&tk, &header)
-        });
-        ctx.time(keys[6].clone(), bits, b, || {
-            Waters11::<C>::decrypt_transformed(&rk, &t)
-        });
-        for (k, c) in keys[3..].iter().zip(&counts) {
+        // Operation counts from the counting curve, same seed and sizes.
+        let counts = counts::<C>(n, ctx.seed)?;
+        points.push((keys, policy, key, header, tk, rk, t, counts));
+    }
+    let b = ctx.budget();
+    let pk = &pk;
+    let mut ops = Vec::new();
+    for (i, (keys, policy, key, header, tk, rk, t, _)) in points.iter().enumerate() {
+        let seeded = |k: u64| ChaCha20Rng::seed_from_u64(ctx.seed ^ (i as u64) << 8 ^ k);
+        let (mut enc_rng, mut tk_rng) = (seeded(1), seeded(2));
+        ops.push(Timed::new(keys[2].clone(), bits, b, move || {
+            Waters11::<C>::encapsulate(pk, policy, &mut enc_rng)
+        }));
+        ops.push(Timed::new(keys[3].clone(), bits, b, || {
+            Waters11::<C>::decapsulate(key, header)
+        }));
+        ops.push(Timed::new(keys[4].clone(), bits, b, move || {
+            Waters11::<C>::transform_key(key, &mut tk_rng)
+        }));
+        ops.push(Timed::new(keys[5].clone(), bits, b, || {
+            Waters11::<C>::transform(tk, header)
+        }));
+        ops.push(Timed::new(keys[6].clone(), bits, b, || {
+            Waters11::<C>::decrypt_transformed(rk, t)
+        }));
+    }
+    ctx.time_interleaved(&format!("{name} N={pts:?}"), pts.len() as u64, ops);
+    for (keys, .., counts) in &points {
+        for (k, c) in keys[3..].iter().zip(counts) {
             ctx.attach_ops(k, c);
         }
     }

@@ -210,27 +210,35 @@ pub struct At<'a> {
     pub params: &'a str,
 }
 
-/// Measures the operations `ops` (any of keygen, encrypt, decrypt,
+/// Prepares the operations `ops` (any of keygen, encrypt, decrypt,
 /// key-bytes, ct-bytes) of one KEM at one point, after checking that the
-/// key decrypts; skipped when an earlier run has them all.
+/// key decrypts: sizes are recorded at once, the timed operations are
+/// returned for `Ctx::time_interleaved`, and none when an earlier run has
+/// them all.
 #[allow(clippy::too_many_arguments)]
-pub fn kem_point<K: abbe::Kem>(
+pub fn kem_point<'a, K: abbe::Kem>(
     ctx: &mut crate::Ctx,
     at: &At<'_>,
     ops: &[&str],
-    pk: &K::PublicKey,
-    mk: &MasterKeyOf<K>,
-    key_side: &K::KeySide,
-    ct_side: &K::CiphertextSide,
+    pk: &'a K::PublicKey,
+    mk: &'a MasterKeyOf<K>,
+    key_side: &'a K::KeySide,
+    ct_side: &'a K::CiphertextSide,
     rng: &mut rand_chacha::ChaCha20Rng,
-) -> Result<(), LabError> {
+) -> Result<Vec<crate::Timed<'a>>, LabError>
+where
+    K::UserKey: 'a,
+    K::Header: 'a,
+{
     use abbe::wire::Encoded;
+    use rand_chacha::rand_core::{RngCore, SeedableRng};
+    use std::rc::Rc;
     let keys: Vec<_> = ops
         .iter()
         .map(|op| ctx.key(at.scheme, at.curve, op, "attributes", at.x, at.params))
         .collect();
     if ctx.done(&keys) {
-        return Ok(());
+        return Ok(Vec::new());
     }
     let key = abbe::kem::keygen::<K>(pk, mk, key_side, rng).map_err(fail)?;
     let (k0, header) = K::encapsulate(pk, ct_side, rng).map_err(fail)?;
@@ -241,25 +249,29 @@ pub fn kem_point<K: abbe::Kem>(
         )));
     }
     let b = ctx.budget();
+    let (key, header) = (Rc::new(key), Rc::new(header));
+    let mut timed = Vec::new();
     for (k, op) in keys.into_iter().zip(ops) {
+        let mut rng = rand_chacha::ChaCha20Rng::seed_from_u64(rng.next_u64());
         match *op {
-            "keygen" => {
-                ctx.time(k, at.bits, b, || {
-                    abbe::kem::keygen::<K>(pk, mk, key_side, rng)
-                });
-            }
-            "encrypt" => {
-                ctx.time(k, at.bits, b, || K::encapsulate(pk, ct_side, rng));
-            }
+            "keygen" => timed.push(crate::Timed::new(k, at.bits, b, move || {
+                abbe::kem::keygen::<K>(pk, mk, key_side, &mut rng)
+            })),
+            "encrypt" => timed.push(crate::Timed::new(k, at.bits, b, move || {
+                K::encapsulate(pk, ct_side, &mut rng)
+            })),
             "decrypt" => {
-                ctx.time(k, at.bits, b, || K::decapsulate(&key, &header));
+                let (key, header) = (key.clone(), header.clone());
+                timed.push(crate::Timed::new(k, at.bits, b, move || {
+                    K::decapsulate(&key, &header)
+                }));
             }
             "key-bytes" => ctx.bytes(k, at.bits, key.to_bytes().len()),
             "ct-bytes" => ctx.bytes(k, at.bits, header.to_bytes().len()),
             other => return Err(fail(format!("unknown KEM measurement {other}"))),
         }
     }
-    Ok(())
+    Ok(timed)
 }
 
 /// Milliseconds of one RSA-PKCS#1 v1.5 decryption (and encryption, and key

@@ -92,9 +92,9 @@ fn curve<C: Curve>(ctx: &mut Ctx, pts: &[usize]) -> Result<(), LabError> {
         InsecureYct14::<C>::setup(&Universe::from_iter(&universe(max)), &mut rng).map_err(fail)?;
     let (b_pk, b_mk) = Bsw07::<C>::setup(&Default::default(), &mut rng).unwrap();
     for &n in pts {
-        ctx.tick(format!("{} n={n}", C::NAME));
         let flat = shape("flat", n)?;
         let set = AttributeSet::from_names(flat.attributes()).map_err(fail)?;
+        let three_level = shape("3-level", n)?;
         // KP schemes: the key holds the policy, the ciphertext the set.
         const OPS: [&str; 3] = ["encrypt", "decrypt", "ct-bytes"];
         let at = |scheme, params| At {
@@ -105,7 +105,8 @@ fn curve<C: Curve>(ctx: &mut Ctx, pts: &[usize]) -> Result<(), LabError> {
             params,
         };
         let mut rng2 = rng.clone();
-        kem_point::<Gpsw06Small<C>>(
+        // The schemes and shapes compared at one n, timed interleaved.
+        let mut ops = kem_point::<Gpsw06Small<C>>(
             ctx,
             &at("gpsw06", "policy=flat"),
             &OPS,
@@ -115,7 +116,7 @@ fn curve<C: Curve>(ctx: &mut Ctx, pts: &[usize]) -> Result<(), LabError> {
             &set,
             &mut rng2,
         )?;
-        kem_point::<InsecureYct14<C>>(
+        ops.extend(kem_point::<InsecureYct14<C>>(
             ctx,
             &at("yct14", "policy=flat"),
             &OPS,
@@ -124,20 +125,20 @@ fn curve<C: Curve>(ctx: &mut Ctx, pts: &[usize]) -> Result<(), LabError> {
             &flat,
             &set,
             &mut rng2,
-        )?;
-        for (kind, params) in [("flat", "policy=flat"), ("3-level", "policy=3-level")] {
-            let policy = shape(kind, n)?;
-            kem_point::<Bsw07<C>>(
+        )?);
+        for (policy, params) in [(&flat, "policy=flat"), (&three_level, "policy=3-level")] {
+            ops.extend(kem_point::<Bsw07<C>>(
                 ctx,
                 &at("bsw07", params),
                 &OPS,
                 &b_pk,
                 &b_mk,
                 &set,
-                &policy,
+                policy,
                 &mut rng2,
-            )?;
+            )?);
         }
+        ctx.time_interleaved(&format!("{} n={n}", C::NAME), 1, ops);
         rng = rng2;
         ctx.tick(format!("{} n={n} op counts", C::NAME));
         counts::<C>(ctx, n)?;
@@ -664,7 +665,7 @@ pub fn report(rows: &[Row], r: &ReportCtx) -> Section {
                     &cost,
                 );
                 if let Some(pv) = pred {
-                    ratios.push((label(s, kind), pv / meas));
+                    ratios.push((format!("{} on {}", label(s, kind), c.name()), pv / meas));
                 }
                 tm.rows.push(vec![
                     Cell::Text(label(s, kind)),
@@ -1111,8 +1112,12 @@ fn claims(
         .collect();
     let vs: Vec<Verdict> = oks.iter().map(|b| judge::check(*b)).collect();
     let mut per_scheme: Vec<String> = Vec::new();
-    let mut names: Vec<&str> = ratios.iter().map(|(n, _)| n.as_str()).collect();
-    names.dedup();
+    let mut names: Vec<&str> = Vec::new();
+    for (n, _) in ratios {
+        if !names.contains(&n.as_str()) {
+            names.push(n);
+        }
+    }
     for name in names {
         let (lo, hi) = ratios
             .iter()
