@@ -107,8 +107,17 @@ fn quick_profile_report_renders_offline_and_resumes() {
         "the page references a URL"
     );
 
-    // Resume: a second run of one experiment keeps every measured row.
-    let before = std::fs::read_to_string(out.join("results/wang14.json")).unwrap();
+    // Resume: a second run of one experiment keeps every measured row (in
+    // its own order: a resumed point's rows come back together, where the
+    // first run recorded sizes before the interleaved timings).
+    let rows = |path: &Path| {
+        let text = std::fs::read_to_string(path).unwrap();
+        let v: Vec<serde_json::Value> = serde_json::from_str(&text).unwrap();
+        let mut rows: Vec<String> = v.iter().map(|r| r.to_string()).collect();
+        rows.sort();
+        rows
+    };
+    let before = rows(&out.join("results/wang14.json"));
     let st = abbe()
         .args(["lab", "--only", "wang14", "--point-time", "0", "--quiet"])
         .arg("--out")
@@ -116,7 +125,7 @@ fn quick_profile_report_renders_offline_and_resumes() {
         .status()
         .unwrap();
     assert!(st.success());
-    let after = std::fs::read_to_string(out.join("results/wang14.json")).unwrap();
+    let after = rows(&out.join("results/wang14.json"));
     assert!(
         before == after,
         "a re-run measured points again (results/wang14.json changed)"

@@ -586,10 +586,11 @@ fn claims(rows: &[Row]) -> Vec<Claim> {
         ) {
             vs.push(judge::check(b - a < 100.0 && h - b >= 100.0));
             ev.push(format!(
-                "{}: 1 KB → 10 MB {:+.0} ms, 10 MB → 100 MB {:+.0} ms",
+                "{}: 1 KB → 10 MB {:+.0} ms, 10 MB → 100 MB {:+.0} ms (×{:.0} the first step)",
                 c.name(),
                 b - a,
-                h - b
+                h - b,
+                (h - b) / (b - a)
             ));
         }
     }
@@ -601,7 +602,7 @@ fn claims(rows: &[Row]) -> Vec<Claim> {
         evidence: if ev.is_empty() {
             "no 100 MB file measured yet".into()
         } else {
-            judge::with_points(&vs, ev.join("; "))
+            judge::with_points(&vs, format!("{}. The impact is judged against what a user notices (100 ms), as the claims above: the shape of the paper's curve can be there while our AES keeps the 100 MB step below that", ev.join("; ")))
         },
     });
     // Per-level slowdowns at 10 MB.
@@ -750,13 +751,14 @@ fn claims(rows: &[Row]) -> Vec<Claim> {
 
 /// Holds when every lowest-level overhead is almost null and none exceeds
 /// 27 %, each beyond noise (a point within noise leaves the claim within
-/// noise); does not hold when the lowest level's are considerable at every
-/// size (the paper's pattern reversed); depends otherwise.
+/// noise); does not hold when a lowest-level overhead is considerable
+/// beyond noise (the claim's point: "almost null at the minimum level");
+/// depends when that part holds and only the 27 % bound is exceeded.
 fn signing_verdict(low: &[Verdict], all: &[Verdict]) -> Verdict {
     if low.is_empty() {
         return Verdict::Pending;
     }
-    if low.iter().all(|v| *v == Verdict::DoesNotHold) {
+    if low.contains(&Verdict::DoesNotHold) {
         return Verdict::DoesNotHold;
     }
     match (judge::every(low), judge::every(all)) {
@@ -823,6 +825,16 @@ mod tests {
         };
         assert_eq!(claim(&rows(0.0, 0.15), "signing-overhead"), Holds);
         assert_eq!(claim(&rows(0.5, 0.05), "signing-overhead"), DoesNotHold);
+        // Considerable at one lowest-level size is enough to refute it.
+        let mut one = rows(0.0, 0.15);
+        one.push(secure(SIGNED, CurveId::Bn254, 1e3, 4, 130.0));
+        one.retain(|r| {
+            !(r.scheme == SIGNED
+                && r.curve == CurveId::Bn254.name()
+                && r.x == 1e3
+                && r.median_ms != Some(130.0))
+        });
+        assert_eq!(claim(&one, "signing-overhead"), DoesNotHold);
         assert_eq!(claim(&rows(0.0, 0.6), "signing-overhead"), Depends);
         assert_eq!(claim(&[], "signing-overhead"), Pending);
         // At the 27 % bound within noise at every high-level size: not

@@ -22,8 +22,10 @@ use blst::{
     blst_bendian_from_fp, blst_final_exp, blst_fp, blst_fp12, blst_fp12_conjugate,
     blst_fp12_cyclotomic_sqr, blst_fp12_frobenius_map, blst_fp12_in_group, blst_fp12_inverse,
     blst_fp12_is_equal, blst_fp12_is_one, blst_fp12_mul, blst_fp12_mul_by_xy00z0, blst_fp12_one,
-    blst_fp12_sqr, blst_fp6, blst_fp_add, blst_fp_cneg, blst_fp_from_bendian, blst_fp_mul,
-    blst_p1_affine, blst_p2_affine, blst_precompute_lines,
+    blst_fp12_sqr, blst_fp6, blst_fp_add, blst_fp_cneg, blst_fp_from_bendian, blst_fp_mul, blst_p1,
+    blst_p1_affine, blst_p1s_mult_pippenger, blst_p1s_mult_pippenger_scratch_sizeof,
+    blst_p1s_to_affine, blst_p2, blst_p2_affine, blst_p2s_mult_pippenger,
+    blst_p2s_mult_pippenger_scratch_sizeof, blst_p2s_to_affine, blst_precompute_lines, limb_t,
 };
 use blstrs::{G1Affine, G1Projective, G2Affine, G2Projective};
 use ff::Field;
@@ -127,6 +129,12 @@ macro_rules! impl_group {
                 match n {
                     0 => <Self as Group>::identity(),
                     1 => points[0] * scalars[0],
+                    // blst runs a large MSM on its own thread pool, which
+                    // does not follow rayon's: one rayon thread (the lab,
+                    // or a caller who asked for one) means one thread here.
+                    _ if rayon::current_num_threads() == 1 => {
+                        <$proj as OneThreadMsm>::msm_one_thread(&points[..n], &scalars[..n])
+                    }
                     _ => <$proj>::multi_exp(&points[..n], &scalars[..n]),
                 }
             }
@@ -189,6 +197,76 @@ macro_rules! impl_group {
         }
     };
 }
+
+/// Pippenger's MSM on the calling thread: blst's own single-thread path
+/// (what `multi_exp` runs on a one-CPU machine), called directly.
+trait OneThreadMsm: Sized {
+    fn msm_one_thread(points: &[Self], scalars: &[Fr]) -> Self;
+}
+
+macro_rules! one_thread_msm {
+    ($proj:ty, $raw:ty, $raw_aff:ty, $to_affine:ident, $sizeof:ident, $pippenger:ident, $from_raw:expr) => {
+        impl OneThreadMsm for $proj {
+            fn msm_one_thread(points: &[Self], scalars: &[Fr]) -> Self {
+                let n = points.len().min(scalars.len());
+                let raw: Vec<*const $raw> = points[..n]
+                    .iter()
+                    .map(|p| p.as_ref() as *const $raw)
+                    .collect();
+                let mut affine = vec![<$raw_aff>::default(); n];
+                // SAFETY: `affine` has room for n points and `raw` holds n
+                // pointers to live points (blst reads one pointer per point
+                // while they are non-null).
+                unsafe { $to_affine(affine.as_mut_ptr(), raw.as_ptr(), n) };
+                let affine_ptrs: Vec<*const $raw_aff> =
+                    affine.iter().map(|a| a as *const $raw_aff).collect();
+                let mut bytes: Vec<[u8; 32]> =
+                    scalars[..n].iter().map(|s| s.to_bytes_le()).collect();
+                let byte_ptrs: Vec<*const u8> = bytes.iter().map(|b| b.as_ptr()).collect();
+                // SAFETY: a pure size computation.
+                let scratch_bytes = unsafe { $sizeof(n) };
+                let mut scratch =
+                    vec![0 as limb_t; scratch_bytes.div_ceil(std::mem::size_of::<limb_t>())];
+                let mut ret = <$raw>::default();
+                // SAFETY: n affine points and n little-endian 255-bit
+                // scalars (32 bytes each) behind one pointer each, and the
+                // scratch space blst asks for n points; all live until the
+                // call returns.
+                unsafe {
+                    $pippenger(
+                        &mut ret,
+                        affine_ptrs.as_ptr(),
+                        n,
+                        byte_ptrs.as_ptr(),
+                        255,
+                        scratch.as_mut_ptr(),
+                    )
+                };
+                bytes.iter_mut().for_each(|b| super::wipe_bytes(b));
+                $from_raw(ret)
+            }
+        }
+    };
+}
+
+one_thread_msm!(
+    G1Projective,
+    blst_p1,
+    blst_p1_affine,
+    blst_p1s_to_affine,
+    blst_p1s_mult_pippenger_scratch_sizeof,
+    blst_p1s_mult_pippenger,
+    |r: blst_p1| G1Projective::from_raw_unchecked(r.x.into(), r.y.into(), r.z.into())
+);
+one_thread_msm!(
+    G2Projective,
+    blst_p2,
+    blst_p2_affine,
+    blst_p2s_to_affine,
+    blst_p2s_mult_pippenger_scratch_sizeof,
+    blst_p2s_mult_pippenger,
+    |r: blst_p2| G2Projective::from_raw_unchecked(r.x.into(), r.y.into(), r.z.into())
+);
 
 impl_group!(G1Projective, G1Affine, GroupKind::G1, 48, "G1");
 impl_group!(G2Projective, G2Affine, GroupKind::G2, 96, "G2");
@@ -658,6 +736,49 @@ pub fn reference_miller_loop_n(terms: &[(G1Projective, G2Projective)]) -> Miller
 mod tests {
     use super::*;
     use rand_chacha::rand_core::SeedableRng;
+
+    /// The one-thread MSM (blst's C API, called directly) agrees with
+    /// blstrs' `multi_exp` and with the sum of products, identity included.
+    #[test]
+    fn one_thread_msm_agrees_with_multi_exp() {
+        fn check<G: Group<Scalar = Fr> + OneThreadMsm>(
+            rng: &mut rand_chacha::ChaCha20Rng,
+            multi_exp: fn(&[G], &[Fr]) -> G,
+        ) {
+            for n in [2, 3, 33, 100] {
+                let mut points: Vec<G> = (0..n)
+                    .map(|_| G::generator() * <Fr as ScalarTrait>::random(&mut *rng))
+                    .collect();
+                points[1] = G::identity();
+                let scalars: Vec<Fr> = (0..n)
+                    .map(|_| <Fr as ScalarTrait>::random(&mut *rng))
+                    .collect();
+                let one = G::msm_one_thread(&points, &scalars);
+                assert!(one == multi_exp(&points, &scalars), "n = {n}");
+                let sum = points
+                    .iter()
+                    .zip(&scalars)
+                    .fold(G::identity(), |a, (p, s)| a + *p * *s);
+                assert!(one == sum, "n = {n}");
+            }
+        }
+        let mut rng = rand_chacha::ChaCha20Rng::seed_from_u64(7);
+        check::<G1Projective>(&mut rng, G1Projective::multi_exp);
+        check::<G2Projective>(&mut rng, G2Projective::multi_exp);
+        // Group::msm takes this path under a one-thread rayon pool.
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(1)
+            .build()
+            .unwrap();
+        let points: Vec<G1Projective> = (0..40)
+            .map(|_| G1Projective::generator() * <Fr as ScalarTrait>::random(&mut rng))
+            .collect();
+        let scalars: Vec<Fr> = (0..40)
+            .map(|_| <Fr as ScalarTrait>::random(&mut rng))
+            .collect();
+        let one = pool.install(|| <G1Projective as Group>::msm(&points, &scalars));
+        assert!(one == G1Projective::multi_exp(&points, &scalars));
+    }
 
     fn rng() -> rand_chacha::ChaCha20Rng {
         rand_chacha::ChaCha20Rng::seed_from_u64(7)
