@@ -405,7 +405,7 @@ fn claims(rows: &[Row], paper_rsa: Option<f64>, rsa_ours: Option<f64>) -> Vec<Cl
         source: "§6.1".into(),
         text: "Outsourcing substantially reduced both ciphertext size and the time needed to decrypt the partially-decrypted ciphertext.".into(),
         verdict: judge::combine(&vs),
-        evidence: format!("{}{}", judge::tally(&vs), if not.is_empty() { format!("; not at: {}", not.join(", ")) } else { String::new() }),
+        evidence: format!("{}{}", judge::tally(&vs), if not.is_empty() { String::new() } else { format!("; not at: {}", not.join(", ")) }),
     });
 
     // Constant partially decrypted size.
@@ -665,6 +665,12 @@ mod tests {
         let mut small = rows(0.001, 4.0, 0.001);
         small.retain(|r| r.x == 1.0);
         assert_eq!(claim(&small, "outsourcing-reduces"), DoesNotHold);
+        let ev = claims(&small, None, None)
+            .into_iter()
+            .find(|c| c.id == "outsourcing-reduces")
+            .unwrap()
+            .evidence;
+        assert!(ev.contains("; not at: "), "{ev}");
     }
 
     #[test]
