@@ -280,7 +280,7 @@ pub fn index_html(title: &str, env: &Environment, sections: &[(Section, Vec<Stri
     .collect();
     let _ = write!(
         h,
-        "<h2 id=claims>Claims and verdicts</h2><p id=tally>{} claim{}: {}.</p><p class=note>Each verdict applies the rule written in the paper's notes (a rule an audit found unfair to the paper was rewritten, and the notes say why); comparisons closer than the repetitions' spread say <q>within noise</q>; <q>model</q> marks a verdict computed from a board model, not measured on the paper's hardware (its section says what it rests on).</p><table class=data><tr><th>paper</th><th>claim</th><th>verdict</th><th>decided by</th><th>rule</th></tr>",
+        "<h2 id=claims>Claims and verdicts</h2><p id=tally>{} claim{}: {}.</p><p class=note>Each verdict applies the rule written in the paper's notes, which states its reasoning (rules an audit found unfair to the paper were rewritten after measuring); comparisons closer than the repetitions' spread say <q>within noise</q>; <q>model</q> marks a verdict computed from a board model, not measured on the paper's hardware (its section says what it rests on).</p><table class=data><tr><th>paper</th><th>claim</th><th>verdict</th><th>decided by</th><th>rule</th></tr>",
         all.len(),
         if all.len() == 1 { "" } else { "s" },
         tally.join(", ")
