@@ -279,22 +279,20 @@ impl Ctx {
     /// and records their rows in order; the progress bar advances by `ticks`
     /// as the group starts.
     pub fn time_interleaved(&mut self, what: &str, ticks: u64, ops: Vec<Timed<'_>>) -> Vec<Stats> {
-        for _ in 1..ticks {
-            self.bar.inc(1);
-        }
+        self.bar.inc(ticks.saturating_sub(1));
         if ops.is_empty() {
             self.tick(format!("{what}: measured before"));
             return Vec::new();
         }
         self.tick(format!("{what}: {} points, interleaved", ops.len()));
-        let (mut heads, mut fns): (Vec<_>, Vec<_>) = ops
+        let (heads, mut fns): (Vec<_>, Vec<_>) = ops
             .into_iter()
             .map(|t| ((t.key, t.bits), (t.budget, t.op)))
             .unzip();
         let mut refs: Vec<(Budget, &mut (dyn FnMut() + '_))> =
             fns.iter_mut().map(|(b, op)| (*b, &mut **op)).collect();
         let stats = harness::time_interleaved(self.heap, &mut refs);
-        for ((key, bits), s) in heads.drain(..).zip(&stats) {
+        for ((key, bits), s) in heads.into_iter().zip(&stats) {
             self.push(Row::from_key(&key, bits).with_stats(*s));
         }
         stats
