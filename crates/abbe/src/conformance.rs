@@ -143,8 +143,22 @@ pub(crate) use tests;
 pub(crate) fn run<K: Kem>(case: &Case<K>) {
     round_trip(case);
     cca_round_trip(case);
+    deterministic_encapsulation(case);
     wrong_setup(case);
     decoders_reject_mutations(case);
+}
+
+/// Encapsulation is a function of the rng: the CCA transform re-encapsulates
+/// with the seed it recovers ([`crate::abe::cca`]).
+pub(crate) fn deterministic_encapsulation<K: Kem>(case: &Case<K>) {
+    let (pk, _) = kem::setup::<K>(&case.params, &mut rng(13)).unwrap();
+    for pair in &case.pairs {
+        let (_, target) = case.sides(pair);
+        let (k1, h1) = K::encapsulate(&pk, &target, &mut rng(99)).unwrap();
+        let (k2, h2) = K::encapsulate(&pk, &target, &mut rng(99)).unwrap();
+        assert_eq!(k1, k2, "{pair:?}");
+        assert_eq!(h1.to_bytes(), h2.to_bytes(), "{pair:?}");
+    }
 }
 
 fn reencoded<T: Encoded>(x: &T) -> T {

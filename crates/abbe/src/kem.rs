@@ -469,14 +469,22 @@ pub trait Kem {
 
 /// The associated types a scheme file's [`Authority`] impl starts with:
 /// its setup parameters and key side, and the file's own `PublicKey<C>`,
-/// `MasterKey<C>` and `UserKey<C>` (every scheme names its objects so).
+/// `MasterKey<C>` and `UserKey<C>` (every scheme names its objects so),
+/// and [`Authority::public_key`] as the master key's own `public_key()`
+/// unless the impl says `; its own public_key`.
 macro_rules! authority_objects {
-    ($params:ty, $key_side:ty) => {
+    ($params:ty, $key_side:ty; its own public_key) => {
         type Params = $params;
         type PublicKey = PublicKey<C>;
         type MasterKey = MasterKey<C>;
         type UserKey = UserKey<C>;
         type KeySide = $key_side;
+    };
+    ($params:ty, $key_side:ty) => {
+        $crate::kem::authority_objects!($params, $key_side; its own public_key);
+        fn public_key(mk: &MasterKey<C>) -> PublicKey<C> {
+            mk.public_key()
+        }
     };
 }
 pub(crate) use authority_objects;

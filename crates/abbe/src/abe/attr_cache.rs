@@ -7,6 +7,7 @@
 //! learn each other's attributes from timing, and a dropped key frees its
 //! hashes. The values are public: nothing to wipe.
 
+use crate::curve::Group;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -59,6 +60,22 @@ impl<T: Copy> AttrHashes<T> {
     #[cfg(test)]
     fn len(&self) -> usize {
         self.0.lock().map(|e| e.map.len()).unwrap_or(0)
+    }
+}
+
+/// The domain tag of a scheme's attribute hash: `ABBE-V1-<scheme>-H-<curve>`
+/// (part of the format: a header's elements depend on it).
+pub(crate) fn hash_tag(scheme: &str, curve: &str) -> Vec<u8> {
+    format!("ABBE-V1-{scheme}-H-{curve}").into_bytes()
+}
+
+impl<G: Group> AttrHashes<G> {
+    /// H(x) ∈ G (RFC 9380 hash-to-curve under [`hash_tag`]), computed once
+    /// per key.
+    pub(crate) fn hash(&self, scheme: &str, curve: &str, attr: &str) -> G {
+        self.get_or_insert(attr, || {
+            G::hash_to_curve(attr.as_bytes(), &hash_tag(scheme, curve))
+        })
     }
 }
 

@@ -88,16 +88,6 @@ use super::attr_cache::AttrHashes;
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Gpsw06<C>(PhantomData<C>);
 
-/// Domain-separation tag of the attribute hash H.
-fn hash_dst<C: Curve>() -> Vec<u8> {
-    format!("ABBE-V1-GPSW06-H-{}", C::NAME).into_bytes()
-}
-
-/// H(x) ∈ G1 (uncached: each public key caches its own).
-pub fn attr_hash<C: Curve>(attr: &str) -> C::G1 {
-    C::G1::hash_to_curve(attr.as_bytes(), &hash_dst::<C>())
-}
-
 /// Fixed-base tables of the generators, built on first use.
 struct Tables<C: Curve> {
     g1: FixedBaseTable<C::G1>,
@@ -132,7 +122,7 @@ impl<C: Curve> PublicKey<C> {
 
     /// H(x), cached by this key.
     fn h_of(&self, attr: &str) -> C::G1 {
-        self.hashes.get_or_insert(attr, || attr_hash::<C>(attr))
+        self.hashes.hash("GPSW06", C::NAME, attr)
     }
 }
 
@@ -278,10 +268,6 @@ impl<C: Curve> Authority for Gpsw06<C> {
             alpha: Secret(C::Scalar::random(rng)),
         };
         Ok(bind(mk.public_key(), mk))
-    }
-
-    fn public_key(mk: &MasterKey<C>) -> PublicKey<C> {
-        mk.public_key()
     }
 
     fn keygen<R: RngCore + CryptoRng>(

@@ -420,10 +420,6 @@ impl<C: Curve> Authority for Gpsw06Small<C> {
         Ok(Self::setup_indexed(universe.0.clone(), index, rng))
     }
 
-    fn public_key(mk: &MasterKey<C>) -> PublicKey<C> {
-        mk.public_key()
-    }
-
     fn keygen<R: RngCore + CryptoRng>(
         pk: &PublicKey<C>,
         mk: &MasterKey<C>,

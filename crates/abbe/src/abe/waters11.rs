@@ -78,16 +78,6 @@ use super::attr_cache::AttrHashes;
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Waters11<C>(PhantomData<C>);
 
-/// Domain-separation tag of the attribute hash H.
-fn hash_dst<C: Curve>() -> Vec<u8> {
-    format!("ABBE-V1-WATERS11-H-{}", C::NAME).into_bytes()
-}
-
-/// H(x) ∈ G2 (uncached: each public key caches its own).
-pub fn attr_hash<C: Curve>(attr: &str) -> C::G2 {
-    C::G2::hash_to_curve(attr.as_bytes(), &hash_dst::<C>())
-}
-
 /// Fixed-base tables, built on first use.
 struct Tables<C: Curve> {
     g1: FixedBaseTable<C::G1>,
@@ -116,7 +106,7 @@ impl<C: Curve> PublicKey<C> {
 
     /// H(x), cached by this key.
     fn h_of(&self, attr: &str) -> C::G2 {
-        self.hashes.get_or_insert(attr, || attr_hash::<C>(attr))
+        self.hashes.hash("WATERS11", C::NAME, attr)
     }
 }
 
@@ -301,10 +291,6 @@ impl<C: Curve> Authority for Waters11<C> {
             a: Secret(C::Scalar::random(rng)),
         };
         Ok(bind(mk.public_key(), mk))
-    }
-
-    fn public_key(mk: &MasterKey<C>) -> PublicKey<C> {
-        mk.public_key()
     }
 
     fn keygen<R: RngCore + CryptoRng>(

@@ -579,10 +579,6 @@ impl<C: Curve> Authority for Bgw05<C> {
         Self::setup_stream(users.0, rng, sink)
     }
 
-    fn public_key(mk: &MasterKey<C>) -> PublicKey<C> {
-        mk.public_key()
-    }
-
     fn open_public_key(src: Source) -> Result<PublicKey<C>, WireError> {
         PublicKey::open(src)
     }

@@ -255,10 +255,6 @@ impl<C: Curve> Authority for Bgw05Sqrt<C> {
         Ok(bind(mk.public_key(), mk))
     }
 
-    fn public_key(mk: &MasterKey<C>) -> PublicKey<C> {
-        mk.public_key()
-    }
-
     fn keygen<R: RngCore + CryptoRng>(
         pk: &PublicKey<C>,
         mk: &MasterKey<C>,

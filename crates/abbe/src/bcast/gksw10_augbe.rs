@@ -287,10 +287,6 @@ impl<C: Curve> Authority for Gksw10AugBe<C> {
         Ok(bind(mk.public_key(), mk))
     }
 
-    fn public_key(mk: &MasterKey<C>) -> PublicKey<C> {
-        mk.public_key()
-    }
-
     /// The setup id, and E_1 and H_1 recomputed from the seed (as PLBE).
     fn is_public_key_of(pk: &PublicKey<C>, mk: &MasterKey<C>) -> bool {
         pk.setup_id() == mk.setup_id

@@ -264,10 +264,6 @@ impl<C: Curve> Authority for Gksw10Plbe<C> {
         Ok(bind(mk.public_key(), mk))
     }
 
-    fn public_key(mk: &MasterKey<C>) -> PublicKey<C> {
-        mk.public_key()
-    }
-
     /// The setup id, and E_1 and H_1 recomputed from the seed: a master
     /// key carrying this setup's id with other secrets would trace with
     /// the wrong bases.

@@ -586,6 +586,12 @@ pub(crate) fn prf_scalar<S: Scalar>(tag: &[u8], seed: &[u8; 32], j: u32) -> S {
         }
         h.finalize()
     };
+    wide_from_blocks(block)
+}
+
+/// The scalar whose wide encoding is SHA-512 blocks 0, 1, … (as many as
+/// the field's wide reduction takes), wiped after use.
+fn wide_from_blocks<S: Scalar>(block: impl Fn(u8) -> sha2::digest::Output<sha2::Sha512>) -> S {
     let mut wide = [0u8; crate::curve::MAX_WIDE_BYTES];
     let n = S::WIDE_BYTES;
     for (k, chunk) in wide[..n].chunks_mut(64).enumerate() {
@@ -611,15 +617,7 @@ pub(crate) fn prf_tagged<S: Scalar>(prefix: &[u8], tag: &[u8], data: &[u8]) -> S
         h.update([k]);
         h.finalize()
     };
-    let mut wide = [0u8; crate::curve::MAX_WIDE_BYTES];
-    let n = S::WIDE_BYTES;
-    for (k, chunk) in wide[..n].chunks_mut(64).enumerate() {
-        let d = block(k as u8);
-        chunk.copy_from_slice(&d[..chunk.len()]);
-    }
-    let s = S::from_bytes_wide(&wide[..n]);
-    crate::curve::wipe_bytes(&mut wide);
-    s
+    wide_from_blocks(block)
 }
 
 /// base^{s_k} for every scalar, through a fixed-base table, in parallel,

@@ -276,17 +276,10 @@ pub(crate) fn extract<C: Curve, R: RngCore + CryptoRng>(
         * p_id
             .invert()
             .ok_or_else(|| KemError::Invalid("P_ID(γ) = 0 (probability 1/r)".into()))?;
-    let bit = |b: bool| {
-        if b {
-            C::Scalar::one()
-        } else {
-            C::Scalar::zero()
-        }
-    };
     let mut v = [
         first,
-        C::Scalar::random(rng) * bit(x[0]),
-        C::Scalar::random(rng) * bit(x[1]),
+        C::Scalar::random(rng) * bit::<C::Scalar>(x[0]),
+        C::Scalar::random(rng) * bit::<C::Scalar>(x[1]),
         C::Scalar::random(rng),
     ];
     let mut w = apply(&sec.b, &v);
@@ -350,17 +343,10 @@ pub(crate) fn encrypt<C: Curve, R: RngCore + CryptoRng>(
     });
     let mut c2 = [0, 1, 2, 3].map(|k| sums[k].mul_secret(&alpha));
     if let Some((bs, g1, y)) = trace {
-        let bit = |b: bool| {
-            if b {
-                C::Scalar::one()
-            } else {
-                C::Scalar::zero()
-            }
-        };
         let mut v = [
             C::Scalar::zero(),
-            C::Scalar::random(rng) * bit(y[0]),
-            C::Scalar::random(rng) * bit(y[1]),
+            C::Scalar::random(rng) * bit::<C::Scalar>(y[0]),
+            C::Scalar::random(rng) * bit::<C::Scalar>(y[1]),
             C::Scalar::zero(),
         ];
         let mut w = apply(bs, &v);
@@ -404,6 +390,11 @@ pub(crate) fn decrypt<C: Curve>(
         .chain((0..4).map(|k| (ct.c2[k], sk_lines[k])))
         .collect();
     Ok(C::multi_pairing(&terms))
+}
+
+/// 1 or 0 as a scalar, without a branch on `b` (a hidden attribute bit).
+fn bit<S: Scalar>(b: bool) -> S {
+    S::from_u64(u64::from(b))
 }
 
 #[cfg(test)]

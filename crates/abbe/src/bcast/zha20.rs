@@ -380,7 +380,7 @@ fn random_copy<R: RngCore + CryptoRng>(k: u32, rng: &mut R) -> u32 {
 }
 
 impl<C: Curve> Authority for Zha20<C> {
-    crate::kem::authority_objects!(Expansion, UserIndex);
+    crate::kem::authority_objects!(Expansion, UserIndex; its own public_key);
 
     fn setup<R: RngCore + CryptoRng>(
         params: &Expansion,

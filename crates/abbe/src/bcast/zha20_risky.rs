@@ -170,7 +170,7 @@ fn encrypt<C: Curve, R: RngCore + CryptoRng>(
 }
 
 impl<C: Curve> Authority for Zha20Risky<C> {
-    crate::kem::authority_objects!(Users, UserIndex);
+    crate::kem::authority_objects!(Users, UserIndex; its own public_key);
 
     fn setup<R: RngCore + CryptoRng>(
         users: &Users,

@@ -88,10 +88,6 @@ impl Variant for Kp {
     const TAG: &'static str = "FAME-KP";
 }
 
-fn hash_dst<C: Curve, V: Variant>() -> Vec<u8> {
-    format!("ABBE-V1-{}-H-{}", V::TAG, C::NAME).into_bytes()
-}
-
 /// Index of (l, t), l ∈ {1,2,3}, t ∈ {1,2}, in a `[_; 6]` of hashes.
 #[inline]
 pub(crate) fn lt(l: usize, t: usize) -> usize {
@@ -100,7 +96,7 @@ pub(crate) fn lt(l: usize, t: usize) -> usize {
 
 /// H(m l t) for l ∈ {1,2,3}, t ∈ {1,2}, indexed by [`lt`] (uncached).
 fn hashes6<C: Curve, V: Variant>(m: &[u8]) -> [C::G1; 6] {
-    let dst = hash_dst::<C, V>();
+    let dst = crate::abe::attr_cache::hash_tag(V::TAG, C::NAME);
     let mut out = [C::G1::identity(); 6];
     let mut msg = m.to_vec();
     for l in 1..=3u8 {
