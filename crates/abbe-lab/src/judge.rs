@@ -86,6 +86,23 @@ pub fn noise(r: &Row) -> f64 {
     (spread / m).max(NOISE_FLOOR)
 }
 
+/// Relative noise of a row's median rather than of one repetition: two
+/// standard errors of the median (1.2533 σ/√reps, σ from the interquartile
+/// range), at least [`NOISE_FLOOR`]. For a rule comparing a ratio of
+/// medians with a threshold near it, where [`noise`] (one repetition's
+/// spread, estimated from few samples) would leave every point undecided
+/// in one run and decide it in the next.
+pub fn median_noise(r: &Row) -> f64 {
+    let (Some((m, Some((q1, q3)))), Some(reps)) = (r.judged_ms(), r.reps) else {
+        return noise(r);
+    };
+    if m <= 0.0 || reps == 0 {
+        return noise(r);
+    }
+    let sigma = (q3 - q1) / 1.349;
+    (2.0 * 1.2533 * sigma / (f64::from(reps).sqrt() * m)).max(NOISE_FLOOR)
+}
+
 /// How two measurements compare.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Order {
@@ -392,6 +409,22 @@ mod tests {
             ..Row::default()
         };
         assert_eq!(noise(&sized), 0.0);
+    }
+
+    #[test]
+    fn a_median_of_many_repetitions_is_less_noisy_than_one_repetition() {
+        let mut r = timed("s", "op", 1.0, 10.0, 10.0);
+        (r.cpu_q1_ms, r.cpu_q3_ms, r.reps) = (Some(8.0), Some(12.0), Some(100));
+        assert!((noise(&r) - 0.2).abs() < 1e-12);
+        // σ = 4 / 1.349 ms; 2 × 1.2533 σ / √100 over 10 ms.
+        let want = 2.0 * 1.2533 * (4.0 / 1.349) / 10.0 / 10.0;
+        assert!((median_noise(&r) - want).abs() < 1e-12);
+        r.reps = Some(1);
+        assert!(median_noise(&r) > noise(&r));
+        (r.cpu_q1_ms, r.cpu_q3_ms, r.reps) = (Some(9.99), Some(10.01), Some(100));
+        assert_eq!(median_noise(&r), NOISE_FLOOR);
+        r.reps = None;
+        assert_eq!(median_noise(&r), noise(&r));
     }
 
     #[test]

@@ -177,6 +177,37 @@ pub fn linear_fit(pts: &[(f64, f64)]) -> Option<(f64, f64, f64)> {
     Some((slope, my - slope * mx, r2))
 }
 
+/// A least-squares line with the scatter its fit leaves: a trend over many
+/// points is judged by its own precision, not by one point's spread (which
+/// a few repetitions estimate poorly, so it would move verdicts between runs).
+#[derive(Clone, Copy, Debug)]
+pub struct Line {
+    pub slope: f64,
+    pub intercept: f64,
+    /// The standard error of the slope (residuals with n − 2 degrees of
+    /// freedom).
+    pub slope_se: f64,
+}
+
+impl Line {
+    /// The line through `pts` (3 or more, not all at one x).
+    pub fn fit(pts: &[(f64, f64)]) -> Option<Line> {
+        let (slope, intercept, _) = linear_fit(pts)?;
+        let n = pts.len() as f64;
+        let mean_x = pts.iter().map(|p| p.0).sum::<f64>() / n;
+        let sxx: f64 = pts.iter().map(|p| (p.0 - mean_x).powi(2)).sum();
+        let ssr: f64 = pts
+            .iter()
+            .map(|p| (p.1 - intercept - slope * p.0).powi(2))
+            .sum();
+        Some(Line {
+            slope,
+            intercept,
+            slope_se: (ssr / (n - 2.0) / sxx).sqrt(),
+        })
+    }
+}
+
 /// A published value in our base unit (ms or bytes).
 pub fn published_base(p: &Published) -> Option<f64> {
     to_base_unit(p.value, &p.unit)
@@ -422,6 +453,19 @@ mod tests {
         let (s, i, r2) = linear_fit(&pts).unwrap();
         assert!((s - 3.0).abs() < 1e-9 && (i - 2.0).abs() < 1e-9 && (r2 - 1.0).abs() < 1e-12);
         assert!(linear_fit(&pts[..2]).is_none());
+        let exact = Line::fit(&pts).unwrap();
+        assert!(exact.slope_se.abs() < 1e-9);
+        // Residuals ±1 around y = x at x = 0..3: SSR 4 over 2 degrees of
+        // freedom, Sxx = 5, so the slope's standard error is √(2/5).
+        let scattered = [(0.0, 1.0), (1.0, 0.0), (2.0, 3.0), (3.0, 2.0)];
+        let line = Line::fit(&scattered).unwrap();
+        assert!((line.slope - 0.6).abs() < 1e-12, "{line:?}");
+        let ssr: f64 = scattered
+            .iter()
+            .map(|p| (p.1 - line.intercept - line.slope * p.0).powi(2))
+            .sum();
+        assert!((line.slope_se - (ssr / 2.0 / 5.0).sqrt()).abs() < 1e-12);
+        assert!(Line::fit(&scattered[..2]).is_none());
     }
 
     #[test]
