@@ -575,9 +575,11 @@ fn claims(rows: &[Row]) -> Vec<Claim> {
         verdict: judge::combine(&vs),
         evidence: judge::with_points(&vs, ev.join("; ")),
     });
-    // 100 MB is where the impact shows.
+    // 100 MB is where the impact shows: in what a user notices, and, where
+    // our AES keeps that below notice, relative to each level's own cost.
     let mut vs = Vec::new();
     let mut ev = Vec::new();
+    let mut dominant = Vec::new();
     for c in LEVELS {
         if let (Some(a), Some(b), Some(h)) = (
             secure_ms(rows, "waters11", c.name(), 1e3, 4),
@@ -587,24 +589,34 @@ fn claims(rows: &[Row]) -> Vec<Claim> {
             vs.push(judge::check(
                 b - a < NOTICEABLE_MS && h - b >= NOTICEABLE_MS,
             ));
+            // The 100 MB step against the whole 1 KB operation (ABE and
+            // signing): the file's size dominates where it is larger.
+            if h - b >= a {
+                dominant.push(c);
+            }
             ev.push(format!(
-                "{}: 1 KB → 10 MB {:+.0} ms, 10 MB → 100 MB {:+.0} ms (×{:.0} the first step)",
+                "{}: 1 KB {a:.1} ms; 1 KB → 10 MB {:+.0} ms, 10 MB → 100 MB {:+.0} ms (×{:.1} the 1 KB operation)",
                 c.name(),
                 b - a,
                 h - b,
-                (h - b) / (b - a)
+                (h - b) / a
             ));
         }
     }
+    let relative = PAPER_LEVELS[..2].iter().all(|(_, c)| dominant.contains(c));
+    let verdict = match judge::combine(&vs) {
+        Verdict::DoesNotHold if relative => Verdict::Depends,
+        v => v,
+    };
     out.push(Claim {
         id: "impact-at-100mb",
         source: "§4.4".into(),
         text: "AES4SeCi's evident negative impact on performance, at a given security level (especially the minimum and medium), occurs when securing files of 100 MB.".into(),
-        verdict: judge::combine(&vs),
+        verdict,
         evidence: if ev.is_empty() {
             "no 100 MB file measured yet".into()
         } else {
-            judge::with_points(&vs, format!("{}. The impact is judged against what a user notices ({NOTICEABLE_MS} ms), as the claims above: the shape of the paper's curve can be there while our AES keeps the 100 MB step below that", ev.join("; ")))
+            judge::with_points(&vs, format!("{}. Judged first against what a user notices ({NOTICEABLE_MS} ms), as the claims above; where our AES keeps every 100 MB step below that, the paper's pattern is looked for relative to each level's cost: the 100 MB step outweighs the whole 1 KB operation at {} of the minimum and medium levels{}", ev.join("; "), if relative { "both" } else { "not both" }, if relative { " (so: depends on the AES's speed)" } else { "" }))
         },
     });
     // Per-level slowdowns at 10 MB.
@@ -885,8 +897,11 @@ mod tests {
             DoesNotHold
         );
         assert_eq!(claim(&rows(10.0, 50.0, 500.0), "impact-at-100mb"), Holds);
+        // Below notice everywhere, but the 100 MB step outweighs the 1 KB
+        // operation: the paper's pattern at our AES's speed.
+        assert_eq!(claim(&rows(10.0, 50.0, 60.0), "impact-at-100mb"), Depends);
         assert_eq!(
-            claim(&rows(10.0, 50.0, 60.0), "impact-at-100mb"),
+            claim(&rows(10.0, 50.0, 55.0), "impact-at-100mb"),
             DoesNotHold
         );
         assert_eq!(claim(&rows(10.0, 50.0, 2000.0), "100mb-in-2.8s"), Holds);

@@ -336,43 +336,51 @@ const NOTICEABLE_MS: f64 = 10.0;
 
 fn claims(rows: &[Row], paper_rsa: Option<f64>, rsa_ours: Option<f64>) -> Vec<Claim> {
     let mut out = Vec::new();
-    // 10-attribute advantage: the first N with a noticeable saving.
+    // 10-attribute advantage: the first N with a 2× advantage, and the first
+    // with a saving a user notices (≥ 10 ms), which hardware moves.
     let mut ev = Vec::new();
     let mut vs = Vec::new();
     for c in CURVES {
         let cn = c.name();
         let dec = series(rows, SCHEME, cn, "decrypt", None);
-        if dec.is_empty() {
-            continue;
-        }
-        let saving = |x: f64| -> Option<Verdict> {
-            let d = measured(rows, SCHEME, cn, "decrypt", x)?;
-            let f = measured(rows, SCHEME, cn, "final-decrypt", x)?;
-            let (lo, _) = d.bounds();
-            let (_, fhi) = f.bounds();
-            Some(judge::check(lo - fhi >= NOTICEABLE_MS && lo >= 2.0 * fhi))
+        let advantage = |x: f64, min_ms: f64| -> bool {
+            let (Some(d), Some(f)) = (
+                measured(rows, SCHEME, cn, "decrypt", x),
+                measured(rows, SCHEME, cn, "final-decrypt", x),
+            ) else {
+                return false;
+            };
+            let ((lo, _), (_, fhi)) = (d.bounds(), f.bounds());
+            lo - fhi >= min_ms && lo >= 2.0 * fhi
         };
-        let from = dec
-            .iter()
-            .find(|(x, _)| saving(*x) == Some(Verdict::Holds))
-            .map(|p| p.0);
+        let from = |min_ms: f64| dec.iter().map(|p| p.0).find(|x| advantage(*x, min_ms));
+        let (Some(_), twice, noticeable) = (dec.first(), from(0.0), from(NOTICEABLE_MS)) else {
+            continue;
+        };
         let at10 = value(rows, SCHEME, cn, "decrypt", 10.0)
             .zip(value(rows, SCHEME, cn, "final-decrypt", 10.0))
             .map_or(String::new(), |(d, f)| {
-                format!(" (at N = 10 the saving is {:.2} ms)", d - f)
+                format!(" (at N = 10: ×{:.1}, {:.2} ms saved)", d / f, d - f)
             });
+        let n =
+            |f: Option<f64>| f.map_or("— (never up to the largest N)".into(), |f| f.to_string());
         ev.push(format!(
-            "{cn}: a saving of ≥ {NOTICEABLE_MS} ms and ≥ 2× from N = {}{at10}",
-            from.map_or("— (never up to the largest N)".into(), |f| f.to_string())
+            "{cn}: ≥ 2× from N = {}, and a saving of ≥ {NOTICEABLE_MS} ms from N = {}{at10}",
+            n(twice),
+            n(noticeable)
         ));
-        vs.push(judge::check(from.is_some_and(|f| f <= 10.0)));
+        vs.push(match (twice, noticeable) {
+            (_, Some(f)) if f <= 10.0 => Verdict::Holds,
+            (Some(t), _) if t <= 10.0 => Verdict::Depends,
+            _ => Verdict::DoesNotHold,
+        });
     }
     out.push(Claim {
         id: "advantage-from-10",
         source: "§6.1".into(),
         text: "Outsourcing can provide a noticeable decryption time advantage for ciphertexts with 10 or more attributes.".into(),
         verdict: judge::combine(&vs),
-        evidence: judge::with_points(&vs, ev.join("; ")),
+        evidence: judge::with_points(&vs, format!("{}. Depends: the advantage is there from N ≤ 10, but how many milliseconds it saves is the hardware's (the paper's 2011 laptop saved ~200 ms at N = 10)", ev.join("; "))),
     });
 
     // Outsourcing reduces both size and final decryption time.
@@ -642,12 +650,14 @@ mod tests {
     }
 
     #[test]
-    fn advantage_from_10_needs_a_noticeable_saving() {
+    fn advantage_from_10_takes_each_outcome() {
         // 2011's laptop: 20 ms per attribute against a 4 ms final step.
         assert_eq!(claim(&rows(20.0, 4.0, 19.0), "advantage-from-10"), Holds);
-        // Ours: 0.15 ms per attribute — the saving at N = 10 is 1.2 ms.
+        // Ours: 0.15 ms per attribute — ×5 at N = 10, but 1.2 ms saved.
+        assert_eq!(claim(&rows(0.15, 0.3, 0.14), "advantage-from-10"), Depends);
+        // No 2× advantage by N = 10.
         assert_eq!(
-            claim(&rows(0.15, 0.3, 0.14), "advantage-from-10"),
+            claim(&rows(0.01, 0.3, 0.01), "advantage-from-10"),
             DoesNotHold
         );
         assert_eq!(claim(&[], "advantage-from-10"), Pending);
