@@ -158,6 +158,14 @@ impl Section {
         }
     }
 
+    /// Whether the summary marks the section's claims "under load": when at
+    /// least 5 % of its timed points were, so that one stray point (a
+    /// build's burst) does not mark claims that may not even use it.
+    fn marked_under_load(&self) -> bool {
+        let (k, n) = self.under_load;
+        k > 0 && k * 20 >= n
+    }
+
     fn decided_by(&self, i: usize) -> &'static str {
         match self.decided_by.get(i).copied().flatten() {
             Some(p) => p.name(),
@@ -256,7 +264,7 @@ pub fn index_html(title: &str, env: &Environment, sections: &[(Section, Vec<Stri
     if loaded.0 > 0 {
         let _ = write!(
             h,
-            "<p class=warn id=load-warning><b>Measured under load:</b> {} of {} timed points were taken while other processes kept more than this machine's spare cores busy. The verdicts rest on process CPU time, which no longer counts the time others held the core, but where cores share execution units (SMT, or vCPUs of one host core) a busy neighbour still slows some code, so verdicts near a threshold may differ from an idle run's; the wall times in results/*.csv are inflated. The claims of the papers concerned are marked <q>under load</q>.</p>",
+            "<p class=warn id=load-warning><b>Measured under load:</b> {} of {} timed points were taken while other processes kept more than this machine's spare cores busy. The verdicts rest on process CPU time, which no longer counts the time others held the core, but where cores share execution units (SMT, or vCPUs of one host core) a busy neighbour still slows some code, so verdicts near a threshold may differ from an idle run's; the wall times in results/*.csv are inflated. Each claim's note says how many of its paper's points were; the summary marks a paper's claims <q>under load</q> when at least 5 % were.</p>",
             loaded.0, loaded.1
         );
     }
@@ -295,7 +303,7 @@ pub fn index_html(title: &str, env: &Environment, sections: &[(Section, Vec<Stri
                 c.verdict.label().replace(' ', "-"),
                 c.verdict.label(),
                 if s.paper.model(c.id).is_some() { " <span class=note>model</span>" } else { "" },
-                if s.under_load.0 > 0 { " <span class=note>under load</span>" } else { "" },
+                if s.marked_under_load() { " <span class=note>under load</span>" } else { "" },
                 s.decided_by(i),
                 esc(&s.paper.rule(c.id).unwrap_or_default())
             );
@@ -454,6 +462,19 @@ mod tests {
         assert!(
             warned.contains("decided by the full profile; 3 of 4 timed points measured under load")
         );
+        assert_eq!(
+            warned.matches("<span class=note>under load</span>").count(),
+            2
+        );
+        // One stray point of many is said in the claims' notes, not marked
+        // on every claim of the summary.
+        let stray = Section {
+            under_load: (1, 1000),
+            ..s.clone()
+        };
+        let noted = index_html("Lab", &env, &[(stray, vec![svg.clone()])]);
+        assert!(noted.contains("1 of 1000 timed points measured under load"));
+        assert!(!noted.contains("<span class=note>under load</span>"));
         assert!(html.contains("Table &lt;1&gt;") && html.contains("a &amp; b"));
         assert!(html.contains("×0.200"));
         assert!(html.contains("v-holds"));
