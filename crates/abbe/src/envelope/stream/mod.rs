@@ -35,10 +35,8 @@
 //! threads; the output is byte-for-byte identical to single-threaded
 //! processing.
 
-use std::collections::VecDeque;
 use std::fmt;
 use std::io::{self, Read, Write};
-use std::thread;
 
 use aes_gcm::aead::consts::U12;
 use aes_gcm::aead::{AeadInPlace, KeyInit};
@@ -161,14 +159,8 @@ impl ChunkCipher {
     }
 }
 
-/// Chunks per batch handed to a worker thread.
-const BATCH_CHUNKS: usize = 4;
-
 /// Maximum number of worker threads used by [`encrypt`] and [`decrypt`].
 const MAX_AUTO_WORKERS: usize = 4;
-
-/// Upper bound on the number of chunks held in memory by the pipeline.
-const MAX_CHUNKS_IN_FLIGHT: usize = 16;
 
 /// Errors returned by [`encrypt`] and [`decrypt`].
 #[derive(Debug, thiserror::Error)]

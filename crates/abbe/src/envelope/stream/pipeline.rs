@@ -5,6 +5,14 @@
 //! module's; the output is byte-for-byte that of one thread.
 
 use super::*;
+use std::collections::VecDeque;
+use std::thread;
+
+/// Chunks per batch handed to a worker thread.
+const BATCH_CHUNKS: usize = 4;
+
+/// Upper bound on the number of chunks held in memory by the pipeline.
+const MAX_CHUNKS_IN_FLIGHT: usize = 16;
 
 /// Reads until `buf` is full or the input ends; returns the bytes read.
 /// Retries on `Interrupted`, so short reads (pipes, sockets) are handled.
