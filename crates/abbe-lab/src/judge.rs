@@ -41,6 +41,15 @@ impl Measured {
         })
     }
 
+    /// The row's main value with the noise of its median
+    /// ([`median_noise`]) rather than of one repetition.
+    pub fn of_median(row: &Row) -> Option<Measured> {
+        Some(Measured {
+            value: row.main_value()?,
+            noise: median_noise(row),
+        })
+    }
+
     /// The sum of two measurements; the noise is the value-weighted mean.
     pub fn plus(self, o: Measured) -> Measured {
         let value = self.value + o.value;

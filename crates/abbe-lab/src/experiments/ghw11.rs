@@ -560,14 +560,7 @@ fn claims(rows: &[Row], paper_rsa: Option<f64>, rsa_ours: Option<f64>) -> Vec<Cl
     let mut ev = Vec::new();
     let mut vs = Vec::new();
     for c in CURVES {
-        let at = |op, x| {
-            super::point(rows, SCHEME, c.name(), op, x).and_then(|r| {
-                Some(Measured {
-                    value: r.main_value()?,
-                    noise: judge::median_noise(r),
-                })
-            })
-        };
+        let at = |op, x| super::point(rows, SCHEME, c.name(), op, x).and_then(Measured::of_median);
         let mut worst = (0.0, 0.0);
         for (x, _) in series(rows, SCHEME, c.name(), "decrypt", None) {
             let (Some(d), Some(t), Some(f)) =

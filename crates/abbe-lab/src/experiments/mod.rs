@@ -156,25 +156,7 @@ pub fn power_law_exponent(pts: &[(f64, f64)]) -> Option<f64> {
 
 /// Least-squares line through `pts`: (slope, intercept, R²).
 pub fn linear_fit(pts: &[(f64, f64)]) -> Option<(f64, f64, f64)> {
-    let n = pts.len() as f64;
-    if pts.len() < 3 {
-        return None;
-    }
-    let mx = pts.iter().map(|p| p.0).sum::<f64>() / n;
-    let my = pts.iter().map(|p| p.1).sum::<f64>() / n;
-    let sxx: f64 = pts.iter().map(|p| (p.0 - mx).powi(2)).sum();
-    let sxy: f64 = pts.iter().map(|p| (p.0 - mx) * (p.1 - my)).sum();
-    let syy: f64 = pts.iter().map(|p| (p.1 - my).powi(2)).sum();
-    if sxx == 0.0 {
-        return None;
-    }
-    let slope = sxy / sxx;
-    let r2 = if syy == 0.0 {
-        1.0
-    } else {
-        (sxy * sxy) / (sxx * syy)
-    };
-    Some((slope, my - slope * mx, r2))
+    Line::fit(pts).map(|l| (l.slope, l.intercept, l.r2))
 }
 
 /// A least-squares line with the scatter its fit leaves: a trend over many
@@ -184,6 +166,7 @@ pub fn linear_fit(pts: &[(f64, f64)]) -> Option<(f64, f64, f64)> {
 pub struct Line {
     pub slope: f64,
     pub intercept: f64,
+    pub r2: f64,
     /// The standard error of the slope (residuals with n − 2 degrees of
     /// freedom).
     pub slope_se: f64,
@@ -192,10 +175,22 @@ pub struct Line {
 impl Line {
     /// The line through `pts` (3 or more, not all at one x).
     pub fn fit(pts: &[(f64, f64)]) -> Option<Line> {
-        let (slope, intercept, _) = linear_fit(pts)?;
         let n = pts.len() as f64;
-        let mean_x = pts.iter().map(|p| p.0).sum::<f64>() / n;
-        let sxx: f64 = pts.iter().map(|p| (p.0 - mean_x).powi(2)).sum();
+        if pts.len() < 3 {
+            return None;
+        }
+        let mx = pts.iter().map(|p| p.0).sum::<f64>() / n;
+        let my = pts.iter().map(|p| p.1).sum::<f64>() / n;
+        let sxx: f64 = pts.iter().map(|p| (p.0 - mx).powi(2)).sum();
+        let sxy: f64 = pts.iter().map(|p| (p.0 - mx) * (p.1 - my)).sum();
+        let syy: f64 = pts.iter().map(|p| (p.1 - my).powi(2)).sum();
+        if sxx == 0.0 {
+            return None;
+        }
+        let slope = sxy / sxx;
+        let intercept = my - slope * mx;
+        // From the residuals themselves, not syy·(1 − R²), which cancels
+        // to rounding noise on a near-exact line.
         let ssr: f64 = pts
             .iter()
             .map(|p| (p.1 - intercept - slope * p.0).powi(2))
@@ -203,6 +198,11 @@ impl Line {
         Some(Line {
             slope,
             intercept,
+            r2: if syy == 0.0 {
+                1.0
+            } else {
+                (sxy * sxy) / (sxx * syy)
+            },
             slope_se: (ssr / (n - 2.0) / sxx).sqrt(),
         })
     }
