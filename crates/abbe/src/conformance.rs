@@ -64,6 +64,26 @@ where
     Case::one_target(crate::bcast::Users(12), "2-5, 11", MEMBERS)
 }
 
+/// The identity-based broadcast case: ℓ = 5, three recipients (two dummies
+/// pad the set), identities compared exactly.
+pub(crate) fn identity_case<K>() -> Case<'static, K>
+where
+    K: Kem,
+    K::Authority: Authority<Params = crate::bcast::ibbe::MaxRecipients>,
+{
+    Case::one_target(
+        crate::bcast::ibbe::MaxRecipients(5),
+        "carol@example.com, alice@example.com, bob@example.com",
+        &[
+            ("alice@example.com", true),
+            ("bob@example.com", true),
+            ("carol@example.com", true),
+            ("dave@example.com", false),
+            ("Alice@example.com", false),
+        ],
+    )
+}
+
 /// What a scheme is tested with: its setup parameters and pairs of a key
 /// side and a ciphertext side (as users write them) with whether that key
 /// decrypts that ciphertext.
@@ -397,6 +417,67 @@ where
             }
         }
     }
+}
+
+/// Headers whose target a test rewrites (forged and replayed headers).
+pub(crate) trait Retarget: Kem {
+    fn retarget(header: &Self::Header, to: Self::CiphertextSide) -> Self::Header;
+}
+
+/// `retarget!(Scheme, field)`: [`Retarget`] for a scheme whose header keeps
+/// its target in `field`.
+macro_rules! retarget {
+    ($scheme:ident, $field:ident) => {
+        impl<C: $crate::curve::Curve> $crate::conformance::Retarget for $scheme<C> {
+            fn retarget(header: &Self::Header, to: Self::CiphertextSide) -> Self::Header {
+                let bytes = $crate::wire::Encoded::to_bytes(header);
+                let mut forged =
+                    <Self::Header as $crate::wire::Encoded>::from_bytes(&bytes).unwrap();
+                forged.$field = to;
+                forged
+            }
+        }
+    };
+}
+pub(crate) use retarget;
+
+/// Identity-based broadcast with ℓ = 3: every set size from 1 to ℓ (with
+/// padding and without) reaches exactly its members; a set larger than ℓ is
+/// refused; a non-member who writes itself into the set gets another key.
+pub(crate) fn every_identity_set_size<K>(_: &Case<K>)
+where
+    K: Retarget<
+        KeySide = crate::bcast::ibbe::Identity,
+        CiphertextSide = crate::bcast::ibbe::Identities,
+    >,
+    K::Authority: Authority<Params = crate::bcast::ibbe::MaxRecipients>,
+{
+    use crate::bcast::ibbe::{Identities, Identity, MaxRecipients};
+    let mut r = rng(9);
+    let (pk, mk) = kem::setup::<K>(&MaxRecipients(3), &mut r).unwrap();
+    let names = ["a", "b", "c", "d"];
+    let keys: Vec<_> = names
+        .iter()
+        .map(|n| kem::keygen::<K>(&pk, &mk, &Identity::parse(n).unwrap(), &mut r).unwrap())
+        .collect();
+    for k in 1..=3 {
+        let set = Identities::from_strs(names[..k].iter().copied()).unwrap();
+        let (key, h) = K::encapsulate(&pk, &set, &mut r).unwrap();
+        for (i, uk) in keys.iter().enumerate() {
+            match K::decapsulate(uk, &h) {
+                Ok(got) => assert!(i < k && got == key, "user {i} of {k}"),
+                Err(KemError::NotSatisfied) => assert!(i >= k, "user {i} of {k}"),
+                Err(e) => panic!("user {i} of {k}: {e}"),
+            }
+        }
+        if k < 3 {
+            let with_outsider = Identities::from_strs(names[..=k].iter().copied()).unwrap();
+            let forged = K::retarget(&h, with_outsider);
+            assert_ne!(K::decapsulate(&keys[k], &forged).unwrap(), key);
+        }
+    }
+    let four = Identities::from_strs(names).unwrap();
+    assert!(K::encapsulate(&pk, &four, &mut r).is_err());
 }
 
 /// ABE: on random perazzo policies (on whichever side holds the policy) and

@@ -374,42 +374,13 @@ impl<C: Curve> Kem for Gw19Ibbe<C> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bcast::gw09_ibbe::tests::{MEMBERS, TARGET};
-    use crate::conformance::{self, rng, Case};
+    use crate::conformance::{self, rng};
     use crate::curve::{Bls12, Bn254, Counted, OpCounts};
     use crate::kem::{self, Side};
 
-    type G = Gw19Ibbe<Bls12>;
+    conformance::tests!(Gw19Ibbe: conformance::identity_case(); every_identity_set_size);
 
-    conformance::tests!(Gw19Ibbe: Case::one_target(MaxRecipients(5), TARGET, MEMBERS));
-
-    #[test]
-    fn every_set_size_and_forged_sets() {
-        let mut r = rng(9);
-        let (pk, mk) = G::setup(&MaxRecipients(3), &mut r).unwrap();
-        let names = ["a", "b", "c", "d"];
-        let keys: Vec<_> = names
-            .iter()
-            .map(|n| kem::keygen::<G>(&pk, &mk, &Identity::parse(n).unwrap(), &mut r).unwrap())
-            .collect();
-        for k in 1..=3 {
-            let set = Identities::from_strs(names[..k].iter().copied()).unwrap();
-            let (key, h) = G::encapsulate(&pk, &set, &mut r).unwrap();
-            for (i, uk) in keys.iter().enumerate() {
-                match G::decapsulate(uk, &h) {
-                    Ok(got) => assert!(i < k && got == key),
-                    Err(KemError::NotSatisfied) => assert!(i >= k),
-                    Err(e) => panic!("{e}"),
-                }
-            }
-            let mut forged = Header::<Bls12>::from_bytes(&h.to_bytes()).unwrap();
-            forged.set = Identities::from_strs(names[..=k].iter().copied()).unwrap();
-            if k < 3 {
-                assert_ne!(G::decapsulate(&keys[k], &forged).unwrap(), key);
-            }
-        }
-        assert!(G::encapsulate(&pk, &Identities::from_strs(names).unwrap(), &mut r).is_err());
-    }
+    conformance::retarget!(Gw19Ibbe, set);
 
     #[test]
     fn sizes() {

@@ -151,6 +151,30 @@ impl<C: Curve> MasterSecrets<C> {
     }
 }
 
+/// The hidden position i*_J ∈ [1, size] of instance J (instance 1 for
+/// the risky scheme, which has one): SHA-256 of the seed
+/// and J, reduced (bias < size/2^64).
+pub(crate) fn hidden_position(seed: &[u8; 32], instance: u32, size: u32) -> u32 {
+    use sha2::{Digest, Sha256};
+    let mut h = Sha256::new();
+    h.update(b"abbe/v1/zha20/i-star");
+    h.update(seed);
+    h.update(instance.to_be_bytes());
+    let d = h.finalize();
+    let mut w = [0u8; 8];
+    w.copy_from_slice(&d[..8]);
+    1 + (u64::from_be_bytes(w) % size as u64) as u32
+}
+
+/// The attributes of position i of an instance with hidden position i*.
+pub(crate) fn attributes(i: u32, star: u32) -> [bool; 2] {
+    match i.cmp(&star) {
+        core::cmp::Ordering::Less => [true, true],
+        core::cmp::Ordering::Equal => [true, false],
+        core::cmp::Ordering::Greater => [false, false],
+    }
+}
+
 /// M·v.
 fn apply<S: Scalar>(m: &Mat4<S>, v: &[S; 4]) -> [S; 4] {
     core::array::from_fn(|i| (0..4).fold(S::zero(), |acc, k| acc + m[i][k] * v[k]))

@@ -74,29 +74,6 @@ pub struct Zha20<C>(PhantomData<C>);
 
 const SCHEME: SchemeId = SchemeId::Zha20;
 
-/// The hidden position i*_J ∈ [1, size] of instance J: SHA-256 of the seed
-/// and J, reduced (bias < size/2^64).
-pub(crate) fn hidden_position(seed: &[u8; 32], instance: u32, size: u32) -> u32 {
-    use sha2::{Digest, Sha256};
-    let mut h = Sha256::new();
-    h.update(b"abbe/v1/zha20/i-star");
-    h.update(seed);
-    h.update(instance.to_be_bytes());
-    let d = h.finalize();
-    let mut w = [0u8; 8];
-    w.copy_from_slice(&d[..8]);
-    1 + (u64::from_be_bytes(w) % size as u64) as u32
-}
-
-/// The attributes of position i of an instance with hidden position i*.
-pub(crate) fn attributes(i: u32, star: u32) -> [bool; 2] {
-    match i.cmp(&star) {
-        core::cmp::Ordering::Less => [true, true],
-        core::cmp::Ordering::Equal => [true, false],
-        core::cmp::Ordering::Greater => [false, false],
-    }
-}
-
 /// n' = ⌈N/⌈N^a⌉⌉ users per block and T = ⌈N/n'⌉ blocks (⌈N^a⌉, less
 /// the blocks that rounding would leave empty).
 pub fn shape(n: u32, a: f64) -> (u32, u32) {
@@ -248,7 +225,7 @@ object! {
 impl<C: Curve> MasterKey<C> {
     /// i*_J.
     pub fn hidden_position(&self, instance: u32) -> u32 {
-        hidden_position(&self.seed, instance, self.layout.np)
+        mtb::hidden_position(&self.seed, instance, self.layout.np)
     }
 }
 
@@ -440,7 +417,7 @@ impl<C: Curve> Authority for Zha20<C> {
         let mut sk = Vec::with_capacity(4 * l.k as usize);
         for x in 1..=l.k {
             let instance = l.instance(j, x);
-            let attrs = attributes(i, mk.hidden_position(instance));
+            let attrs = mtb::attributes(i, mk.hidden_position(instance));
             let key = mtb::extract::<C, R>(&sec, &mk.m.tables().1, l.id(instance, i), attrs, rng);
             match key {
                 Ok(k) => sk.extend(k.map(LinedG2::new)),
@@ -671,9 +648,9 @@ mod tests {
         }
         assert!(Layout::new(10, 2, 3, 1).is_err());
         assert!(Layout::new(10, 4, 3, 0).is_err());
-        assert_eq!(attributes(2, 3), [true, true]);
-        assert_eq!(attributes(3, 3), [true, false]);
-        assert_eq!(attributes(4, 3), [false, false]);
+        assert_eq!(mtb::attributes(2, 3), [true, true]);
+        assert_eq!(mtb::attributes(3, 3), [true, false]);
+        assert_eq!(mtb::attributes(4, 3), [false, false]);
     }
 
     /// On every copy's line, the hybrid at each position reaches exactly

@@ -106,7 +106,7 @@ object! {
 impl<C: Curve> MasterKey<C> {
     /// The hidden position i* ∈ [1, N].
     pub fn hidden_position(&self) -> u32 {
-        super::zha20::hidden_position(&self.seed, 1, self.n.get())
+        mtb::hidden_position(&self.seed, 1, self.n.get())
     }
 }
 
@@ -222,7 +222,7 @@ impl<C: Curve> Authority for Zha20Risky<C> {
         }
         user.check(mk.n.get())?;
         let star = mk.hidden_position();
-        let x = super::zha20::attributes(user.0, star);
+        let x = mtb::attributes(user.0, star);
         let mut sec = mk.m.secrets();
         let sk = mtb::extract::<C, R>(
             &sec,
