@@ -358,7 +358,8 @@ pub fn wall_floors(rows: &[Row]) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     for a in &timed {
         let (wa, ca) = (a.median_ms.unwrap_or(0.0), a.cpu_ms.unwrap_or(0.0));
-        if ca <= 0.0 || ca / wa >= 0.9 {
+        // Under load, wall time above CPU time is the load's, not a floor's.
+        if ca <= 0.0 || ca / wa >= 0.9 || a.under_load() {
             continue;
         }
         let twin = timed.iter().find(|b| {
@@ -576,6 +577,10 @@ mod tests {
         let found = wall_floors(&floor);
         assert_eq!(found.len(), 1, "{found:?}");
         assert!(found[0].contains("secure-file"), "{found:?}");
+        // The same wall time under load is the load's.
+        let mut loaded = floor.clone();
+        (loaded[0].others_busy, loaded[0].cores) = (Some(1.5), Some(2));
+        assert!(wall_floors(&loaded).is_empty());
         // Wall time that follows the work, serial or on two threads.
         let honest = vec![
             timed("bsw07", "secure-file", 1e6, 1.5, 1.5),

@@ -407,7 +407,7 @@ fn decided_by(
         Some(if q.is_empty() {
             Vec::new()
         } else {
-            report(&q, rctx).claims
+            report(&q, rctx).state_claims().claims
         })
     } else {
         None
@@ -612,7 +612,7 @@ pub fn run(opts: &Options) -> Result<Summary, LabError> {
         if rows.is_empty() {
             continue;
         }
-        let mut section = (e.report)(&rows, &rctx);
+        let mut section = (e.report)(&rows, &rctx).state_claims();
         section.decided_by = decided_by(&section, &rows, e.report, &rctx);
         section.under_load = under_load(&rows);
         for floor in judge::wall_floors(&rows) {

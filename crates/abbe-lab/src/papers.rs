@@ -169,6 +169,14 @@ impl Paper {
         self.tagged("Rule", id)
     }
 
+    /// Where the paper makes the claim `id` and what it says, as `Claim {id}:
+    /// [§…] …` in the paper's `.md` (before its rule).
+    pub fn claim(&self, id: &str) -> Option<(String, String)> {
+        let stated = self.tagged("Claim", id)?;
+        let (source, text) = stated.strip_prefix('[')?.split_once("] ")?;
+        Some((source.to_string(), text.to_string()))
+    }
+
     /// What a model-based verdict rests on, as `Model {id}: …` in the
     /// paper's `.md` (after its rule): the inputs that decide it. `None` for
     /// a claim judged on measurements alone.

@@ -128,6 +128,19 @@ pub struct Claim {
     pub evidence: String,
 }
 
+impl Claim {
+    /// The rest of a claim whose place and text its paper's `.md` states
+    /// (`Claim {id}: [§…] …`): `Claim { id, verdict, evidence,
+    /// ..Claim::STATED }`, filled in by [`Section::state_claims`].
+    pub const STATED: Claim = Claim {
+        id: "",
+        source: String::new(),
+        text: String::new(),
+        verdict: Verdict::NotJudged,
+        evidence: String::new(),
+    };
+}
+
 /// One paper's section of the report.
 #[derive(Clone, Debug)]
 pub struct Section {
@@ -150,6 +163,17 @@ pub struct Section {
 }
 
 impl Section {
+    /// Gives each claim without its own text ([`Claim::STATED`]) its place
+    /// and text from the paper's `.md`.
+    pub fn state_claims(mut self) -> Self {
+        for c in self.claims.iter_mut().filter(|c| c.text.is_empty()) {
+            if let Some((source, text)) = self.paper.claim(c.id) {
+                (c.source, c.text) = (source, text);
+            }
+        }
+        self
+    }
+
     /// "; 3 of 40 points measured under load", or nothing.
     fn load_note(&self) -> String {
         match self.under_load {

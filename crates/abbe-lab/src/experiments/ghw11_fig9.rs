@@ -164,8 +164,6 @@ pub(super) fn limited_devices_claim(rows: &[Row], devices: &[Device]) -> Claim {
     };
     Claim {
         id: "problematic-on-limited-devices",
-        source: "§6.1".into(),
-        text: "The results seem problematic for implementers looking to deploy unassisted ABE on limited computing devices.".into(),
         verdict,
         evidence: match board {
             Some(d) => format!(
@@ -176,6 +174,7 @@ pub(super) fn limited_devices_claim(rows: &[Row], devices: &[Device]) -> Claim {
             ),
             None => "no board profile with per-operation costs".into(),
         },
+        ..Claim::STATED
     }
 }
 

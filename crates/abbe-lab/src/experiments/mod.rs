@@ -432,6 +432,13 @@ mod tests {
                     "{paper_id} {id}: {rule}"
                 );
             }
+            // A claim states its place and text in the `.md` unless it
+            // writes its own (one claim per application or level).
+            for (i, _) in src.match_indices("..Claim::STATED") {
+                let at = src[..i].rfind("id: \"").unwrap() + 5;
+                let id = &src[at..at + src[at..].find('"').unwrap()];
+                assert!(p.claim(id).is_some(), "{paper_id}.md states no claim {id}");
+            }
             for id in p.rule_ids() {
                 assert!(
                     ids.contains(&id),

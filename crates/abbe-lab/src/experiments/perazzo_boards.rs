@@ -21,11 +21,15 @@ pub(super) struct Projection {
     pub fits: bool,
 }
 
-/// The paper's "acceptable" lifetime: it calls a 61 % decrease (GPSW with
-/// hardware ECC, 10 attributes) satisfactory and puts BSW's limit below the
-/// 82 % it loses at 10 attributes, so the line sits between: a decrease of
-/// at most 70 % of the no-encryption lifetime.
-const ACCEPTABLE_DECREASE: f64 = 0.70;
+/// Where the paper's "acceptable" lifetime decrease lies, by its own
+/// numbers (hardware ECC): at least the ≈ 76 % of GPSW at 20 attributes,
+/// which it calls acceptable (its 61 % at 10, i.e. an energy ratio of 1.56,
+/// doubled: 3.13 / 4.13), and below the 82 % of BSW at 10, beyond BSW's
+/// limit. A verdict is taken at both ends of the band.
+const ACCEPTABLE_DECREASE: [f64; 2] = [0.76, 0.81];
+/// The paper's measured BSW lifetime at 10 attributes with hardware ECC
+/// (§6.3.2, days).
+const PAPER_BSW_DAYS_AT_10: f64 = 35.0;
 /// "Significant impact": at least half the no-encryption lifetime lost.
 const SIGNIFICANT_DECREASE: f64 = 0.50;
 
@@ -111,25 +115,22 @@ fn hw_encryption_gains(rows: &[Row], remote: Option<&Device>) -> Claim {
     }
     Claim {
         id: "hw-encryption-gains",
-        source: "§6.2.1".into(),
-        text: "On the RE-Mote, hardware ECC cuts encryption time by about 70 % for BSW (20 attributes), 50 % for GPSW (35) and 55 % for YCT (50).".into(),
         verdict: if vs.contains(&Verdict::Pending) { Verdict::Pending } else { judge::every(&vs) },
         evidence: judge::with_points(&vs, format!(
             "RE-Mote model, our counted encryption operations × Table 2's software and hardware costs: {}. Table 2 speeds up only point operations (point-scalar multiplication 167 → 74 ms, −56 %; addition −60 %), so no encryption made of them gains 70 %",
             if ev.is_empty() { "not measured at those points".into() } else { ev.join(", ") }
         )),
+        ..Claim::STATED
     }
 }
 
 fn remote_slower_than_esp32(rows: &[Row], remote: Option<&Device>, esp: Option<&Device>) -> Claim {
-    let text = "Without hardware acceleration, encryption time and energy are higher on the RE-Mote than on the ESP32.".into();
     let (Some(r), Some(e)) = (remote, esp) else {
         return Claim {
             id: "remote-slower-than-esp32",
-            source: "§6.2.1".into(),
-            text,
             verdict: Verdict::NotJudged,
             evidence: ESP32_MISSING.into(),
+            ..Claim::STATED
         };
     };
     let mut vs = Vec::new();
@@ -147,10 +148,9 @@ fn remote_slower_than_esp32(rows: &[Row], remote: Option<&Device>, esp: Option<&
     }
     Claim {
         id: "remote-slower-than-esp32",
-        source: "§6.2.1".into(),
-        text,
         verdict: judge::every(&vs),
         evidence: format!("both boards' software costs × our counted encryption operations, every scheme and n: {}", judge::tally(&vs)),
+        ..Claim::STATED
     }
 }
 
@@ -179,13 +179,12 @@ fn hw_decryption_gains(rows: &[Row], remote: Option<&Device>) -> Claim {
     let pct = |v: Option<f64>| v.map_or("—".into(), |v| format!("{:.0} %", v * 100.0));
     Claim {
         id: "hw-decryption-gains",
-        source: "§6.2.2".into(),
-        text: "GPSW decryption does not benefit from hardware acceleration; YCT's decryption time drops by 70 % with it.".into(),
         verdict,
         evidence: format!(
             "RE-Mote model at n = 10 (flat), our counted decryption operations (each Miller loop priced as a full pairing): GPSW {}, YCT {}; the paper's own Table 2 formula gives GPSW {}, YCT {}",
             pct(g), pct(y), pct(paper_gain("gpsw06")), pct(paper_gain("yct14"))
         ),
+        ..Claim::STATED
     }
 }
 
@@ -226,8 +225,6 @@ fn decrypt_memory_limit(rows: &[Row], devices: &[Device]) -> Claim {
     }
     Claim {
         id: "decrypt-memory-limit",
-        source: "§6.2.2".into(),
-        text: "On the RE-Mote (32 KB of RAM), decryption works up to 9 or 10 attributes, depending on the scheme.".into(),
         // A desktop heap peak is not a microcontroller's RAM (the same
         // mismatch as wang14's JVM process memory): shown, not judged.
         verdict: Verdict::NotJudged,
@@ -235,18 +232,17 @@ fn decrypt_memory_limit(rows: &[Row], devices: &[Device]) -> Claim {
             "needs the board, or abbe built for it: a desktop heap peak is not what a 32 KB microcontroller needs. For reference, our decryption's peak heap on BN254 (flat), points every 5 attributes: {}. Ours keeps every pairing's precomputed Miller lines (≈ 17 KB each on BN254) to share one loop: speed bought with memory a 32 KB board does not have",
             if ev.is_empty() { "no heap measurements (the full profile records them)".into() } else { ev.join("; ") }
         ),
+        ..Claim::STATED
     }
 }
 
 fn esp32_lifetimes(rows: &[Row], esp: Option<&Device>) -> Claim {
-    let text = "On the ESP32, 10 attributes leave up to 62 days of battery with GPSW and YCT and about 50 with BSW; 50 attributes leave 25 days with GPSW and YCT.".into();
     let Some(e) = esp else {
         return Claim {
             id: "esp32-lifetimes",
-            source: "§6.3.1".into(),
-            text,
             verdict: Verdict::NotJudged,
             evidence: ESP32_MISSING.into(),
+            ..Claim::STATED
         };
     };
     let mut vs = Vec::new();
@@ -268,14 +264,13 @@ fn esp32_lifetimes(rows: &[Row], esp: Option<&Device>) -> Claim {
     }
     Claim {
         id: "esp32-lifetimes",
-        source: "§6.3.1".into(),
-        text,
         verdict: if vs.contains(&Verdict::Pending) {
             Verdict::Pending
         } else {
             judge::combine(&vs)
         },
         evidence: format!("ESP32 model: {}", ev.join(", ")),
+        ..Claim::STATED
     }
 }
 
@@ -297,51 +292,67 @@ fn lifetime_by_board(rows: &[Row], remote: Option<&Device>, esp: Option<&Device>
     };
     Claim {
         id: "lifetime-by-board",
-        source: "§6.3.2".into(),
-        text: "YCT and GPSW give the same battery lifetime on the ESP32 but not on the RE-Mote (GPSW's larger ciphertext at 250 kbps).".into(),
         verdict,
         evidence: format!(
             "GPSW / YCT lifetime at n = 10: RE-Mote with hardware ECC {}; ESP32 {}",
             r.map_or("—".into(), |r| format!("×{r:.2}")),
             e.map_or(format!("— ({ESP32_MISSING})"), |e| format!("×{e:.2}"))
         ),
+        ..Claim::STATED
     }
 }
 
 fn acceptable_limits(rows: &[Row], remote: Option<&Device>) -> Claim {
-    let mut vs = Vec::new();
+    let mut decreases = Vec::new();
     let mut ev = Vec::new();
     for (s, limit) in [("gpsw06", 20.0), ("yct14", 20.0), ("bsw07", 5.0)] {
         let dec = |n: f64| remote.and_then(|d| decrease(d, days(rows, d, true, s, n)?));
-        match (dec(limit), dec(2.0 * limit)) {
-            (Some(at), Some(beyond)) => {
-                vs.push(if at > ACCEPTABLE_DECREASE {
-                    Verdict::DoesNotHold
-                } else if beyond > ACCEPTABLE_DECREASE {
-                    Verdict::Holds
-                } else {
-                    Verdict::Depends
-                });
-                ev.push(format!(
-                    "{s}: −{:.0} % at {limit}, −{:.0} % at {}",
-                    at * 100.0,
-                    beyond * 100.0,
-                    2.0 * limit
-                ));
-            }
-            _ => vs.push(Verdict::Pending),
+        let pair = dec(limit).zip(dec(2.0 * limit));
+        if let Some((at, beyond)) = pair {
+            ev.push(format!(
+                "{s}: −{:.0} % at {limit}, −{:.0} % at {}",
+                at * 100.0,
+                beyond * 100.0,
+                2.0 * limit
+            ));
         }
+        decreases.push(pair);
     }
+    // Per scheme at a line: unacceptable at its limit does not hold; still
+    // acceptable at twice it depends (the limit is not where it stops).
+    let at_line = |line: f64| -> Verdict {
+        let vs: Vec<Verdict> = decreases
+            .iter()
+            .map(|d| match d {
+                None => Verdict::Pending,
+                Some((at, _)) if *at > line => Verdict::DoesNotHold,
+                Some((_, beyond)) if *beyond > line => Verdict::Holds,
+                Some(_) => Verdict::Depends,
+            })
+            .collect();
+        if vs.contains(&Verdict::Pending) {
+            Verdict::Pending
+        } else {
+            judge::every(&vs)
+        }
+    };
+    let [lo, hi] = ACCEPTABLE_DECREASE.map(at_line);
+    let bsw10 = remote.and_then(|d| days(rows, d, true, "bsw07", 10.0));
     Claim {
         id: "acceptable-limits",
-        source: "§6.4".into(),
-        text: "The lifetime reduction is acceptable with up to 20 attributes in KP-ABE (GPSW, YCT) and up to 5-attribute policies in CP-ABE (BSW).".into(),
-        verdict: if vs.contains(&Verdict::Pending) { Verdict::Pending } else { judge::every(&vs) },
-        evidence: judge::with_points(&vs, format!(
-            "RE-Mote with hardware ECC, lifetime decrease against sending in the clear (acceptable ≤ {:.0} %): {}",
-            ACCEPTABLE_DECREASE * 100.0,
-            ev.join("; ")
-        )),
+        verdict: if lo == hi { lo } else { Verdict::Depends },
+        evidence: format!(
+            "RE-Mote with hardware ECC, lifetime decrease against sending in the clear: {}. The paper's own numbers put \"acceptable\" between {:.0} % and {:.0} %: with the line at {:.0} %, {}; at {:.0} %, {}. Our BSW at 10 attributes keeps {} days against the paper's measured {PAPER_BSW_DAYS_AT_10:.0}: the model prices our BSW's counted operations, fewer than the paper's implementation spent",
+            ev.join("; "),
+            ACCEPTABLE_DECREASE[0] * 100.0,
+            ACCEPTABLE_DECREASE[1] * 100.0,
+            ACCEPTABLE_DECREASE[0] * 100.0,
+            lo.label(),
+            ACCEPTABLE_DECREASE[1] * 100.0,
+            hi.label(),
+            bsw10.map_or("—".into(), |d| format!("{d:.1}"))
+        ),
+        ..Claim::STATED
     }
 }
 
@@ -373,14 +384,13 @@ fn impact_20_to_50(rows: &[Row], remote: Option<&Device>) -> Claim {
     }
     Claim {
         id: "impact-20-to-50",
-        source: "§1, §8".into(),
-        text: "ABE has a significant impact on the battery lifetime, especially with 20–50 attributes in ciphertexts.".into(),
         verdict: judge::every(&vs),
         evidence: if vs.is_empty() {
             "no encryption measured between 20 and 50 attributes".into()
         } else {
             judge::with_points(&vs, format!("RE-Mote model, software and hardware ECC, every scheme at 20–50 attributes: lifetime decrease {:.0}–{:.0} % (significant ≥ {:.0} %)", lo * 100.0, hi * 100.0, SIGNIFICANT_DECREASE * 100.0))
         },
+        ..Claim::STATED
     }
 }
 
@@ -423,14 +433,19 @@ fn average_sublinear(rows: &[Row], remote: Option<&Device>) -> Claim {
     }
     Claim {
         id: "average-sublinear",
-        source: "§7.4".into(),
-        text: "The average decryption time shows a slight sublinear trend with the number of attributes in the policy.".into(),
         verdict: judge::combine(&vs),
         evidence: if ev.is_empty() {
             "no average-case points".into()
         } else {
-            judge::with_points(&vs, format!("RE-Mote model of the average case, log–log slope against n: {}", ev.join(", ")))
+            judge::with_points(
+                &vs,
+                format!(
+                    "RE-Mote model of the average case, log–log slope against n: {}",
+                    ev.join(", ")
+                ),
+            )
         },
+        ..Claim::STATED
     }
 }
 
@@ -556,8 +571,22 @@ mod tests {
         // the clear lifetime lost at 20, 80 % at 40; BSW at 10 keeps half.
         let linear = sweep(|_, n| n);
         assert_eq!(judged(&linear, &d, "acceptable-limits"), Depends);
+        // BSW as dear at 5 as the others at 20 (67 %), and every scheme
+        // three times dearer per attribute beyond its limit (92 % at twice
+        // it): acceptable at the limit and not beyond, wherever the line.
+        let steep = sweep(|s, n| {
+            let (base, limit) = if s == "bsw07" { (4 * n, 5) } else { (n, 20) };
+            if n > limit {
+                3 * base
+            } else {
+                base
+            }
+        });
+        assert_eq!(judged(&steep, &d, "acceptable-limits"), Holds);
+        // As dear, but 80 % at twice the limit: that is acceptable with the
+        // line at 81 % and not at 76 %.
         let bsw_dearer = sweep(|s, n| if s == "bsw07" { 4 * n } else { n });
-        assert_eq!(judged(&bsw_dearer, &d, "acceptable-limits"), Holds);
+        assert_eq!(judged(&bsw_dearer, &d, "acceptable-limits"), Depends);
         let dear = sweep(|_, n| 10 * n);
         assert_eq!(judged(&dear, &d, "acceptable-limits"), DoesNotHold);
         assert_eq!(judged(&linear, &d, "impact-20-to-50"), Holds);

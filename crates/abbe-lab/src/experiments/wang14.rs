@@ -477,10 +477,9 @@ fn claims(rows: &[Row]) -> Vec<Claim> {
     }
     out.push(Claim {
         id: "linear",
-        source: "§III-A.1".into(),
-        text: "The execution time of each operation increases linearly with the number of attributes.".into(),
         verdict: judge::combine(&vs),
         evidence: format!("least-squares fits of process CPU time (the work, which another process on the machine does not bend as it bends wall time) vs N: lowest R² = {:.4} ({}); {}", worst.0, worst.1, judge::tally(&vs)),
+        ..Claim::STATED
     });
     // KP faster than CP, judged per operation, for each KP construction
     // measured: they differ in the paper's reason (exponentiations).
@@ -526,10 +525,9 @@ fn claims(rows: &[Row]) -> Vec<Claim> {
     }
     out.push(Claim {
         id: "kp-faster",
-        source: "§III-A.1".into(),
-        text: "KP-ABE is faster than CP-ABE for all operations, because CP-ABE performs more exponentiation computations.".into(),
         verdict: judge::combine(&per_variant),
         evidence: format!("{}. The paper does not say which GPSW06 construction its KP-ABE was; where the two disagree, the verdict depends on it", ev.join(". ")),
+        ..Claim::STATED
     });
     // < 1 s at the lowest level, except key generation.
     let low = CurveId::Bn254.name();
@@ -548,8 +546,6 @@ fn claims(rows: &[Row]) -> Vec<Claim> {
         .all(|p| p.2 < 1000.0);
     out.push(Claim {
         id: "under-1s-80",
-        source: "§III-A.1, Table III".into(),
-        text: "Even up to 30 attributes, most operations need less than 1 second at the 80-bit security level, except for the decryption key generation for both forms of ABE.".into(),
         verdict: if at30.is_empty() {
             Verdict::Pending
         } else if !others_fast {
@@ -560,6 +556,7 @@ fn claims(rows: &[Row]) -> Vec<Claim> {
             Verdict::Depends
         },
         evidence: format!("at N = 30 on BN254 (~100-bit, stronger than 80-bit) every operation other than key generation takes {} 1 s; the slowest operation is {} at {:.1} ms{}", if others_fast { "<" } else { "≥" }, slowest.0, slowest.2, if slowest.1 == "keygen" { "" } else { ", so key generation is not the exception the paper saw" }),
+        ..Claim::STATED
     });
     // Several seconds at 128-bit with 10 attributes.
     let high = CurveId::Bls12_381.name();
@@ -572,10 +569,9 @@ fn claims(rows: &[Row]) -> Vec<Claim> {
         });
     out.push(Claim {
         id: "seconds-128",
-        source: "§III-A.1, Table III".into(),
-        text: "At the 128-bit security level, it takes several seconds (> 10 s in Table III) to run an operation for the general case with 10 attributes.".into(),
         verdict: slow10.map_or(Verdict::Pending, |m| judge::at_least(m, 1000.0)),
         evidence: format!("on BLS12-381 at N = 10 the slowest operation takes {:.1} ms: pairing-friendly curves of today (Type III, ~120-bit) replace the 1536-bit Type A curve", slow10.map_or(0.0, |m| m.value)),
+        ..Claim::STATED
     });
     // RSA light-weight vs ABE, at each level.
     let mut vs = Vec::new();
@@ -600,10 +596,19 @@ fn claims(rows: &[Row]) -> Vec<Claim> {
     }
     out.push(Claim {
         id: "rsa-lightweight",
-        source: "§III-A.1".into(),
-        text: "The encryption and decryption operations of RSA that take place on the client end are extremely light-weight compared to ABE.".into(),
         verdict: judge::combine(&vs),
-        evidence: judge::with_points(&vs, if ev.is_empty() { "not measured".into() } else { format!("1-attribute ABE vs RSA at the matching level: {}", ev.join(", ")) }),
+        evidence: judge::with_points(
+            &vs,
+            if ev.is_empty() {
+                "not measured".into()
+            } else {
+                format!(
+                    "1-attribute ABE vs RSA at the matching level: {}",
+                    ev.join(", ")
+                )
+            },
+        ),
+        ..Claim::STATED
     });
     // Decryption vs key generation per scheme and level (the phone's
     // anomaly, shown for reference).
@@ -635,14 +640,13 @@ fn claims(rows: &[Row]) -> Vec<Claim> {
     }
     out.push(Claim {
         id: "decrypt-slower-than-keygen",
-        source: "§III-A.2 (the smartphone)".into(),
-        text: "Decryption of both forms of ABE is slower than decryption-key generation at the 80-bit level, while faster at the other two levels.".into(),
         // The paper's phone, and its own suspicion (curve or compiler), are
         // not here; this machine's pattern is shown, not judged: its two
         // levels are also two libraries (arkworks for BN254, blst for
         // BLS12-381), so it cannot separate level from library either.
         verdict: Verdict::NotJudged,
         evidence: format!("needs the paper's smartphone. On this machine, for reference (its BN254 and BLS12-381 are arkworks and blst, so level and library go together): {}", ev.join("; ")),
+        ..Claim::STATED
     });
     // Sizes increase with N and level.
     let mut vs = Vec::new();
@@ -664,10 +668,9 @@ fn claims(rows: &[Row]) -> Vec<Claim> {
     }
     out.push(Claim {
         id: "sizes-increase",
-        source: "§III-B".into(),
-        text: "Both encryption key size and ciphertext overhead increase with the number of attributes and the security level.".into(),
         verdict: judge::combine(&vs),
         evidence: format!("bytes strictly increasing in N per scheme and curve, and BLS12-381 > BN254 at equal N: {}", judge::tally(&vs)),
+        ..Claim::STATED
     });
     // A few to tens of KB.
     let sizes: Vec<u64> = rows
@@ -678,20 +681,18 @@ fn claims(rows: &[Row]) -> Vec<Claim> {
     let (mn, mx) = (sizes.iter().min().copied(), sizes.iter().max().copied());
     out.push(Claim {
         id: "few-to-tens-kb",
-        source: "§III-B".into(),
-        text: "The resulting data size ranges from a few to tens of kilobytes for general use cases.".into(),
         verdict: few_to_tens_kb(mn, mx),
         evidence: format!("our keys and ciphertexts for N = 1..30: {} B to {} B (compact encodings; the paper's include Java object serialization)", mn.unwrap_or(0), mx.unwrap_or(0)),
+        ..Claim::STATED
     });
     // Short messages: the overhead exceeds the message.
     let ct1 =
         value(rows, "bsw07", low, "ct-bytes", 1.0).zip(value(rows, "gpsw06", low, "ct-bytes", 1.0));
     out.push(Claim {
         id: "short-message-overhead",
-        source: "§III-B".into(),
-        text: "For short messages the ABE data overhead could be larger than the messages themselves.".into(),
         verdict: ct1.map_or(Verdict::Pending, |(a, b)| judge::check(a.min(b) > 16.0)),
         evidence: ct1.map_or("not measured".into(), |(a, b)| format!("the smallest ABE ciphertext overhead (1 attribute, BN254): BSW07 {a:.0} B, GPSW06 {b:.0} B, against a 16-byte message (an AES-128 key)")),
+        ..Claim::STATED
     });
     // RSA < 1 KB.
     let rs: Vec<u64> = RSA_BITS
@@ -702,10 +703,13 @@ fn claims(rows: &[Row]) -> Vec<Claim> {
         .collect();
     out.push(Claim {
         id: "rsa-under-1kb",
-        source: "§III-B".into(),
-        text: "RSA incurs minimal data overhead (always less than 1 KB for all three security levels).".into(),
-        verdict: judge::combine(&rs.iter().map(|b| judge::check(*b < 1024)).collect::<Vec<_>>()),
+        verdict: judge::combine(
+            &rs.iter()
+                .map(|b| judge::check(*b < 1024))
+                .collect::<Vec<_>>(),
+        ),
         evidence: format!("RSA ciphertexts: {rs:?} bytes"),
+        ..Claim::STATED
     });
     // < 100 ms for client ops at N <= 10.
     let mut vs = Vec::new();
@@ -727,18 +731,18 @@ fn claims(rows: &[Row]) -> Vec<Claim> {
     }
     out.push(Claim {
         id: "no-noticeable-delay",
-        source: "§IV".into(),
-        text: "Laptop users should not experience noticeable performance issues with ABE at the 80-bit level with fewer than 10 attributes.".into(),
         verdict: judge::combine(&vs),
-        evidence: judge::with_points(&vs, format!("encryption and decryption for N ≤ 10 on BN254: at most {mx:.1} ms")),
+        evidence: judge::with_points(
+            &vs,
+            format!("encryption and decryption for N ≤ 10 on BN254: at most {mx:.1} ms"),
+        ),
+        ..Claim::STATED
     });
     // Pairing vs modexp.
     let pair = value(rows, "pairing", high, "pairing", 0.0);
     let modexp = value(rows, "rsa-3072", "rsa", "decrypt", 0.0);
     out.push(Claim {
         id: "pairing-20x",
-        source: "§IV".into(),
-        text: "Pairing operations needed in ABE are roughly 20 times slower than modular exponentiation needed by RSA.".into(),
         verdict: match (pair, modexp) {
             (Some(p), Some(m)) => judge::check((10.0..=40.0).contains(&(p / m))),
             _ => Verdict::Pending,
@@ -747,6 +751,7 @@ fn claims(rows: &[Row]) -> Vec<Claim> {
             (Some(p), Some(m)) => format!("one BLS12-381 pairing {p:.3} ms vs one RSA-3072 private-key operation (CRT) {m:.3} ms: ×{:.2} (the paper: ×20)", p / m),
             _ => "not measured".into(),
         },
+        ..Claim::STATED
     });
     out
 }
