@@ -78,17 +78,22 @@ impl Measured {
     }
 }
 
-/// Relative noise of a row: half the interquartile range of its judged
-/// time over its median (a quarter of min–max in wall-time results without
-/// quartiles), at least [`NOISE_FLOOR`]; 0 for a size or a derived value.
-/// A point measured under load keeps the same floor: a wider one turns the
-/// loaded run's decided points into ties, which moves as many verdicts.
+/// Relative noise of a row: the spread of its judged time below the median
+/// (median − lower quartile; a quarter of min–max in wall-time results
+/// without quartiles) over the median, at least [`NOISE_FLOOR`]; 0 for a
+/// size or a derived value. Below the median because interference — another
+/// process's cache and memory traffic, a busy host under a virtual machine —
+/// only ever adds time to a single-threaded computation, so it fattens the
+/// upper tail, while the lower half is the measurement's own spread (for a
+/// symmetric spread the two halves agree). A point measured under load
+/// keeps the same floor: a wider one turns the loaded run's decided points
+/// into ties, which moves as many verdicts.
 pub fn noise(r: &Row) -> f64 {
     let Some((m, quartiles)) = r.judged_ms().filter(|(m, _)| *m > 0.0) else {
         return 0.0;
     };
     let spread = match (quartiles, r.min_ms, r.max_ms) {
-        (Some((q1, q3)), _, _) => (q3 - q1) / 2.0,
+        (Some((q1, _)), _, _) => m - q1,
         (None, Some(lo), Some(hi)) => (hi - lo) / 4.0,
         _ => 0.0,
     };
@@ -97,18 +102,18 @@ pub fn noise(r: &Row) -> f64 {
 
 /// Relative noise of a row's median rather than of one repetition: two
 /// standard errors of the median (1.2533 σ/√reps, σ from the interquartile
-/// range), at least [`NOISE_FLOOR`]. For a rule comparing a ratio of
+/// range's lower half, as in [`noise`]), at least [`NOISE_FLOOR`]. For a rule comparing a ratio of
 /// medians with a threshold near it, where [`noise`] (one repetition's
 /// spread, estimated from few samples) would leave every point undecided
 /// in one run and decide it in the next.
 pub fn median_noise(r: &Row) -> f64 {
-    let (Some((m, Some((q1, q3)))), Some(reps)) = (r.judged_ms(), r.reps) else {
+    let (Some((m, Some((q1, _)))), Some(reps)) = (r.judged_ms(), r.reps) else {
         return noise(r);
     };
     if m <= 0.0 || reps == 0 {
         return noise(r);
     }
-    let sigma = (q3 - q1) / 1.349;
+    let sigma = 2.0 * (m - q1) / 1.349;
     (2.0 * 1.2533 * sigma / (f64::from(reps).sqrt() * m)).max(NOISE_FLOOR)
 }
 
@@ -472,7 +477,11 @@ mod tests {
         // A row judged on wall time (it waits on the network) keeps wall.
         let wall = loaded.clone().judged_on_wall();
         assert_eq!(Measured::of(&wall).unwrap().value, 21.0);
-        assert!((noise(&wall) - 8.0 / 21.0).abs() < 1e-12);
+        assert!((noise(&wall) - 7.0 / 21.0).abs() < 1e-12);
+        // Interference fattens the upper tail only: it is not the noise.
+        let mut tail = idle.clone();
+        tail.cpu_q3_ms = Some(14.0);
+        assert_eq!(noise(&tail), NOISE_FLOOR);
     }
 
     #[test]
