@@ -906,10 +906,20 @@ fn library_bound(ours: Verdict, with_openssl: Verdict) -> Verdict {
 }
 
 fn claims(rows: &[Row], ns: &[f64]) -> Vec<Claim> {
-    let mut out = Vec::new();
+    vec![
+        individual_vs_broadcast(rows, ns),
+        baseline_encryption_at_100(rows),
+        sqrt_beats_baseline_from_100k(rows, ns),
+        gw09_fastest_encryption(rows, ns),
+        constant_decryption(rows, ns),
+        waters09_slowest_decryption(rows, ns),
+        baseline_setup_faster(rows, ns),
+    ]
+}
+
+/// §1: baseline better at N ≤ 100, broadcast dominates beyond 10^4.
+fn individual_vs_broadcast(rows: &[Row], ns: &[f64]) -> Claim {
     let get = |s: &str, op: &str, n: f64| ours(rows, s, op, n, 10);
-    let getm = |s: &str, op: &str, n: f64| ours_m(rows, s, op, n, 10);
-    // §1: baseline better at N ≤ 100, broadcast dominates beyond 10^4.
     let individual = |openssl: bool| {
         let mut ev = Vec::new();
         let mut small = Vec::new();
@@ -949,7 +959,7 @@ fn claims(rows: &[Row], ns: &[f64]) -> Vec<Claim> {
     };
     let (ours_v, ours_ev) = individual(false);
     let (paper_v, paper_ev) = individual(true);
-    out.push(Claim {
+    Claim {
         id: "individual-vs-broadcast",
         verdict: library_bound(ours_v, paper_v),
         evidence: format!(
@@ -959,8 +969,12 @@ fn claims(rows: &[Row], ns: &[f64]) -> Vec<Claim> {
             paper_v.label()
         ),
         ..Claim::STATED
-    });
-    // §3.4: at N = 100 the baseline encryption is the most efficient.
+    }
+}
+
+/// §3.4: at N = 100 the baseline encryption is the most efficient.
+fn baseline_encryption_at_100(rows: &[Row]) -> Claim {
+    let getm = |s: &str, op: &str, n: f64| ours_m(rows, s, op, n, 10);
     let best100 = SCHEMES[1..]
         .iter()
         .filter_map(|s| getm(s, "encrypt", 100.0).map(|m| (*s, m)))
@@ -970,7 +984,7 @@ fn claims(rows: &[Row], ns: &[f64]) -> Vec<Claim> {
         _ => (Verdict::Pending, f64::NAN),
     };
     let ((ours_v, b), (paper_v, bp)) = (at100(false), at100(true));
-    out.push(Claim {
+    Claim {
         id: "baseline-encryption-at-100",
         verdict: library_bound(ours_v, paper_v),
         evidence: match best100 {
@@ -984,8 +998,12 @@ fn claims(rows: &[Row], ns: &[f64]) -> Vec<Claim> {
             _ => "N = 100 not measured".into(),
         },
         ..Claim::STATED
-    });
-    // §3.4: BGW05 §3.2 beats the baseline encryption only from N ≥ 10^5.
+    }
+}
+
+/// §3.4: BGW05 §3.2 beats the baseline encryption only from N ≥ 10^5.
+fn sqrt_beats_baseline_from_100k(rows: &[Row], ns: &[f64]) -> Claim {
+    let getm = |s: &str, op: &str, n: f64| ours_m(rows, s, op, n, 10);
     let mut vs = Vec::new();
     let mut ev = Vec::new();
     for &n in ns {
@@ -1007,7 +1025,7 @@ fn claims(rows: &[Row], ns: &[f64]) -> Vec<Claim> {
         }
     }
     let reaches = ns.last().is_some_and(|n| *n >= 1e5);
-    out.push(Claim {
+    Claim {
         id: "sqrt-beats-baseline-from-100k",
         // "Only … when": one point below 10^5 where §3.2 wins, or one above
         // where it loses, contradicts it.
@@ -1029,8 +1047,12 @@ fn claims(rows: &[Row], ns: &[f64]) -> Vec<Claim> {
             ),
         ),
         ..Claim::STATED
-    });
-    // §3.4: gw09 consistently fastest encryption.
+    }
+}
+
+/// §3.4: gw09 consistently fastest encryption.
+fn gw09_fastest_encryption(rows: &[Row], ns: &[f64]) -> Claim {
+    let getm = |s: &str, op: &str, n: f64| ours_m(rows, s, op, n, 10);
     let mut vs = Vec::new();
     let mut ev = Vec::new();
     for &n in ns {
@@ -1052,14 +1074,18 @@ fn claims(rows: &[Row], ns: &[f64]) -> Vec<Claim> {
             ));
         }
     }
-    out.push(Claim {
+    Claim {
         id: "gw09-fastest-encryption",
         verdict: judge::every(&vs),
         evidence: judge::with_points(&vs, format!("|S| = 10 %: {}", ev.join("; "))),
         ..Claim::STATED
-    });
-    // §3.4: decryption constant only for baseline and bgw05-sqrt. "Roughly
-    // constant" over three orders of magnitude of N: less than doubling.
+    }
+}
+
+/// §3.4: decryption constant only for baseline and bgw05-sqrt. "Roughly
+/// constant" over three orders of magnitude of N: less than doubling.
+fn constant_decryption(rows: &[Row], ns: &[f64]) -> Claim {
+    let getm = |s: &str, op: &str, n: f64| ours_m(rows, s, op, n, 10);
     let (lo, hi) = (ns.first().copied(), ns.last().copied());
     let mut ev = Vec::new();
     let mut vs = Vec::new();
@@ -1078,19 +1104,34 @@ fn claims(rows: &[Row], ns: &[f64]) -> Vec<Claim> {
             }
         }
     }
-    out.push(Claim {
+    Claim {
         id: "constant-decryption",
-        verdict: if hi.unwrap_or(0.0) < 1e5 { Verdict::Pending } else { judge::every(&vs) },
-        evidence: judge::with_points(&vs, format!(
-            "decryption time growth from N = {} to {}: {}{}",
-            lo.unwrap_or(0.0),
-            hi.unwrap_or(0.0),
-            ev.join(", "),
-            if hi.unwrap_or(0.0) < 1e5 { " — below 10^5 users the |S| − 1 additions are cheap next to the pairings; the full profile decides" } else { "" }
-        )),
+        verdict: if hi.unwrap_or(0.0) < 1e5 {
+            Verdict::Pending
+        } else {
+            judge::every(&vs)
+        },
+        evidence: judge::with_points(
+            &vs,
+            format!(
+                "decryption time growth from N = {} to {}: {}{}",
+                lo.unwrap_or(0.0),
+                hi.unwrap_or(0.0),
+                ev.join(", "),
+                if hi.unwrap_or(0.0) < 1e5 {
+                    " — below 10^5 users the |S| − 1 additions are cheap next to the pairings; the full profile decides"
+                } else {
+                    ""
+                }
+            ),
+        ),
         ..Claim::STATED
-    });
-    // §3.4: waters09 slowest decryption for N ≤ 10^5.
+    }
+}
+
+/// §3.4: waters09 slowest decryption for N ≤ 10^5.
+fn waters09_slowest_decryption(rows: &[Row], ns: &[f64]) -> Claim {
+    let getm = |s: &str, op: &str, n: f64| ours_m(rows, s, op, n, 10);
     let mut ev = Vec::new();
     let mut vs = Vec::new();
     for &n in ns.iter().filter(|n| **n <= 1e5) {
@@ -1109,13 +1150,17 @@ fn claims(rows: &[Row], ns: &[f64]) -> Vec<Claim> {
             ));
         }
     }
-    out.push(Claim {
+    Claim {
         id: "waters09-slowest-decryption",
         verdict: judge::every(&vs),
         evidence: judge::with_points(&vs, ev.join("; ")),
         ..Claim::STATED
-    });
-    // §3.4: baseline setup faster than pairing schemes except bgw05-sqrt.
+    }
+}
+
+/// §3.4: baseline setup faster than pairing schemes except bgw05-sqrt.
+fn baseline_setup_faster(rows: &[Row], ns: &[f64]) -> Claim {
+    let getm = |s: &str, op: &str, n: f64| ours_m(rows, s, op, n, 10);
     let setup = |openssl: bool| {
         let mut ev = Vec::new();
         let mut vs = Vec::new();
@@ -1139,23 +1184,30 @@ fn claims(rows: &[Row], ns: &[f64]) -> Vec<Claim> {
     };
     let (ours_v, vs, ev) = setup(false);
     let (paper_v, _, paper_ev) = setup(true);
-    out.push(Claim {
+    Claim {
         id: "baseline-setup-faster",
         verdict: library_bound(ours_v, paper_v),
         evidence: judge::with_points(
             &vs,
             format!(
                 "ours: {} ({}); {}: {} ({})",
-                if ev.is_empty() { "baseline setup is faster than BGW05 §3.1, GW09 and Waters09 setup at every N measured".into() } else { ev.join("; ") },
+                if ev.is_empty() {
+                    "baseline setup is faster than BGW05 §3.1, GW09 and Waters09 setup at every N measured".into()
+                } else {
+                    ev.join("; ")
+                },
                 ours_v.label(),
                 WITH_OPENSSL,
-                if paper_ev.is_empty() { "faster at every N".into() } else { paper_ev.join("; ") },
+                if paper_ev.is_empty() {
+                    "faster at every N".into()
+                } else {
+                    paper_ev.join("; ")
+                },
                 paper_v.label()
             ),
         ),
         ..Claim::STATED
-    });
-    out
+    }
 }
 
 #[cfg(test)]

@@ -517,9 +517,23 @@ const PAPER_LEVELS: [(&str, CurveId); 3] = [
 ];
 
 fn claims(rows: &[Row]) -> Vec<Claim> {
-    let mut out = Vec::new();
-    // Attributes have no considerable impact "in terms of absolute time":
-    // the extra time of 4 over 1 attributes against what a user notices.
+    vec![
+        attributes_no_impact(rows),
+        small_files_no_difference(rows),
+        impact_at_100mb(rows),
+        level_slowdowns_detabe(rows),
+        level_slowdown_aes4seci(rows),
+        similar_at_low_levels(rows),
+        tree_beats_matrix(rows),
+        detabe_surpasses_at_high_levels(rows),
+        claim_100mb_in_2_8s(rows),
+        signing_overhead(rows),
+    ]
+}
+
+/// Attributes have no considerable impact "in terms of absolute time":
+/// the extra time of 4 over 1 attributes against what a user notices.
+fn attributes_no_impact(rows: &[Row]) -> Claim {
     let mut vs = Vec::new();
     let mut ev = Vec::new();
     for c in LEVELS {
@@ -542,13 +556,35 @@ fn claims(rows: &[Row]) -> Vec<Claim> {
         }
     }
     let papers_case = secure_ms(rows, "bsw07", CurveId::Bls24_479.name(), 1e8, 1).is_some();
-    out.push(Claim {
+    Claim {
         id: "attributes-no-impact",
-        verdict: if papers_case { judge::combine(&vs) } else { Verdict::Pending },
-        evidence: judge::with_points(&vs, format!("4 vs 1 attributes: {}{}", if ev.is_empty() { "no file measured with 1 and 4 attributes".into() } else { ev.join(", ") }, if papers_case { String::new() } else { "; the paper's own case (192-bit, 100 MB, 1–4 attributes) is measured by the full profile".into() })),
+        verdict: if papers_case {
+            judge::combine(&vs)
+        } else {
+            Verdict::Pending
+        },
+        evidence: judge::with_points(
+            &vs,
+            format!(
+                "4 vs 1 attributes: {}{}",
+                if ev.is_empty() {
+                    "no file measured with 1 and 4 attributes".into()
+                } else {
+                    ev.join(", ")
+                },
+                if papers_case {
+                    String::new()
+                } else {
+                    "; the paper's own case (192-bit, 100 MB, 1–4 attributes) is measured by the full profile".into()
+                }
+            ),
+        ),
         ..Claim::STATED
-    });
-    // 1 KB .. 10 MB: no noticeable difference.
+    }
+}
+
+/// 1 KB .. 10 MB: no noticeable difference.
+fn small_files_no_difference(rows: &[Row]) -> Claim {
     let mut vs = Vec::new();
     let mut ev = Vec::new();
     for c in LEVELS {
@@ -567,14 +603,17 @@ fn claims(rows: &[Row]) -> Vec<Claim> {
             }
         }
     }
-    out.push(Claim {
+    Claim {
         id: "small-files-no-difference",
         verdict: judge::combine(&vs),
         evidence: judge::with_points(&vs, ev.join("; ")),
         ..Claim::STATED
-    });
-    // 100 MB is where the impact shows: in what a user notices, and, where
-    // our AES keeps that below notice, relative to each level's own cost.
+    }
+}
+
+/// 100 MB is where the impact shows: in what a user notices, and, where
+/// our AES keeps that below notice, relative to each level's own cost.
+fn impact_at_100mb(rows: &[Row]) -> Claim {
     let mut vs = Vec::new();
     let mut ev = Vec::new();
     let mut dominant = Vec::new();
@@ -606,7 +645,7 @@ fn claims(rows: &[Row]) -> Vec<Claim> {
         Verdict::DoesNotHold if relative => Verdict::Depends,
         v => v,
     };
-    out.push(Claim {
+    Claim {
         id: "impact-at-100mb",
         verdict,
         evidence: if ev.is_empty() {
@@ -615,10 +654,11 @@ fn claims(rows: &[Row]) -> Vec<Claim> {
             judge::with_points(&vs, format!("{}. Judged first against what a user notices ({NOTICEABLE_MS} ms), as the claims above; where our AES keeps every 100 MB step below that, the paper's pattern is looked for relative to each level's cost: the 100 MB step outweighs the whole 1 KB operation at {} of the minimum and medium levels{}", ev.join("; "), if relative { "both" } else { "not both" }, if relative { " (so: depends on the AES's speed)" } else { "" }))
         },
         ..Claim::STATED
-    });
-    out.push(level_slowdowns_detabe(rows));
-    out.push(level_slowdown_aes4seci(rows));
-    // Similar performance at the low level.
+    }
+}
+
+/// Similar performance at the low level.
+fn similar_at_low_levels(rows: &[Row]) -> Claim {
     let mut vs = Vec::new();
     let mut ev = Vec::new();
     for c in LEVELS.into_iter().filter(|c| c.level() <= 128) {
@@ -637,7 +677,7 @@ fn claims(rows: &[Row]) -> Vec<Claim> {
             }
         }
     }
-    out.push(Claim {
+    Claim {
         id: "similar-at-low-levels",
         verdict: judge::combine(&vs),
         evidence: judge::with_points(
@@ -645,7 +685,10 @@ fn claims(rows: &[Row]) -> Vec<Claim> {
             format!("Waters11 / BSW07 time to secure: {}", ev.join(", ")),
         ),
         ..Claim::STATED
-    });
+    }
+}
+
+fn tree_beats_matrix(rows: &[Row]) -> Claim {
     let mut vs = Vec::new();
     let mut ev = Vec::new();
     for c in LEVELS {
@@ -662,7 +705,7 @@ fn claims(rows: &[Row]) -> Vec<Claim> {
             ));
         }
     }
-    out.push(Claim {
+    Claim {
         id: "tree-beats-matrix",
         verdict: judge::combine(&vs),
         evidence: judge::with_points(
@@ -670,8 +713,11 @@ fn claims(rows: &[Row]) -> Vec<Claim> {
             ev.join("; ") + " (1 KB files, 4 attributes: the ABE part dominates)",
         ),
         ..Claim::STATED
-    });
-    // At 192/256 the tree beats the matrix by more than a quarter.
+    }
+}
+
+/// At 192/256 the tree beats the matrix by more than a quarter.
+fn detabe_surpasses_at_high_levels(rows: &[Row]) -> Claim {
     let mut vs = Vec::new();
     let mut ev = Vec::new();
     for c in LEVELS.into_iter().filter(|c| c.level() > 128) {
@@ -690,7 +736,7 @@ fn claims(rows: &[Row]) -> Vec<Claim> {
             }
         }
     }
-    out.push(Claim {
+    Claim {
         id: "detabe-surpasses-at-high-levels",
         verdict: judge::combine(&vs),
         evidence: judge::with_points(
@@ -701,9 +747,12 @@ fn claims(rows: &[Row]) -> Vec<Claim> {
             ),
         ),
         ..Claim::STATED
-    });
+    }
+}
+
+fn claim_100mb_in_2_8s(rows: &[Row]) -> Claim {
     let t100 = secure_m(rows, "bsw07", "bls48-581", 1e8, 4);
-    out.push(Claim {
+    Claim {
         id: "100mb-in-2.8s",
         verdict: t100.map_or(Verdict::Pending, |t| judge::at_most(t, 3000.0)),
         evidence: t100.map_or("no 100 MB file measured yet".into(), |t| {
@@ -714,8 +763,11 @@ fn claims(rows: &[Row]) -> Vec<Claim> {
             )
         }),
         ..Claim::STATED
-    });
-    // Signing: almost null at the lowest level, at most 27 % (100 MB, 256).
+    }
+}
+
+/// Signing: almost null at the lowest level, at most 27 % (100 MB, 256).
+fn signing_overhead(rows: &[Row]) -> Claim {
     let mut low = Vec::new();
     let mut all = Vec::new();
     let mut ev = Vec::new();
@@ -739,7 +791,7 @@ fn claims(rows: &[Row]) -> Vec<Claim> {
             }
         }
     }
-    out.push(Claim {
+    Claim {
         id: "signing-overhead",
         verdict: signing_verdict(&low, &all),
         evidence: format!(
@@ -749,8 +801,7 @@ fn claims(rows: &[Row]) -> Vec<Claim> {
             judge::tally(&all)
         ),
         ..Claim::STATED
-    });
-    out
+    }
 }
 
 /// Holds when every lowest-level overhead is almost null and none exceeds

@@ -461,8 +461,24 @@ fn mean_sd(v: &[f64]) -> (Option<f64>, Option<f64>) {
 }
 
 fn claims(rows: &[Row]) -> Vec<Claim> {
-    let mut out = Vec::new();
-    // Linear in attributes.
+    vec![
+        linear(rows),
+        kp_faster(rows),
+        under_1s_80(rows),
+        seconds_128(rows),
+        rsa_lightweight(rows),
+        decrypt_slower_than_keygen(rows),
+        sizes_increase(rows),
+        few_to_tens_kb(rows),
+        short_message_overhead(rows),
+        rsa_under_1kb(rows),
+        no_noticeable_delay(rows),
+        pairing_20x(rows),
+    ]
+}
+
+/// Linear in attributes.
+fn linear(rows: &[Row]) -> Claim {
     let mut vs = Vec::new();
     let mut worst = (2.0, String::new());
     for c in CURVES {
@@ -475,14 +491,17 @@ fn claims(rows: &[Row]) -> Vec<Claim> {
             }
         }
     }
-    out.push(Claim {
+    Claim {
         id: "linear",
         verdict: judge::combine(&vs),
         evidence: format!("least-squares fits of process CPU time (the work, which another process on the machine does not bend as it bends wall time) vs N: lowest R² = {:.4} ({}); {}", worst.0, worst.1, judge::tally(&vs)),
         ..Claim::STATED
-    });
-    // KP faster than CP, judged per operation, for each KP construction
-    // measured: they differ in the paper's reason (exponentiations).
+    }
+}
+
+/// KP faster than CP, judged per operation, for each KP construction
+/// measured: they differ in the paper's reason (exponentiations).
+fn kp_faster(rows: &[Row]) -> Claim {
     let mut per_variant = Vec::new();
     let mut ev = Vec::new();
     for (kp_scheme, what) in [
@@ -523,13 +542,16 @@ fn claims(rows: &[Row]) -> Vec<Claim> {
         ));
         per_variant.push(v);
     }
-    out.push(Claim {
+    Claim {
         id: "kp-faster",
         verdict: judge::combine(&per_variant),
         evidence: format!("{}. The paper does not say which GPSW06 construction its KP-ABE was; where the two disagree, the verdict depends on it", ev.join(". ")),
         ..Claim::STATED
-    });
-    // < 1 s at the lowest level, except key generation.
+    }
+}
+
+/// < 1 s at the lowest level, except key generation.
+fn under_1s_80(rows: &[Row]) -> Claim {
     let low = CurveId::Bn254.name();
     let at30: Vec<(String, &str, f64)> = ABE_OPS
         .iter()
@@ -544,7 +566,7 @@ fn claims(rows: &[Row]) -> Vec<Claim> {
         .iter()
         .filter(|p| p.1 != "keygen")
         .all(|p| p.2 < 1000.0);
-    out.push(Claim {
+    Claim {
         id: "under-1s-80",
         verdict: if at30.is_empty() {
             Verdict::Pending
@@ -557,8 +579,11 @@ fn claims(rows: &[Row]) -> Vec<Claim> {
         },
         evidence: format!("at N = 30 on BN254 (~100-bit, stronger than 80-bit) every operation other than key generation takes {} 1 s; the slowest operation is {} at {:.1} ms{}", if others_fast { "<" } else { "≥" }, slowest.0, slowest.2, if slowest.1 == "keygen" { "" } else { ", so key generation is not the exception the paper saw" }),
         ..Claim::STATED
-    });
-    // Several seconds at 128-bit with 10 attributes.
+    }
+}
+
+/// Several seconds at 128-bit with 10 attributes.
+fn seconds_128(rows: &[Row]) -> Claim {
     let high = CurveId::Bls12_381.name();
     let slow10 = ABE_OPS
         .iter()
@@ -567,13 +592,16 @@ fn claims(rows: &[Row]) -> Vec<Claim> {
             Some(a) if a.value >= m.value => Some(a),
             _ => Some(m),
         });
-    out.push(Claim {
+    Claim {
         id: "seconds-128",
         verdict: slow10.map_or(Verdict::Pending, |m| judge::at_least(m, 1000.0)),
         evidence: format!("on BLS12-381 at N = 10 the slowest operation takes {:.1} ms: pairing-friendly curves of today (Type III, ~120-bit) replace the 1536-bit Type A curve", slow10.map_or(0.0, |m| m.value)),
         ..Claim::STATED
-    });
-    // RSA light-weight vs ABE, at each level.
+    }
+}
+
+/// RSA light-weight vs ABE, at each level.
+fn rsa_lightweight(rows: &[Row]) -> Claim {
     let mut vs = Vec::new();
     let mut ev = Vec::new();
     for (bits, curve) in [(1024, CurveId::Bn254), (3072, CurveId::Bls12_381)] {
@@ -594,7 +622,7 @@ fn claims(rows: &[Row]) -> Vec<Claim> {
             }
         }
     }
-    out.push(Claim {
+    Claim {
         id: "rsa-lightweight",
         verdict: judge::combine(&vs),
         evidence: judge::with_points(
@@ -609,9 +637,12 @@ fn claims(rows: &[Row]) -> Vec<Claim> {
             },
         ),
         ..Claim::STATED
-    });
-    // Decryption vs key generation per scheme and level (the phone's
-    // anomaly, shown for reference).
+    }
+}
+
+/// Decryption vs key generation per scheme and level (the phone's
+/// anomaly, shown for reference).
+fn decrypt_slower_than_keygen(rows: &[Row]) -> Claim {
     let mut ev = Vec::new();
     for c in CURVES {
         for s in ["bsw07", "gpsw06"] {
@@ -638,7 +669,7 @@ fn claims(rows: &[Row]) -> Vec<Claim> {
             ));
         }
     }
-    out.push(Claim {
+    Claim {
         id: "decrypt-slower-than-keygen",
         // The paper's phone, and its own suspicion (curve or compiler), are
         // not here; this machine's pattern is shown, not judged: its two
@@ -647,8 +678,13 @@ fn claims(rows: &[Row]) -> Vec<Claim> {
         verdict: Verdict::NotJudged,
         evidence: format!("needs the paper's smartphone. On this machine, for reference (its BN254 and BLS12-381 are arkworks and blst, so level and library go together): {}", ev.join("; ")),
         ..Claim::STATED
-    });
-    // Sizes increase with N and level.
+    }
+}
+
+/// Sizes increase with N and level.
+fn sizes_increase(rows: &[Row]) -> Claim {
+    let low = CurveId::Bn254.name();
+    let high = CurveId::Bls12_381.name();
     let mut vs = Vec::new();
     for s in ["bsw07", "gpsw06"] {
         for op in ["ct-bytes", "key-bytes"] {
@@ -666,42 +702,52 @@ fn claims(rows: &[Row]) -> Vec<Claim> {
             }
         }
     }
-    out.push(Claim {
+    Claim {
         id: "sizes-increase",
         verdict: judge::combine(&vs),
         evidence: format!("bytes strictly increasing in N per scheme and curve, and BLS12-381 > BN254 at equal N: {}", judge::tally(&vs)),
         ..Claim::STATED
-    });
-    // A few to tens of KB.
+    }
+}
+
+/// A few to tens of KB.
+fn few_to_tens_kb(rows: &[Row]) -> Claim {
     let sizes: Vec<u64> = rows
         .iter()
         .filter(|r| (r.scheme == "bsw07" || r.scheme == "gpsw06") && r.bytes.is_some())
         .filter_map(|r| r.bytes)
         .collect();
     let (mn, mx) = (sizes.iter().min().copied(), sizes.iter().max().copied());
-    out.push(Claim {
+    Claim {
         id: "few-to-tens-kb",
-        verdict: few_to_tens_kb(mn, mx),
+        verdict: kb_range_verdict(mn, mx),
         evidence: format!("our keys and ciphertexts for N = 1..30: {} B to {} B (compact encodings; the paper's include Java object serialization)", mn.unwrap_or(0), mx.unwrap_or(0)),
         ..Claim::STATED
-    });
-    // Short messages: the overhead exceeds the message.
+    }
+}
+
+/// Short messages: the overhead exceeds the message.
+fn short_message_overhead(rows: &[Row]) -> Claim {
+    let low = CurveId::Bn254.name();
     let ct1 =
         value(rows, "bsw07", low, "ct-bytes", 1.0).zip(value(rows, "gpsw06", low, "ct-bytes", 1.0));
-    out.push(Claim {
+    Claim {
         id: "short-message-overhead",
         verdict: ct1.map_or(Verdict::Pending, |(a, b)| judge::check(a.min(b) > 16.0)),
         evidence: ct1.map_or("not measured".into(), |(a, b)| format!("the smallest ABE ciphertext overhead (1 attribute, BN254): BSW07 {a:.0} B, GPSW06 {b:.0} B, against a 16-byte message (an AES-128 key)")),
         ..Claim::STATED
-    });
-    // RSA < 1 KB.
+    }
+}
+
+/// RSA < 1 KB.
+fn rsa_under_1kb(rows: &[Row]) -> Claim {
     let rs: Vec<u64> = RSA_BITS
         .iter()
         .filter_map(|b| {
             super::point(rows, &format!("rsa-{b}"), "rsa", "ct-bytes", 0.0).and_then(|r| r.bytes)
         })
         .collect();
-    out.push(Claim {
+    Claim {
         id: "rsa-under-1kb",
         verdict: judge::combine(
             &rs.iter()
@@ -710,8 +756,12 @@ fn claims(rows: &[Row]) -> Vec<Claim> {
         ),
         evidence: format!("RSA ciphertexts: {rs:?} bytes"),
         ..Claim::STATED
-    });
-    // < 100 ms for client ops at N <= 10.
+    }
+}
+
+/// < 100 ms for client ops at N <= 10.
+fn no_noticeable_delay(rows: &[Row]) -> Claim {
+    let low = CurveId::Bn254.name();
     let mut vs = Vec::new();
     let mut mx = 0.0f64;
     for (s, op) in [
@@ -729,7 +779,7 @@ fn claims(rows: &[Row]) -> Vec<Claim> {
             }
         }
     }
-    out.push(Claim {
+    Claim {
         id: "no-noticeable-delay",
         verdict: judge::combine(&vs),
         evidence: judge::with_points(
@@ -737,11 +787,15 @@ fn claims(rows: &[Row]) -> Vec<Claim> {
             format!("encryption and decryption for N ≤ 10 on BN254: at most {mx:.1} ms"),
         ),
         ..Claim::STATED
-    });
-    // Pairing vs modexp.
+    }
+}
+
+/// Pairing vs modexp.
+fn pairing_20x(rows: &[Row]) -> Claim {
+    let high = CurveId::Bls12_381.name();
     let pair = value(rows, "pairing", high, "pairing", 0.0);
     let modexp = value(rows, "rsa-3072", "rsa", "decrypt", 0.0);
-    out.push(Claim {
+    Claim {
         id: "pairing-20x",
         verdict: match (pair, modexp) {
             (Some(p), Some(m)) => judge::check((10.0..=40.0).contains(&(p / m))),
@@ -752,13 +806,12 @@ fn claims(rows: &[Row]) -> Vec<Claim> {
             _ => "not measured".into(),
         },
         ..Claim::STATED
-    });
-    out
+    }
 }
 
 /// "A few to tens of kilobytes": at least 1 KB at the small end and at
 /// least 10 KB (below 100 KB) at the large end.
-fn few_to_tens_kb(min: Option<u64>, max: Option<u64>) -> Verdict {
+fn kb_range_verdict(min: Option<u64>, max: Option<u64>) -> Verdict {
     match (min, max) {
         (Some(lo), Some(hi)) => {
             let tens = (10_000..100_000).contains(&hi);
@@ -953,10 +1006,10 @@ mod tests {
 
     #[test]
     fn size_rules_can_fail() {
-        assert_eq!(few_to_tens_kb(Some(2000), Some(20_000)), Holds);
-        assert_eq!(few_to_tens_kb(Some(130), Some(4800)), DoesNotHold);
-        assert_eq!(few_to_tens_kb(Some(130), Some(20_000)), Depends);
-        assert_eq!(few_to_tens_kb(None, None), Pending);
+        assert_eq!(kb_range_verdict(Some(2000), Some(20_000)), Holds);
+        assert_eq!(kb_range_verdict(Some(130), Some(4800)), DoesNotHold);
+        assert_eq!(kb_range_verdict(Some(130), Some(20_000)), Depends);
+        assert_eq!(kb_range_verdict(None, None), Pending);
         let short = |b| {
             vec![
                 sized("bsw07", BN, "ct-bytes", 1.0, "", b),
