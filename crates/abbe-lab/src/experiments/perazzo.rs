@@ -1071,7 +1071,7 @@ fn claims(
     out.push(Claim {
         id: "bsw-3-level-faster-encryption",
         verdict: judge::mostly(&vs),
-        evidence: format!("{}; {}", ev.join(", "), judge::tally(&vs)),
+        evidence: format!("{}; {}. Our BSW07 does the same point multiplications per leaf whatever the tree's shape, so it cannot show this: the paper's saving came from its library's polynomial evaluation, over-linear in a node's children (bsw-over-linear), which a 3-level tree keeps small", ev.join(", "), judge::tally(&vs)),
         ..Claim::STATED
     });
     // YCT more efficient than GPSW in decryption.

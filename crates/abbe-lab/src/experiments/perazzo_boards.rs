@@ -294,8 +294,12 @@ fn lifetime_by_board(rows: &[Row], remote: Option<&Device>, esp: Option<&Device>
         id: "lifetime-by-board",
         verdict,
         evidence: format!(
-            "GPSW / YCT lifetime at n = 10: RE-Mote with hardware ECC {}; ESP32 {}",
+            "GPSW / YCT lifetime at n = 10: RE-Mote with hardware ECC {}{}; ESP32 {}",
             r.map_or("—".into(), |r| format!("×{r:.2}")),
+            match (r, e) {
+                (Some(r), None) if r >= 0.95 => " — that part does not hold (the counted encryption operations decide it, not the radio), so the claim cannot hold: the ESP32 would decide between depends and does not hold",
+                _ => "",
+            },
             e.map_or(format!("— ({ESP32_MISSING})"), |e| format!("×{e:.2}"))
         ),
         ..Claim::STATED
