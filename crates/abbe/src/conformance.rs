@@ -424,22 +424,58 @@ pub(crate) trait Retarget: Kem {
     fn retarget(header: &Self::Header, to: Self::CiphertextSide) -> Self::Header;
 }
 
-/// `retarget!(Scheme, field)`: [`Retarget`] for a scheme whose header keeps
-/// its target in `field`.
+/// `retarget!(Scheme<C>, field)` (or `retarget!(Scheme, field)` for a
+/// scheme on one curve): [`Retarget`] for a scheme whose header keeps its
+/// target in `field`.
 macro_rules! retarget {
-    ($scheme:ident, $field:ident) => {
+    ($scheme:ident<C>, $field:ident) => {
         impl<C: $crate::curve::Curve> $crate::conformance::Retarget for $scheme<C> {
-            fn retarget(header: &Self::Header, to: Self::CiphertextSide) -> Self::Header {
-                let bytes = $crate::wire::Encoded::to_bytes(header);
-                let mut forged =
-                    <Self::Header as $crate::wire::Encoded>::from_bytes(&bytes).unwrap();
-                forged.$field = to;
-                forged
-            }
+            $crate::conformance::retarget!(@body $field);
+        }
+    };
+    ($scheme:ident, $field:ident) => {
+        impl $crate::conformance::Retarget for $scheme {
+            $crate::conformance::retarget!(@body $field);
+        }
+    };
+    (@body $field:ident) => {
+        fn retarget(header: &Self::Header, to: Self::CiphertextSide) -> Self::Header {
+            let bytes = $crate::wire::Encoded::to_bytes(header);
+            let mut forged = <Self::Header as $crate::wire::Encoded>::from_bytes(&bytes).unwrap();
+            forged.$field = to;
+            forged
         }
     };
 }
 pub(crate) use retarget;
+
+/// Broadcast: an outsider who writes itself into a header's recipient set —
+/// in place of a member, or beside them — gets another key (or a refusal),
+/// never the encapsulated one.
+pub(crate) fn forged_recipients<K>(_: &Case<K>)
+where
+    K: Retarget<KeySide = crate::bcast::UserIndex, CiphertextSide = crate::bcast::Recipients>,
+    K::Authority: Authority<Params = crate::bcast::Users>,
+{
+    use crate::bcast::{Recipients, UserIndex, Users};
+    let mut r = rng(8);
+    let (pk, mk) = kem::setup::<K>(&Users(12), &mut r).unwrap();
+    let set = Recipients::parse("2-5, 11").unwrap();
+    let (key, header) = K::encapsulate(&pk, &set, &mut r).unwrap();
+    let outsider = kem::keygen::<K>(&pk, &mk, &UserIndex(1), &mut r).unwrap();
+    assert!(matches!(
+        K::decapsulate(&outsider, &header),
+        Err(KemError::NotSatisfied)
+    ));
+    let in_place = K::retarget(&header, Recipients::parse("1, 3-5, 11").unwrap());
+    assert_ne!(K::decapsulate(&outsider, &in_place).unwrap(), key);
+    let beside = K::retarget(&header, Recipients::parse("1-5, 11").unwrap());
+    match K::decapsulate(&outsider, &beside) {
+        Ok(k) => assert_ne!(k, key),
+        Err(KemError::Invalid(_)) => {}
+        Err(e) => panic!("unexpected error {e}"),
+    }
+}
 
 /// Identity-based broadcast with ℓ = 3: every set size from 1 to ℓ (with
 /// padding and without) reaches exactly its members; a set larger than ℓ is

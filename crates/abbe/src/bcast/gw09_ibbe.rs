@@ -322,7 +322,7 @@ mod tests {
 
     conformance::tests!(Gw09Ibbe: conformance::identity_case(); every_identity_set_size);
 
-    conformance::retarget!(Gw09Ibbe, set);
+    conformance::retarget!(Gw09Ibbe<C>, set);
 
     #[test]
     fn fewer_than_two_recipients_are_refused() {

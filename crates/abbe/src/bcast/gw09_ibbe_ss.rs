@@ -267,7 +267,7 @@ mod tests {
 
     conformance::tests!(Gw09IbbeSs: conformance::identity_case(); every_identity_set_size);
 
-    conformance::retarget!(Gw09IbbeSs, set);
+    conformance::retarget!(Gw09IbbeSs<C>, set);
 
     #[test]
     fn sizes() {

@@ -380,7 +380,7 @@ mod tests {
 
     conformance::tests!(Gw19Ibbe: conformance::identity_case(); every_identity_set_size);
 
-    conformance::retarget!(Gw19Ibbe, set);
+    conformance::retarget!(Gw19Ibbe<C>, set);
 
     #[test]
     fn sizes() {
