@@ -785,7 +785,7 @@ fn applications(rows: &[Row], ns: &[f64]) -> (Table, Vec<Claim>) {
                 if n < paper_n {
                     " — at the quick profile's largest N; the paper's N needs the full profile"
                 } else if app.starts_with(GAME_STREAMING) {
-                    "; the paper's reason is a balance — Waters09 is the only adaptively secure scheme here, with fast encryption and decryption — so it holds if Waters09 is the fastest, depends if it is within ×2 of the fastest, and does not hold beyond"
+                    "; the paper's reason is a balance — Waters09 is the only adaptively secure pairing scheme here, with fast encryption and decryption — so it holds if Waters09 is the fastest, depends if it is within ×2 of the fastest, and does not hold beyond"
                 } else {
                     ""
                 }
@@ -806,7 +806,7 @@ fn applications(rows: &[Row], ns: &[f64]) -> (Table, Vec<Claim>) {
         GAME_STREAMING,
         big,
         1e6,
-        "a balance of security, size and speed: the only adaptively secure scheme, judged on encryption + decryption",
+        "a balance of security, size and speed: the only adaptively secure pairing scheme, judged on encryption + decryption",
         "waters09",
         values(&SCHEMES, &|s| {
             Some(get(s, "encrypt", big)? + get(s, "decrypt", big)?)
@@ -859,7 +859,7 @@ fn applications(rows: &[Row], ns: &[f64]) -> (Table, Vec<Claim>) {
 const GAME_STREAMING: &str = "Online game streaming";
 
 /// Game streaming's pick is the paper's balance of security, size and speed
-/// (Waters09 its only adaptively secure scheme): not being the fastest
+/// (Waters09 its only adaptively secure pairing scheme): not being the fastest
 /// leaves it standing while it stays within ×2 of the fastest (depends).
 fn game_streaming_balance(app: &str, v: Verdict, ratio: f64) -> Verdict {
     match v {
