@@ -279,15 +279,10 @@ impl<C: Curve> Authority for Bgw05Sqrt<C> {
 impl<C: Curve> Kem for Bgw05Sqrt<C> {
     crate::kem::kem_objects!(SCHEME, UserIndex => Recipients);
 
-    /// Attaches the public key when it belongs to the key's setup (a
-    /// mismatch is left for decryption to report as `WrongSetup`): the
-    /// decryption sums public elements.
-    fn user_key(mut key: UserKey<C>, pk: &PublicKey<C>) -> UserKey<C> {
-        let _ = key.attach(pk);
-        key
-    }
-
-    super::unattached_keys!(UserKey<C>, PublicKey<C>);
+    // Attaches the public key when it belongs to the key's setup (a
+    // mismatch is left for decryption to report as `WrongSetup`): the
+    // decryption sums public elements.
+    super::unattached_keys!(UserKey<C>, PublicKey<C>; attach);
 
     fn encapsulate<R: RngCore + CryptoRng>(
         pk: &PublicKey<C>,

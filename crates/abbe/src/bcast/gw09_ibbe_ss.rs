@@ -190,16 +190,9 @@ impl<C: Curve> Gw09Authority for Gw09IbbeSs<C> {
 impl<C: Curve> Kem for Gw09IbbeSs<C> {
     crate::kem::kem_objects!(SCHEME, Identity => Identities);
 
-    /// Attaches the public key (its ĝ powers are summed by decryption)
-    /// when it is the key's setup's.
-    fn user_key(mut key: UserKey<C>, pk: &PublicKey<C>) -> UserKey<C> {
-        if pk.setup_id() == key.setup_id && pk.l == key.l {
-            key.pk = Some(pk.clone());
-        }
-        key
-    }
-
-    super::unattached_keys!(UserKey<C>, PublicKey<C>);
+    // Attaches the public key (its ĝ powers are summed by decryption)
+    // when it is the key's setup's.
+    super::unattached_keys!(UserKey<C>, PublicKey<C>; keep pk if l);
 
     fn encapsulate<R: RngCore + CryptoRng>(
         pk: &PublicKey<C>,

@@ -286,17 +286,10 @@ fn extract<C: Curve, R: RngCore + CryptoRng>(
 impl<C: Curve> Kem for Gw19Ibbe<C> {
     crate::kem::kem_objects!(SCHEME, Identity => Identities);
 
-    /// Attaches the public key (decryption uses none of it, but keys are
-    /// handled as the other broadcast keys: stored alone, checked against
-    /// the setup they decrypt for).
-    fn user_key(mut key: UserKey<C>, pk: &PublicKey<C>) -> UserKey<C> {
-        if pk.setup_id() == key.setup_id && pk.m == key.m {
-            key.pk = Some(pk.clone());
-        }
-        key
-    }
-
-    super::unattached_keys!(UserKey<C>, PublicKey<C>);
+    // Attaches the public key (decryption uses none of it, but keys are
+    // handled as the other broadcast keys: stored alone, checked against
+    // the setup they decrypt for).
+    super::unattached_keys!(UserKey<C>, PublicKey<C>; keep pk if m);
 
     fn encapsulate<R: RngCore + CryptoRng>(
         pk: &PublicKey<C>,

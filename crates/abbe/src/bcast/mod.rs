@@ -537,8 +537,28 @@ impl Side for Everyone {
 
 /// The [`crate::kem::Kem`] methods of a broadcast scheme's keys, which are
 /// stored without their public key: an issued key decodes as it is, and is
-/// given its public key (of its own setup) before it decrypts.
+/// given its public key (of its own setup) before it decrypts. With
+/// `; attach`, also `user_key`, through the key's own `attach`; with
+/// `; keep pk if f, …`, a `user_key` that keeps the public key in the key's
+/// `pk` when it is the key's setup's (its id, and the same `f`, …). A
+/// mismatch is left for decryption to report as `WrongSetup`.
 macro_rules! unattached_keys {
+    ($key:ty, $pk:ty; attach) => {
+        fn user_key(mut key: $key, pk: &$pk) -> $key {
+            let _ = key.attach(pk);
+            key
+        }
+        super::unattached_keys!($key, $pk);
+    };
+    ($key:ty, $pk:ty; keep pk if $($field:ident),+) => {
+        fn user_key(mut key: $key, pk: &$pk) -> $key {
+            if pk.setup_id() == key.setup_id $(&& pk.$field == key.$field)+ {
+                key.pk = Some(pk.clone());
+            }
+            key
+        }
+        super::unattached_keys!($key, $pk);
+    };
     ($key:ty, $pk:ty) => {
         fn unattached(key: $key) -> Option<$key> {
             Some(key)

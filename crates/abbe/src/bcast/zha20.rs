@@ -441,16 +441,9 @@ impl<C: Curve> Authority for Zha20<C> {
 impl<C: Curve> Kem for Zha20<C> {
     crate::kem::kem_objects!(SCHEME, UserIndex => Recipients);
 
-    /// Attaches the public key (decryption sums its J_i) when it is the
-    /// key's setup's.
-    fn user_key(mut key: UserKey<C>, pk: &PublicKey<C>) -> UserKey<C> {
-        if pk.setup_id() == key.setup_id && pk.layout == key.layout {
-            key.pk = Some(pk.clone());
-        }
-        key
-    }
-
-    super::unattached_keys!(UserKey<C>, PublicKey<C>);
+    // Attaches the public key (decryption sums its J_i) when it is the
+    // key's setup's.
+    super::unattached_keys!(UserKey<C>, PublicKey<C>; keep pk if layout);
 
     fn encapsulate<R: RngCore + CryptoRng>(
         pk: &PublicKey<C>,

@@ -245,16 +245,9 @@ impl<C: Curve> Authority for Zha20Risky<C> {
 impl<C: Curve> Kem for Zha20Risky<C> {
     crate::kem::kem_objects!(SCHEME, UserIndex => Recipients);
 
-    /// Attaches the public key (decryption sums its J_i) when it is the
-    /// key's setup's.
-    fn user_key(mut key: UserKey<C>, pk: &PublicKey<C>) -> UserKey<C> {
-        if pk.setup_id() == key.setup_id && pk.n == key.n {
-            key.pk = Some(pk.clone());
-        }
-        key
-    }
-
-    super::unattached_keys!(UserKey<C>, PublicKey<C>);
+    // Attaches the public key (decryption sums its J_i) when it is the
+    // key's setup's.
+    super::unattached_keys!(UserKey<C>, PublicKey<C>; keep pk if n);
 
     fn encapsulate<R: RngCore + CryptoRng>(
         pk: &PublicKey<C>,
