@@ -1012,11 +1012,25 @@ fn claims(
     energy_saving: Option<(f64, f64)>,
     lifetimes: &std::collections::BTreeMap<(String, bool, String, u64), f64>,
 ) -> Vec<Claim> {
-    let mut out = Vec::new();
+    vec![
+        gpsw_yct_similar_encryption(rows),
+        bsw_over_linear(rows),
+        bsw_3_level_faster_encryption(rows),
+        yct_faster_decryption(rows),
+        bsw_decryption_shape_independent(rows),
+        bsw_most_expensive(rows),
+        analytically_predictable(ratios),
+        flat_overestimates_average(avg_ratio),
+        average_case_67_percent(energy_saving),
+        remote_hw_lifetimes(lifetimes),
+    ]
+}
+
+/// GPSW and YCT similar encryption: the paper's reason is the cost per
+/// attribute (one point multiplication each), so the slopes are compared;
+/// GPSW's fixed e(g,g)^{ys} in GT is the intercept, shown beside them.
+fn gpsw_yct_similar_encryption(rows: &[Row]) -> Claim {
     let bn = CurveId::Bn254.name();
-    // GPSW and YCT similar encryption: the paper's reason is the cost per
-    // attribute (one point multiplication each), so the slopes are compared;
-    // GPSW's fixed e(g,g)^{ys} in GT is the intercept, shown beside them.
     let flat = Some("policy=flat");
     let fit = |scheme| super::linear_fit(&super::cpu_series(rows, scheme, bn, "encrypt", flat));
     let totals: Vec<String> = paired_ratio(rows, ("gpsw06", "flat"), ("yct14", "flat"), "encrypt")
@@ -1041,13 +1055,17 @@ fn claims(
             "needs flat encryption of GPSW and YCT at 3 or more n on BN254".into(),
         ),
     };
-    out.push(Claim {
+    Claim {
         id: "gpsw-yct-similar-encryption",
         verdict,
         evidence,
         ..Claim::STATED
-    });
-    // BSW over-linear encryption.
+    }
+}
+
+/// BSW over-linear encryption.
+fn bsw_over_linear(rows: &[Row]) -> Claim {
+    let bn = CurveId::Bn254.name();
     let slope = super::power_law_exponent(&super::cpu_series(
         rows,
         "bsw07",
@@ -1055,46 +1073,55 @@ fn claims(
         "encrypt",
         Some("policy=flat"),
     ));
-    out.push(Claim {
+    Claim {
         id: "bsw-over-linear",
         verdict: slope.map_or(Verdict::Pending, |s| judge::check(s > 1.1)),
         evidence: format!("log–log slope of BSW flat encryption's CPU time vs n on BN254: {:.3}; the paper's over-linearity came from its polynomial evaluation, ours uses Horner's rule on shares", slope.unwrap_or(f64::NAN)),
         ..Claim::STATED
-    });
-    // 3-level faster encryption.
+    }
+}
+
+/// 3-level faster encryption.
+fn bsw_3_level_faster_encryption(rows: &[Row]) -> Claim {
     let mut vs = Vec::new();
     let mut ev = Vec::new();
     for (n, r) in paired_ratio(rows, ("bsw07", "3-level"), ("bsw07", "flat"), "encrypt") {
         vs.push(judge::sensibly_less(r, 0.95));
         ev.push(format!("n={n}: 3-level/flat ×{:.2}", r.value));
     }
-    out.push(Claim {
+    Claim {
         id: "bsw-3-level-faster-encryption",
         verdict: judge::mostly(&vs),
         evidence: format!("{}; {}. Our BSW07 does the same point multiplications per leaf whatever the tree's shape, so it cannot show this: the paper's saving came from its library's polynomial evaluation, over-linear in a node's children (bsw-over-linear), which a 3-level tree keeps small", ev.join(", "), judge::tally(&vs)),
         ..Claim::STATED
-    });
-    // YCT more efficient than GPSW in decryption.
+    }
+}
+
+/// YCT more efficient than GPSW in decryption.
+fn yct_faster_decryption(rows: &[Row]) -> Claim {
     let mut vs = Vec::new();
     let mut ev = Vec::new();
     for (n, r) in paired_ratio(rows, ("yct14", "flat"), ("gpsw06", "flat"), "decrypt") {
         vs.push(judge::sensibly_less(r, 0.95));
         ev.push(format!("n={n}: YCT/GPSW ×{:.2}", r.value));
     }
-    out.push(Claim {
+    Claim {
         id: "yct-faster-decryption",
         verdict: judge::mostly(&vs),
         evidence: format!("{}; {}", ev.join(", "), judge::tally(&vs)),
         ..Claim::STATED
-    });
-    // BSW decryption independent of shape.
+    }
+}
+
+/// BSW decryption independent of shape.
+fn bsw_decryption_shape_independent(rows: &[Row]) -> Claim {
     let mut vs = Vec::new();
     let mut ev = Vec::new();
     for (n, r) in paired_ratio(rows, ("bsw07", "3-level"), ("bsw07", "flat"), "decrypt") {
         vs.push(judge::within(r, 0.85, 1.15));
         ev.push(format!("n={n}: ×{:.2}", r.value));
     }
-    out.push(Claim {
+    Claim {
         id: "bsw-decryption-shape-independent",
         verdict: judge::mostly(&vs),
         evidence: format!(
@@ -1103,8 +1130,11 @@ fn claims(
             judge::tally(&vs)
         ),
         ..Claim::STATED
-    });
-    // BSW the most expensive for encryption and decryption.
+    }
+}
+
+/// BSW the most expensive for encryption and decryption.
+fn bsw_most_expensive(rows: &[Row]) -> Claim {
     let mut vs = Vec::new();
     let mut ev = Vec::new();
     for op in ["encrypt", "decrypt"] {
@@ -1117,7 +1147,7 @@ fn claims(
             }
         }
     }
-    out.push(Claim {
+    Claim {
         id: "bsw-most-expensive",
         verdict: judge::every(&vs),
         evidence: format!(
@@ -1130,8 +1160,11 @@ fn claims(
             }
         ),
         ..Claim::STATED
-    });
-    // Analytically predictable.
+    }
+}
+
+/// Analytically predictable.
+fn analytically_predictable(ratios: &[(String, f64)]) -> Claim {
     let oks: Vec<bool> = ratios
         .iter()
         .map(|(_, r)| (0.75..=1.25).contains(r))
@@ -1153,7 +1186,7 @@ fn claims(
             });
         per_scheme.push(format!("{name} ×{lo:.2}–×{hi:.2}"));
     }
-    out.push(Claim {
+    Claim {
         id: "analytically-predictable",
         verdict: judge::combine(&vs),
         evidence: format!(
@@ -1163,15 +1196,18 @@ fn claims(
             per_scheme.join(", ")
         ),
         ..Claim::STATED
-    });
-    // Flat overestimates the average.
+    }
+}
+
+/// Flat overestimates the average.
+fn flat_overestimates_average(avg_ratio: &[Measured]) -> Claim {
     let mx = avg_ratio.iter().map(|r| r.value).fold(0.0, f64::max);
     let mn = avg_ratio
         .iter()
         .map(|r| r.value)
         .fold(f64::INFINITY, f64::min);
     let greatly: Vec<Verdict> = avg_ratio.iter().map(|r| judge::at_most(*r, 0.8)).collect();
-    out.push(Claim {
+    Claim {
         id: "flat-overestimates-average",
         verdict: if avg_ratio.is_empty() {
             Verdict::Pending
@@ -1185,21 +1221,29 @@ fn claims(
         },
         evidence: judge::with_points(&greatly, format!("RE-Mote model: average / worst-case decryption time ×{mn:.2}–×{mx:.2} over the schemes and n (p_c = p_AND = p_a = 0.5), each an average over random policies with a sampling margin of ±{:.1} %", avg_ratio.first().map_or(0.0, |r| r.noise * 100.0))),
         ..Claim::STATED
-    });
-    out.push(Claim {
+    }
+}
+
+fn average_case_67_percent(energy_saving: Option<(f64, f64)>) -> Claim {
+    Claim {
         id: "average-case-67-percent",
         verdict: energy_saving.map_or(Verdict::Pending, |(_, s)| judge::check((s - 0.67).abs() <= 0.1)),
         evidence: energy_saving.map_or("not computed".into(), |(n, s)| format!("model at n = {n}: {:.0} % less (depends on p_c, p_AND, p_a, which the paper does not state for Fig. 18; ours 0.5 each)", s * 100.0)),
         ..Claim::STATED
-    });
-    // RE-Mote lifetimes at n = 10 with hardware ECC.
+    }
+}
+
+/// RE-Mote lifetimes at n = 10 with hardware ECC.
+fn remote_hw_lifetimes(
+    lifetimes: &std::collections::BTreeMap<(String, bool, String, u64), f64>,
+) -> Claim {
     let l = |s: &str| {
         lifetimes
             .get(&("RE-Mote".to_string(), true, s.to_string(), 10))
             .copied()
     };
     let (y, g, b) = (l("yct14"), l("gpsw06"), l("bsw07"));
-    out.push(Claim {
+    Claim {
         id: "remote-hw-lifetimes",
         verdict: match (y, g, b) {
             (Some(y), Some(g), Some(b)) => {
@@ -1221,8 +1265,7 @@ fn claims(
             b.unwrap_or(f64::NAN)
         ),
         ..Claim::STATED
-    });
-    out
+    }
 }
 
 #[cfg(test)]
