@@ -60,8 +60,8 @@ use std::marker::PhantomData;
 use std::sync::OnceLock;
 
 use super::{
-    by_t, decrypt6, k_over_a, key_triple, lincomb, lt, prepare3, wipe_scalars, Cp, FameMasterKey,
-    FamePublicKey,
+    by_t, decrypt6, gather, k_over_a, key_triple, lincomb, lt, prepare3, wipe_scalars, Cp,
+    FameMasterKey, FamePublicKey,
 };
 
 // ---------------------------------------------------------------------------
@@ -255,30 +255,9 @@ impl<C: Curve> Kem for FameCp<C> {
 
     fn decapsulate(key: &UserKey<C>, header: &Header<C>) -> Result<SessionKey, KemError> {
         same_setup(header, key)?;
-        let selection = header
-            .policy
-            .tree
-            .cheapest_satisfying(&key.set)
-            .ok_or(KemError::NotSatisfied)?;
-        let omega = header.policy.tree.reconstruction::<C::Scalar>(&selection)?;
-        let leaves = header.policy.tree.leaves();
-        let gammas: Vec<C::Scalar> = omega.iter().map(|(_, w)| *w).collect();
-        let mut cts: [Vec<C::G1>; 3] = Default::default();
-        let mut sks: [Vec<C::G1>; 3] = Default::default();
-        for (i, _) in &omega {
-            let row = header
-                .rows
-                .get(*i)
-                .ok_or_else(|| KemError::Invalid("row index out of range".into()))?;
-            let attr = leaves
-                .get(*i)
-                .ok_or_else(|| KemError::Invalid("row index out of range".into()))?;
-            let sk = key.sky.get(attr.as_str()).ok_or(KemError::NotSatisfied)?;
-            for ((c, s), (cl, sl)) in cts.iter_mut().zip(sks.iter_mut()).zip(row.iter().zip(sk)) {
-                c.push(*cl);
-                s.push(*sl);
-            }
-        }
+        let (gammas, cts, sks) = gather::<C>(&header.policy.tree, &key.set, &header.rows, |a| {
+            key.sky.get(a)
+        })?;
         let e = decrypt6::<C>(
             &cts,
             &sks,

@@ -66,7 +66,8 @@ use std::marker::PhantomData;
 use std::sync::OnceLock;
 
 use super::{
-    by_t, decrypt6, k_over_a, lincomb, lt, prepare3, wipe_scalars, FameMasterKey, FamePublicKey, Kp,
+    by_t, decrypt6, gather, k_over_a, lincomb, lt, prepare3, wipe_scalars, FameMasterKey,
+    FamePublicKey, Kp,
 };
 
 /// The scheme, generic over the curve.
@@ -273,33 +274,9 @@ impl<C: Curve> Kem for FameKp<C> {
 
     fn decapsulate(key: &UserKey<C>, header: &Header<C>) -> Result<SessionKey, KemError> {
         same_setup(header, key)?;
-        let selection = key
-            .policy
-            .tree
-            .cheapest_satisfying(&header.set)
-            .ok_or(KemError::NotSatisfied)?;
-        let omega = key.policy.tree.reconstruction::<C::Scalar>(&selection)?;
-        let leaves = key.policy.tree.leaves();
-        let gammas: Vec<C::Scalar> = omega.iter().map(|(_, w)| *w).collect();
-        let mut cts: [Vec<C::G1>; 3] = Default::default();
-        let mut sks: [Vec<C::G1>; 3] = Default::default();
-        for (i, _) in &omega {
-            let sk = key
-                .rows
-                .get(*i)
-                .ok_or_else(|| KemError::Invalid("row index out of range".into()))?;
-            let attr = leaves
-                .get(*i)
-                .ok_or_else(|| KemError::Invalid("row index out of range".into()))?;
-            let ct = header
-                .cty
-                .get(attr.as_str())
-                .ok_or(KemError::NotSatisfied)?;
-            for ((c, s), (cl, sl)) in cts.iter_mut().zip(sks.iter_mut()).zip(ct.iter().zip(sk)) {
-                c.push(*cl);
-                s.push(*sl);
-            }
-        }
+        let (gammas, sks, cts) = gather::<C>(&key.policy.tree, &header.set, &key.rows, |a| {
+            header.cty.get(a)
+        })?;
         let e = decrypt6::<C>(&cts, &sks, &gammas, None, &header.ct0, key.sk0_lines());
         Ok(SessionKey::from_gt(&e, SchemeId::FameKp, C::ID))
     }

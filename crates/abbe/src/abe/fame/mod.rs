@@ -49,7 +49,8 @@
 //! (no efficient isomorphism either way).
 
 use crate::curve::{wipe, Curve, FixedBaseTable, Group, Scalar, Target};
-use crate::kem::bind;
+use crate::kem::{bind, KemError};
+use crate::policy::{AccessTree, AttributeSet};
 use crate::wire::codec::{nonzero, object, secrets_match};
 use crate::wire::{Lazy, SchemeId, Secret};
 use rand_core::{CryptoRng, RngCore};
@@ -160,6 +161,39 @@ pub(crate) fn lincomb<G: Group>(points: &[G], coeffs: &[G::Scalar]) -> G {
         acc += G::msm(&gp, &gs);
     }
     acc
+}
+
+/// The rows of the cheapest selection of `tree` that `set` satisfies,
+/// gathered for [`decrypt6`]: their coefficients γ_i, the policy side's
+/// three elements `by_row[i]` and the attribute side's `by_attr(leaf i)`.
+/// CP reads the rows from the ciphertext and the attributes from the key,
+/// KP the other way round.
+#[allow(clippy::type_complexity)]
+pub(super) fn gather<'a, C: Curve>(
+    tree: &AccessTree,
+    set: &AttributeSet,
+    by_row: &[[C::G1; 3]],
+    by_attr: impl Fn(&str) -> Option<&'a [C::G1; 3]>,
+) -> Result<(Vec<C::Scalar>, [Vec<C::G1>; 3], [Vec<C::G1>; 3]), KemError> {
+    let selection = tree
+        .cheapest_satisfying(set)
+        .ok_or(KemError::NotSatisfied)?;
+    let omega = tree.reconstruction::<C::Scalar>(&selection)?;
+    let leaves = tree.leaves();
+    let gammas = omega.iter().map(|(_, w)| *w).collect();
+    let mut from_rows: [Vec<C::G1>; 3] = Default::default();
+    let mut from_attrs: [Vec<C::G1>; 3] = Default::default();
+    let out_of_range = || KemError::Invalid("row index out of range".into());
+    for (i, _) in &omega {
+        let row = by_row.get(*i).ok_or_else(out_of_range)?;
+        let attr = leaves.get(*i).ok_or_else(out_of_range)?;
+        let elems = by_attr(attr.as_str()).ok_or(KemError::NotSatisfied)?;
+        for k in 0..3 {
+            from_rows[k].push(row[k]);
+            from_attrs[k].push(elems[k]);
+        }
+    }
+    Ok((gammas, from_rows, from_attrs))
 }
 
 /// The decryption equation shared by both variants, from the selected rows'
