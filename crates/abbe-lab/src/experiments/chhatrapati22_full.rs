@@ -976,10 +976,19 @@ pub(super) fn accusation_table(rows: &[Row]) -> Table {
 
 /// The full version's claims, each by its rule in chhatrapati22.md.
 pub(super) fn claims(rows: &[Row]) -> Vec<Claim> {
-    let mut out = Vec::new();
+    vec![
+        ibbe_hours(rows),
+        plbe_costs(rows),
+        risky_ciphertext(rows),
+        risky_decryption_hours(rows),
+        nonrisky_costs(rows),
+    ]
+}
+
+/// IBBE decryption in hours at N = 10^6.
+fn ibbe_hours(rows: &[Row]) -> Claim {
     let hour = 3.6e6;
     let m = 1e6;
-    // IBBE decryption in hours at N = 10^6.
     let mut vs = Vec::new();
     let mut ev = Vec::new();
     for s in ["gw09-ibbe", "gw19-ibbe"] {
@@ -997,7 +1006,7 @@ pub(super) fn claims(rows: &[Row]) -> Vec<Claim> {
         }
     }
     let reached = IBBE.iter().any(|s| ours(rows, s, "decrypt", m).is_some());
-    out.push(Claim {
+    Claim {
         id: "ibbe-hours",
         verdict: if vs.len() < 2 || !reached {
             Verdict::Pending
@@ -1017,8 +1026,12 @@ pub(super) fn claims(rows: &[Row]) -> Vec<Claim> {
             ),
         ),
         ..Claim::STATED
-    });
-    // PLBE at 10^6: decryption ≈ 2× BGW05 §3.2, ciphertext 19× and 605 KB, pk ≈ 477 KB.
+    }
+}
+
+/// PLBE at 10^6: decryption ≈ 2× BGW05 §3.2, ciphertext 19× and 605 KB, pk ≈ 477 KB.
+fn plbe_costs(rows: &[Row]) -> Claim {
+    let m = 1e6;
     let plbe = (
         ours_m(rows, "gksw10-plbe", "decrypt", m),
         ours_m(rows, "bgw05-sqrt", "decrypt", m),
@@ -1026,10 +1039,11 @@ pub(super) fn claims(rows: &[Row]) -> Vec<Claim> {
         ours(rows, "bgw05-sqrt", "ct-bytes", m),
         ours(rows, "gksw10-plbe", "pk-bytes", m),
     );
-    out.push(match plbe {
+    match plbe {
         (Some(d), Some(q), Some(c), Some(qc), Some(pk)) => {
             let dec = judge::within(d.ratio(q), 1.5, 3.0);
-            let ct = judge::check((14.0..=25.0).contains(&(c / qc)) && (c - 605e3).abs() <= 0.2 * 605e3);
+            let ct =
+                judge::check((14.0..=25.0).contains(&(c / qc)) && (c - 605e3).abs() <= 0.2 * 605e3);
             let pkv = judge::check((pk - 477e3).abs() <= 0.2 * 477e3);
             Claim {
                 id: "plbe-costs",
@@ -1049,15 +1063,18 @@ pub(super) fn claims(rows: &[Row]) -> Vec<Claim> {
             evidence: "needs PLBE and BGW05 §3.2 at N = 10^6 (full profile)".into(),
             ..Claim::STATED
         },
-    });
-    // Zhandry risky: 384 B ciphertext, the smallest; decryption 19 h at 10^6.
+    }
+}
+
+/// Zhandry risky: 384 B ciphertext, the smallest; decryption 19 h at 10^6.
+fn risky_ciphertext(rows: &[Row]) -> Claim {
     let ct_risky = ours(rows, "zha20-risky", "ct-bytes", 1000.0)
         .or_else(|| ours(rows, "zha20-risky", "ct-bytes", 100.0));
     let smallest = TRACING.iter().all(|s| {
         *s == "zha20-risky"
             || ours(rows, s, "ct-bytes", 1000.0).is_none_or(|c| ct_risky.is_some_and(|r| r <= c))
     });
-    out.push(Claim {
+    Claim {
         id: "risky-ciphertext",
         verdict: match ct_risky {
             Some(c) => judge::check(c == 384.0 && smallest),
@@ -1069,10 +1086,15 @@ pub(super) fn claims(rows: &[Row]) -> Vec<Claim> {
             if smallest { "yes" } else { "no" }
         ),
         ..Claim::STATED
-    });
+    }
+}
+
+fn risky_decryption_hours(rows: &[Row]) -> Claim {
+    let hour = 3.6e6;
+    let m = 1e6;
     let risky_dec = ours_or_fit(rows, "zha20-risky", "decrypt", m);
     let reached = ours(rows, "zha20-risky", "decrypt", 1e5).is_some();
-    out.push(Claim {
+    Claim {
         id: "risky-decryption-hours",
         verdict: match (risky_dec, reached) {
             (Some((v, _)), true) => judge::check(v >= hour),
@@ -1087,8 +1109,12 @@ pub(super) fn claims(rows: &[Row]) -> Vec<Claim> {
             None => "not measured".into(),
         },
         ..Claim::STATED
-    });
-    // Non-risky at a = 2/3: decryption comparable to [12], [13]; encryption > 1 min; ciphertext ≈ 4 MB.
+    }
+}
+
+/// Non-risky at a = 2/3: decryption comparable to [12], [13]; encryption > 1 min; ciphertext ≈ 4 MB.
+fn nonrisky_costs(rows: &[Row]) -> Claim {
+    let m = 1e6;
     let nr = (
         ours_m(rows, "zha20-a2/3", "decrypt", m),
         ours_m(rows, "gksw10-plbe", "decrypt", m),
@@ -1097,9 +1123,12 @@ pub(super) fn claims(rows: &[Row]) -> Vec<Claim> {
         ours(rows, "zha20-a2/3", "ct-bytes", m),
     );
     let plbe_enc = ours_m(rows, "gksw10-plbe", "encrypt", m);
-    out.push(match nr {
+    match nr {
         (Some(d), Some(p), Some(a), Some(e), Some(c)) => {
-            let comparable = judge::combine(&[judge::within(d.ratio(p), 1.0 / 3.0, 3.0), judge::within(d.ratio(a), 1.0 / 3.0, 3.0)]);
+            let comparable = judge::combine(&[
+                judge::within(d.ratio(p), 1.0 / 3.0, 3.0),
+                judge::within(d.ratio(a), 1.0 / 3.0, 3.0),
+            ]);
             // "Over 1 minute" on the authors' laptop, carried across
             // machines as a multiple of PLBE's encryption on the same one.
             let authors_ratio = authors("zha20-a2/3", "encrypt", m)
@@ -1133,8 +1162,7 @@ pub(super) fn claims(rows: &[Row]) -> Vec<Claim> {
             evidence: "needs zha20 (a = 2/3), PLBE and AugBE at N = 10^6 (full profile)".into(),
             ..Claim::STATED
         },
-    });
-    out
+    }
 }
 
 /// abbe's own result beside the paper's claims: how many traces of pirate
