@@ -1,6 +1,8 @@
 //! One module per paper. Each has `measure` (runs the schemes, records rows)
 //! and `report` (tables, figures and claim verdicts computed from the rows
-//! alone, so the report can be rebuilt from `results/` at any time).
+//! alone, so the report can be rebuilt from `results/` at any time). Each
+//! claim is judged by one function named after its id, which returns the
+//! verdict and evidence; its place and text are the paper's `.md`'s.
 
 pub mod chhatrapati22;
 mod chhatrapati22_full;
