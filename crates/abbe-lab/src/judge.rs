@@ -220,6 +220,17 @@ pub fn check(ok: bool) -> Verdict {
     }
 }
 
+/// A claim judged two ways its rule allows (two libraries, two ends of a
+/// band the paper leaves open): their verdict when they agree, depends when
+/// they do not.
+pub fn agreeing(a: Verdict, b: Verdict) -> Verdict {
+    if a == b {
+        a
+    } else {
+        Verdict::Depends
+    }
+}
+
 /// The verdict of a claim checked at several points: pending when nothing
 /// is measured; ties (within noise) count neither way, and only ties give
 /// "within noise"; holds or does not hold when every decided point agrees;

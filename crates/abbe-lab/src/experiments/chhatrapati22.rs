@@ -702,15 +702,56 @@ fn pick_verdict(paper_pick: &str, values: &[(String, f64)]) -> Option<(Verdict, 
         return None;
     }
     let r = pick / other;
-    let tie = 1.0 + 2.0 * judge::NOISE_FLOOR;
-    let v = if r * tie < 1.0 {
+    let v = if r * PICK_TIE < 1.0 {
         Verdict::Holds
-    } else if r > tie {
+    } else if r > PICK_TIE {
         Verdict::DoesNotHold
     } else {
         Verdict::WithinNoise
     };
     Some((v, r))
+}
+
+/// Twice the noise floor either way: a pick's lead or loss within it is a
+/// tie.
+const PICK_TIE: f64 = 1.0 + 2.0 * judge::NOISE_FLOOR;
+
+/// What an application's pick is judged on besides being the fastest by its
+/// rule.
+pub(super) enum Caveat {
+    /// Nothing else.
+    None,
+    /// The paper's pick is a balance of security, size and speed: not the
+    /// fastest but within ×2 of it depends.
+    Balance(&'static str),
+    /// No slower than `rival` on these operations (the pick's value over the
+    /// rival's), or it depends.
+    NotSlower(&'static str, Vec<(&'static str, f64)>),
+}
+
+impl Caveat {
+    fn applied(&self, v: Verdict, ratio: f64) -> Verdict {
+        match (self, v) {
+            (Caveat::Balance(_), Verdict::DoesNotHold) if ratio <= 2.0 => Verdict::Depends,
+            (Caveat::NotSlower(_, ops), Verdict::Holds)
+                if ops.iter().any(|(_, r)| *r > PICK_TIE) =>
+            {
+                Verdict::Depends
+            }
+            _ => v,
+        }
+    }
+
+    /// The operations it compares, for the evidence.
+    fn values(&self) -> String {
+        match self {
+            Caveat::NotSlower(rival, ops) => ops
+                .iter()
+                .map(|(op, r)| format!("; {op} ×{r:.2} {rival}'s"))
+                .collect(),
+            _ => String::new(),
+        }
+    }
 }
 
 /// "a 1.23 ms, b 4.56 ms", fastest first.
@@ -754,7 +795,7 @@ fn applications(rows: &[Row], ns: &[f64]) -> (Table, Vec<Claim>) {
                     rule: &str,
                     paper_pick: &str,
                     vals: Vec<(String, f64)>,
-                    not_slower: Vec<(&str, f64)>| {
+                    caveat: Caveat| {
         let best = vals
             .iter()
             .min_by(|a, b| a.1.total_cmp(&b.1))
@@ -770,17 +811,11 @@ fn applications(rows: &[Row], ns: &[f64]) -> (Table, Vec<Claim>) {
         let judged = pick_verdict(paper_pick, &vals);
         // Only the paper's N decides (10^5 or 10^6 users): below it the
         // pick is shown, and the claim waits for the full profile.
-        let tie = 1.0 + 2.0 * judge::NOISE_FLOOR;
-        let loses = not_slower.iter().any(|(_, r)| *r > tie);
         let verdict = match judged {
-            Some((Verdict::Holds, _)) if n >= paper_n && loses => Verdict::Depends,
-            Some((v, r)) if n >= paper_n => game_streaming_balance(app, v, r),
+            Some((v, r)) if n >= paper_n => caveat.applied(v, r),
             _ => Verdict::Pending,
         };
-        let also: String = not_slower
-            .iter()
-            .map(|(op, r)| format!("; {op} ×{r:.2} [13]'s"))
-            .collect();
+        let also = caveat.values();
         claims.push(Claim {
             id: "application-picks",
             source: "§4".into(),
@@ -790,12 +825,15 @@ fn applications(rows: &[Row], ns: &[f64]) -> (Table, Vec<Claim>) {
                 "at N = {n}: {}{}{also}{}",
                 listed(&vals),
                 judged.map_or(String::new(), |(_, r)| format!("; {paper_pick} is ×{r:.2} the best other")),
-                if n < paper_n {
-                    " — at the quick profile's largest N; the paper's N needs the full profile"
-                } else if app.starts_with(GAME_STREAMING) {
-                    "; the paper's reason is a balance — Waters09 is the only adaptively secure pairing scheme here, with fast encryption and decryption — so it holds if Waters09 is the fastest, depends if it is within ×2 of the fastest, and does not hold beyond"
-                } else {
-                    ""
+                match caveat {
+                    _ if n < paper_n => {
+                        " — at the quick profile's largest N; the paper's N needs the full profile"
+                            .to_string()
+                    }
+                    Caveat::Balance(why) => format!(
+                        "; the paper's reason is a balance — {why} — so it holds if {paper_pick} is the fastest, depends if it is within ×2 of the fastest, and does not hold beyond"
+                    ),
+                    _ => String::new(),
                 }
             ),
         });
@@ -809,10 +847,10 @@ fn applications(rows: &[Row], ns: &[f64]) -> (Table, Vec<Claim>) {
         "fastest decryption among the broadcast schemes",
         "bgw05-sqrt",
         values(pairing, &|s| get(s, "decrypt", big)),
-        Vec::new(),
+        Caveat::None,
     );
     push(
-        GAME_STREAMING,
+        "Online game streaming",
         big,
         1e6,
         "a balance of security, size and speed: the only adaptively secure pairing scheme, judged on encryption + decryption",
@@ -820,7 +858,9 @@ fn applications(rows: &[Row], ns: &[f64]) -> (Table, Vec<Claim>) {
         values(&SCHEMES, &|s| {
             Some(get(s, "encrypt", big)? + get(s, "decrypt", big)?)
         }),
-        Vec::new(),
+        Caveat::Balance(
+            "Waters09 is the only adaptively secure pairing scheme here, with fast encryption and decryption",
+        ),
     );
     let mid = at(1e5);
     let constant_ct = ["bgw05", "gw09", "waters09"];
@@ -833,7 +873,7 @@ fn applications(rows: &[Row], ns: &[f64]) -> (Table, Vec<Claim>) {
         values(&constant_ct, &|s| {
             Some(get(s, "encrypt", mid)? + get(s, "decrypt", mid)?)
         }),
-        Vec::new(),
+        Caveat::None,
     );
     push(
         "Distributor-limited, keys generated often",
@@ -844,7 +884,7 @@ fn applications(rows: &[Row], ns: &[f64]) -> (Table, Vec<Claim>) {
         values(&constant_ct, &|s| {
             Some(get(s, "keygen", mid)? + get(s, "encrypt", mid)?)
         }),
-        Vec::new(),
+        Caveat::None,
     );
     push(
         "Distributor-limited, keys generated rarely",
@@ -853,9 +893,9 @@ fn applications(rows: &[Row], ns: &[f64]) -> (Table, Vec<Claim>) {
         "fastest encryption among ciphertexts ≤ 1 KB",
         "gw09",
         values(&constant_ct, &|s| get(s, "encrypt", mid)),
-        Vec::new(),
+        Caveat::None,
     );
-    for (app, n, rule, paper_pick, vals, not_slower) in
+    for (app, n, rule, paper_pick, vals, caveat) in
         super::chhatrapati22_full::tracing_applications(rows, top)
     {
         let paper_n = if app.starts_with("Online video") {
@@ -863,22 +903,10 @@ fn applications(rows: &[Row], ns: &[f64]) -> (Table, Vec<Claim>) {
         } else {
             1e5
         };
-        push(&app, n, paper_n, rule, paper_pick, vals, not_slower);
+        push(&app, n, paper_n, rule, paper_pick, vals, caveat);
     }
     t.note = "A slip in the paper's §4 (game streaming): it credits BGW05 §3.2 with a \"<1 KB\" ciphertext and a \"128 MB and 32 MB\" public key and ciphertext, which are Table 8's BGW05 §3.1 and Waters09 values; its own Table 8 gives BGW05 §3.2 160.06 KB (public key) and 32.06 KB (ciphertext) at N = 10^6. The rules here use Table 7/8 values.".into();
     (t, claims)
-}
-
-const GAME_STREAMING: &str = "Online game streaming";
-
-/// Game streaming's pick is the paper's balance of security, size and speed
-/// (Waters09 its only adaptively secure pairing scheme): not being the fastest
-/// leaves it standing while it stays within ×2 of the fastest (depends).
-fn game_streaming_balance(app: &str, v: Verdict, ratio: f64) -> Verdict {
-    match v {
-        Verdict::DoesNotHold if app == GAME_STREAMING && ratio <= 2.0 => Verdict::Depends,
-        v => v,
-    }
 }
 
 /// How much faster the paper's P-256 library is than ours, on x86-64:
@@ -902,16 +930,6 @@ fn baseline(rows: &[Row], op: &str, n: f64, openssl: bool) -> Option<Measured> {
     } else {
         Measured::timing(m.value / OPENSSL_P256_SPEEDUP, m.noise)
     })
-}
-
-/// A claim about the baseline judged on both P-256 libraries: the same
-/// verdict, or depends (on the library) when they differ.
-fn library_bound(ours: Verdict, with_openssl: Verdict) -> Verdict {
-    if ours == with_openssl {
-        ours
-    } else {
-        Verdict::Depends
-    }
 }
 
 fn claims(rows: &[Row], ns: &[f64]) -> Vec<Claim> {
@@ -970,7 +988,7 @@ fn individual_vs_broadcast(rows: &[Row], ns: &[f64]) -> Claim {
     let (paper_v, paper_ev) = individual(true);
     Claim {
         id: "individual-vs-broadcast",
-        verdict: library_bound(ours_v, paper_v),
+        verdict: judge::agreeing(ours_v, paper_v),
         evidence: format!(
             "metrics (setup, encrypt, decrypt, public key, ciphertext at |S| = 10 %) on which the baseline is best — ours: {ours_ev} ({}); {}: {paper_ev} ({})",
             ours_v.label(),
@@ -995,7 +1013,7 @@ fn baseline_encryption_at_100(rows: &[Row]) -> Claim {
     let ((ours_v, b), (paper_v, bp)) = (at100(false), at100(true));
     Claim {
         id: "baseline-encryption-at-100",
-        verdict: library_bound(ours_v, paper_v),
+        verdict: judge::agreeing(ours_v, paper_v),
         evidence: match best100 {
             Some((s, p)) if b.is_finite() => format!(
                 "N = 100, |S| = 10 %: baseline {b:.3} ms ({}), fastest pairing scheme {s} {:.3} ms; {}: baseline {bp:.3} ms ({})",
@@ -1195,7 +1213,7 @@ fn baseline_setup_faster(rows: &[Row], ns: &[f64]) -> Claim {
     let (paper_v, _, paper_ev) = setup(true);
     Claim {
         id: "baseline-setup-faster",
-        verdict: library_bound(ours_v, paper_v),
+        verdict: judge::agreeing(ours_v, paper_v),
         evidence: judge::with_points(
             &vs,
             format!(

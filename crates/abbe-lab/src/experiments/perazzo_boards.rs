@@ -344,7 +344,7 @@ fn acceptable_limits(rows: &[Row], remote: Option<&Device>) -> Claim {
     let bsw10 = remote.and_then(|d| days(rows, d, true, "bsw07", 10.0));
     Claim {
         id: "acceptable-limits",
-        verdict: if lo == hi { lo } else { Verdict::Depends },
+        verdict: judge::agreeing(lo, hi),
         evidence: format!(
             "RE-Mote with hardware ECC, lifetime decrease against sending in the clear: {}. The paper's own numbers put \"acceptable\" between {:.0} % and {:.0} %: with the line at {:.0} %, {}; at {:.0} %, {}. Our BSW at 10 attributes keeps {} days against the paper's measured {PAPER_BSW_DAYS_AT_10:.0}: the model prices our BSW's counted operations, fewer than the paper's implementation spent",
             ev.join("; "),
