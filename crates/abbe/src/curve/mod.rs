@@ -718,6 +718,36 @@ pub fn for_each_index(n: usize, job: &(dyn Fn(usize) + Sync)) {
     (0..n).into_par_iter().for_each(job);
 }
 
+/// Σ c_i·P_i for public c_i, with the ±1 coefficients (LSSS entries of
+/// AND/OR gates, reconstruction coefficients of AND/OR policies) done by
+/// additions and only the remaining terms in one (variable-time) MSM.
+pub fn lincomb<G: Group>(points: &[G], coeffs: &[G::Scalar]) -> G {
+    let one = G::Scalar::one();
+    let minus_one = -one;
+    let mut plus = Vec::new();
+    let mut minus = Vec::new();
+    let mut gp = Vec::new();
+    let mut gs = Vec::new();
+    for (p, c) in points.iter().zip(coeffs) {
+        if *c == one {
+            plus.push(*p);
+        } else if *c == minus_one {
+            minus.push(*p);
+        } else if !c.is_zero() {
+            gp.push(*p);
+            gs.push(*c);
+        }
+    }
+    let mut acc = G::sum(&plus);
+    if !minus.is_empty() {
+        acc -= G::sum(&minus);
+    }
+    if !gp.is_empty() {
+        acc += G::msm(&gp, &gs);
+    }
+    acc
+}
+
 /// Overwrites a value with `zero` and keeps the store from being optimised
 /// away (`black_box` makes the overwritten value observable); used by the
 /// `Drop` impls of secret keys, whose scalar and point types come from

@@ -49,7 +49,7 @@
 //! Checked against the formula (and the paper's table where it has one)
 //! by `op_counts_*` in the tests below, on `Counted` curves.
 
-use crate::curve::{par_map, wipe, Curve, Group, Scalar};
+use crate::curve::{lincomb, par_map, wipe, Curve, Group, Scalar};
 use crate::kem::{same_setup, Authority, Kem, KemError, SessionKey};
 use crate::policy::{AttributeSet, Lsss, Policy, PolicyTree};
 use crate::wire::codec::{names_match, object, rows_match};
@@ -60,8 +60,8 @@ use std::marker::PhantomData;
 use std::sync::OnceLock;
 
 use super::{
-    by_t, decrypt6, gather, k_over_a, key_triple, lincomb, lt, prepare3, wipe_scalars, Cp,
-    FameMasterKey, FamePublicKey,
+    by_t, decrypt6, gather, k_over_a, key_triple, lt, prepare3, wipe_scalars, Cp, FameMasterKey,
+    FamePublicKey,
 };
 
 // ---------------------------------------------------------------------------

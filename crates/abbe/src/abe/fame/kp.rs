@@ -55,7 +55,7 @@
 //! Checked against the formula (and the paper's table where it has one)
 //! by `op_counts_*` in the tests below, on `Counted` curves.
 
-use crate::curve::{par_map, wipe, Curve, Group, Scalar};
+use crate::curve::{lincomb, par_map, wipe, Curve, Group, Scalar};
 use crate::kem::{same_setup, Authority, Kem, KemError, SessionKey};
 use crate::policy::{AttributeSet, Lsss, Policy, PolicyTree};
 use crate::wire::codec::{names_match, object, rows_match};
@@ -66,8 +66,7 @@ use std::marker::PhantomData;
 use std::sync::OnceLock;
 
 use super::{
-    by_t, decrypt6, gather, k_over_a, lincomb, lt, prepare3, wipe_scalars, FameMasterKey,
-    FamePublicKey, Kp,
+    by_t, decrypt6, gather, k_over_a, lt, prepare3, wipe_scalars, FameMasterKey, FamePublicKey, Kp,
 };
 
 /// The scheme, generic over the curve.

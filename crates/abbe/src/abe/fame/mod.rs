@@ -48,7 +48,7 @@
 //! two source groups exchanged, as plausible as the original on these curves
 //! (no efficient isomorphism either way).
 
-use crate::curve::{wipe, Curve, FixedBaseTable, Group, Scalar, Target};
+use crate::curve::{lincomb, wipe, Curve, FixedBaseTable, Group, Scalar, Target};
 use crate::kem::{bind, KemError};
 use crate::policy::{AccessTree, AttributeSet};
 use crate::wire::codec::{nonzero, object, secrets_match};
@@ -131,36 +131,6 @@ impl<C: Curve, V: Variant> FamePublicKey<C, V> {
             hashes6::<C, V>(&m)
         })
     }
-}
-
-/// Σ c_i·P_i with the ±1 coefficients (LSSS entries of AND/OR gates,
-/// reconstruction coefficients of AND/OR policies) done by additions and
-/// only the remaining terms in one MSM.
-pub(crate) fn lincomb<G: Group>(points: &[G], coeffs: &[G::Scalar]) -> G {
-    let one = G::Scalar::one();
-    let minus_one = -one;
-    let mut plus = Vec::new();
-    let mut minus = Vec::new();
-    let mut gp = Vec::new();
-    let mut gs = Vec::new();
-    for (p, c) in points.iter().zip(coeffs) {
-        if *c == one {
-            plus.push(*p);
-        } else if *c == minus_one {
-            minus.push(*p);
-        } else if !c.is_zero() {
-            gp.push(*p);
-            gs.push(*c);
-        }
-    }
-    let mut acc = G::sum(&plus);
-    if !minus.is_empty() {
-        acc -= G::sum(&minus);
-    }
-    if !gp.is_empty() {
-        acc += G::msm(&gp, &gs);
-    }
-    acc
 }
 
 /// The rows of the cheapest selection of `tree` that `set` satisfies,
