@@ -586,19 +586,36 @@ mod tests {
     use super::*;
 
     /// docs/FORMAT.md's preamble row lists every scheme of the table, by
-    /// byte and name, and no other.
+    /// byte and name, and no other (`ABBE_BLESS=1` rewrites it).
     #[test]
     fn format_md_lists_every_scheme_id() {
-        let format = include_str!("../../../../docs/FORMAT.md");
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/FORMAT.md");
+        let format = std::fs::read_to_string(path).unwrap();
+        let prefix = "| 6 | scheme | ";
         let row = format
             .lines()
-            .find(|l| l.starts_with("| 6 | scheme |"))
+            .find(|l| l.starts_with(prefix))
             .expect("FORMAT.md's preamble table has the scheme byte");
-        for id in SchemeId::ALL {
-            let entry = format!("{} `{}`", id as u8, id.name());
-            assert!(row.contains(&entry), "FORMAT.md's scheme row lacks {entry}");
+        let entries: Vec<String> = SchemeId::ALL
+            .iter()
+            .map(|id| {
+                let note = match (*id, id.family()) {
+                    (SchemeId::Yct14, _) => " (broken; benchmarking builds only)",
+                    (_, Family::Signature) => " (signing keys)",
+                    _ => "",
+                };
+                format!("{} `{}`{note}", *id as u8, id.name())
+            })
+            .collect();
+        let want = format!("{prefix}{} |", entries.join(", "));
+        if std::env::var_os("ABBE_BLESS").is_some() && row != want {
+            std::fs::write(path, format.replace(row, &want)).unwrap();
+            return;
         }
-        assert_eq!(row.matches('`').count(), 2 * SchemeId::ALL.len(), "{row}");
+        assert_eq!(
+            row, want,
+            "FORMAT.md's scheme row (ABBE_BLESS=1 rewrites it)"
+        );
     }
 
     #[test]
