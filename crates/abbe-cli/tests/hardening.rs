@@ -13,6 +13,7 @@ use abbe::kem::MasterKeyOf;
 use common::*;
 
 use abbe::abe::cca::CcaHeader;
+use abbe::abe::fabeo::{FabeoCp, FabeoKp};
 use abbe::abe::{Bsw07, Cca, FameCp, FameKp, Gpsw06, Gpsw06Small, Waters11};
 use abbe::curve::Bn254;
 use abbe::envelope;
@@ -182,15 +183,36 @@ fn hostile_thresholds_are_refused_by_the_work_budget() {
     let (pk, mk) =
         Gpsw06Small::<Bn254>::setup(&Universe::from_iter(&universe), &mut OsRng).unwrap();
     kp_case::<Gpsw06Small<Bn254>>(&t, "gpsw06-small", pk, mk);
+    cp_case::<FabeoCp<Bn254>>(&t, "fabeo-cp");
+    let (pk, mk) = FabeoKp::<Bn254>::setup(&Default::default(), &mut OsRng).unwrap();
+    kp_case::<FabeoKp<Bn254>>(&t, "fabeo-kp", pk, mk);
 
-    for scheme in [
+    let schemes = [
         "waters11",
         "bsw07",
         "fame-cp",
         "gpsw06",
         "gpsw06-small",
         "fame-kp",
-    ] {
+        "fabeo-cp",
+        "fabeo-kp",
+    ];
+    // Every ABE scheme of the table is here: a new one fails until it is.
+    let mut table: Vec<&str> = abbe::facade::schemes()
+        .filter(|s| {
+            use abbe::wire::Family::{CpAbe, KpAbe};
+            matches!(s.family(), CpAbe | KpAbe) && !s.is_insecure()
+        })
+        .map(|s| s.name())
+        .collect();
+    let mut covered = schemes.to_vec();
+    table.sort_unstable();
+    covered.sort_unstable();
+    assert_eq!(
+        covered, table,
+        "the hostile-policy cases and the ABE schemes"
+    );
+    for scheme in schemes {
         let (key, file) = (format!("{scheme}.key"), format!("{scheme}.hostile"));
         let started = Instant::now();
         let (r, kib) = t.run_measured(&["decrypt", "--key", &key, "-o", "out", &file]);

@@ -25,6 +25,7 @@ mod peers;
 use std::fmt::Write as _;
 use std::time::Duration;
 
+use abbe::abe::fabeo::{FabeoCp, FabeoKp};
 use abbe::abe::yct14::InsecureYct14;
 use abbe::abe::{Bsw07, FameCp, FameKp, Gpsw06, Gpsw06Small, Waters11};
 use abbe::curve::{Bls12, Bn254, Counted, Swapped};
@@ -388,6 +389,72 @@ fn groups() -> Vec<Group> {
                 ),
             ],
         },
+        Group {
+            title: "FABEO CP-ABE (Riepel-Wee 2022; no Rust peer)",
+            entries: vec![
+                e(
+                    O,
+                    "abbe FabeoCp",
+                    "BN254",
+                    WIRE,
+                    run::<Ours<FabeoCp<Bn254>>>,
+                ),
+                e(
+                    R,
+                    "abbe FabeoCp",
+                    "BLS12-381",
+                    WIRE,
+                    run::<Ours<FabeoCp<Bls12>>>,
+                ),
+                e(
+                    R,
+                    "abbe FabeoCp swapped",
+                    "BN254",
+                    WIRE,
+                    run::<Ours<FabeoCp<SBn>>>,
+                ),
+                e(
+                    R,
+                    "abbe FabeoCp swapped",
+                    "BLS12-381",
+                    WIRE,
+                    run::<Ours<FabeoCp<SBls>>>,
+                ),
+            ],
+        },
+        Group {
+            title: "FABEO KP-ABE (Riepel-Wee 2022; no Rust peer)",
+            entries: vec![
+                e(
+                    O,
+                    "abbe FabeoKp",
+                    "BN254",
+                    WIRE,
+                    run::<Ours<FabeoKp<Bn254>>>,
+                ),
+                e(
+                    R,
+                    "abbe FabeoKp",
+                    "BLS12-381",
+                    WIRE,
+                    run::<Ours<FabeoKp<Bls12>>>,
+                ),
+                e(
+                    R,
+                    "abbe FabeoKp swapped",
+                    "BN254",
+                    WIRE,
+                    run::<Ours<FabeoKp<SBn>>>,
+                ),
+                e(
+                    R,
+                    "abbe FabeoKp swapped",
+                    "BLS12-381",
+                    WIRE,
+                    run::<Ours<FabeoKp<SBls>>>,
+                ),
+            ],
+        },
     ]
 }
 
@@ -706,17 +773,23 @@ struct Args {
     /// Threads for our schemes (rayon); 1 matches the single-threaded peers.
     #[arg(long, default_value_t = 1)]
     threads: usize,
-    /// Only the entries whose name contains this text (peers are kept
-    /// when one of the entries they are compared with is).
+    /// Only the entries whose name contains this text, or one of these
+    /// comma-separated texts (peers are kept when one of the entries they
+    /// are compared with is).
     #[arg(long)]
     only: Option<String>,
     /// Write the results as CSV to this file.
     #[arg(long)]
     csv: Option<std::path::PathBuf>,
-    /// Instead of the peer tables: our GPSW06, BSW07 and Waters11 at the
-    /// largest N against their counted lower bounds (see `bound.rs`).
+    /// Instead of the peer tables: our FABEO, GPSW06, BSW07 and Waters11 at
+    /// the largest N against their counted lower bounds (see `bound.rs`).
     #[arg(long)]
     bound: bool,
+}
+
+/// Whether `name` is kept by `--only` (texts separated by commas).
+fn matches_only(name: &str, only: &str) -> bool {
+    only.split(',').any(|o| name.contains(o.trim()))
 }
 
 /// `bound::row` for scheme `$k` on curve `$c`, in the standard placement
@@ -733,7 +806,11 @@ macro_rules! bound_row {
 /// The `--bound` table: each operation's median against its counted lower
 /// bound, in the placement `--optimize` picks for it.
 fn bound_table(n: usize, cfg: &Config, only: Option<&str>) -> String {
-    let rows: [(&str, &str, bound::RowFn); 8] = [
+    let rows: [(&str, &str, bound::RowFn); 12] = [
+        ("FABEO-CP", "BN254", bound_row!(FabeoCp, Bn254, std)),
+        ("FABEO-CP", "BLS12-381", bound_row!(FabeoCp, Bls12, std)),
+        ("FABEO-KP", "BN254", bound_row!(FabeoKp, Bn254, std)),
+        ("FABEO-KP", "BLS12-381", bound_row!(FabeoKp, Bls12, std)),
         ("GPSW06", "BN254", bound_row!(Gpsw06, Bn254, std)),
         ("GPSW06", "BLS12-381", bound_row!(Gpsw06, Bls12, std)),
         ("BSW07", "BN254", bound_row!(Bsw07, Bn254, std)),
@@ -760,7 +837,7 @@ fn bound_table(n: usize, cfg: &Config, only: Option<&str>) -> String {
         "scheme", "curve", "keygen", "encrypt", "decrypt"
     );
     for (name, curve, row) in rows {
-        if only.is_some_and(|o| !name.contains(o)) {
+        if only.is_some_and(|o| !matches_only(name, o)) {
             continue;
         }
         let r = row(name, curve, n, cfg);
@@ -810,13 +887,13 @@ fn main() -> std::io::Result<()> {
             let keep: Vec<bool> = g
                 .entries
                 .iter()
-                .map(|e| e.name.contains(only.as_str()))
+                .map(|e| matches_only(e.name, only))
                 .collect();
             for en in &mut g.entries {
                 if en.role == Role::Peer && en.against.iter().any(|&i| keep[i]) {
                     continue;
                 }
-                if !en.name.contains(only.as_str()) {
+                if !matches_only(en.name, only) {
                     en.run = skipped;
                 }
             }

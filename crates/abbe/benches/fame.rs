@@ -1,6 +1,10 @@
-//! Benchmarks of FAME CP-ABE and KP-ABE (Agrawal–Chase 2017), per curve.
+//! Benchmarks of the schemes whose decryption is a constant number of
+//! pairings: FAME CP-ABE and KP-ABE (Agrawal–Chase 2017, 6 pairings) and
+//! FABEO CP-ABE and KP-ABE (Riepel–Wee 2022, 3 and 2), per curve, in one
+//! run.
 //!
-//! Criterion groups `fame-cp/<curve>` and `fame-kp/<curve>`. For every
+//! Criterion groups `fame-cp/<curve>`, `fame-kp/<curve>`,
+//! `fabeo-cp/<curve>` and `fabeo-kp/<curve>`. For every
 //! N ∈ {1, 10, 50, 100} the policy is the flat AND `A1 and … and AN` (in the
 //! ciphertext for CP-ABE, in the key for KP-ABE) and the attribute set is
 //! exactly `A1 … AN`; benchmark ids are `<operation>/<N>`:
@@ -9,15 +13,17 @@
 //!   state of a long-running process); `keygen-cold/N`, `encrypt-cold/N` —
 //!   the cache is cleared before every iteration (outside the timed region),
 //!   so the hashes to G1 are timed too.
-//! * `decrypt/N` — the same key every iteration (its sk_0 lines cached after
-//!   the first decryption; ct_0's three lines are computed every time).
+//! * `decrypt/N` — the same key every iteration (its G2 lines cached after
+//!   the first decryption; the ciphertext's G2 lines are computed every
+//!   time).
 //! * `lower-bound-6` (group `fame-lower-bound/<curve>`) — the shared
 //!   multi-Miller loop over 6 pairs with prepared G2 plus one final
 //!   exponentiation: the pairing work of every FAME decryption, whatever N.
 //!
-//! Run: `cargo bench -p abbe --bench fame` (optionally `-- <regex>`, e.g.
+//! Run: `cargo bench -p abbe --bench fame` (FABEO alone: `-- fabeo`) (optionally `-- <regex>`, e.g.
 //! `-- 'bls12-381/decrypt'`).
 
+use abbe::abe::fabeo::{FabeoCp, FabeoKp};
 use abbe::abe::{clear_attribute_hash_cache, FameCp, FameKp};
 use abbe::curve::{Bls12, Bn254, Curve, Group, Scalar};
 use abbe::policy::{generate, AttributeSet, Policy};
@@ -116,6 +122,12 @@ fn curve<C: Curve>(c: &mut Criterion) {
         (s.clone(), p.clone())
     });
     bench_kem::<FameKp<C>>(c, &format!("fame-kp/{}", C::NAME), |p, s| {
+        (p.clone(), s.clone())
+    });
+    bench_kem::<FabeoCp<C>>(c, &format!("fabeo-cp/{}", C::NAME), |p, s| {
+        (s.clone(), p.clone())
+    });
+    bench_kem::<FabeoKp<C>>(c, &format!("fabeo-kp/{}", C::NAME), |p, s| {
         (p.clone(), s.clone())
     });
 }

@@ -42,6 +42,10 @@ macro_rules! schemes {
                 "FAME KP-ABE (Agrawal-Chase 2017), fast decryption";
             Yct14 = 7, "yct14", KpAbe, insecure(crate::abe::yct14::InsecureYct14<C>),
                 "YCT14 KP-ABE: BROKEN, to reproduce benchmarks only";
+            FabeoCp = 8, "fabeo-cp", CpAbe, pairing(crate::abe::fabeo::FabeoCp<C>, Ghw11),
+                "FABEO CP-ABE (Riepel-Wee 2022): 3 pairings to decrypt, GHW11 outsourcing";
+            FabeoKp = 9, "fabeo-kp", KpAbe, pairing(crate::abe::fabeo::FabeoKp<C>, Ghw11),
+                "FABEO KP-ABE (Riepel-Wee 2022): 2 pairings to decrypt, GHW11 outsourcing";
             Bgw05 = 16, "bgw05", Broadcast, classic(crate::bcast::Bgw05<C>),
                 "Boneh-Gentry-Waters 2005 broadcast, section 3.1 (constant ciphertext)";
             Bgw05Sqrt = 17, "bgw05-sqrt", Broadcast, classic(crate::bcast::Bgw05Sqrt<C>),

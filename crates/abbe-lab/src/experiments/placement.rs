@@ -20,6 +20,7 @@ use crate::papers::paper;
 use crate::record::Row;
 use crate::report::{Cell, Section, Table};
 use crate::{for_each_curve, Ctx, LabError, ReportCtx};
+use abbe::abe::fabeo::{FabeoCp, FabeoKp};
 use abbe::abe::Universe;
 use abbe::abe::{Bsw07, Cca, FameCp, FameKp, Gpsw06, Gpsw06Small, Waters11};
 use abbe::curve::{Curve, CurveId, Placement, Swapped};
@@ -30,14 +31,17 @@ use rand_chacha::ChaCha20Rng;
 
 /// Attributes of the flat AND.
 const POINTS: [usize; 2] = [10, 100];
-/// (scheme, outsourcing) in report order.
-const SCHEMES: [(&str, bool); 6] = [
+/// (scheme, outsourcing) in report order: every ABE scheme of the table
+/// (a test checks it).
+const SCHEMES: [(&str, bool); 8] = [
     ("waters11", true),
     ("bsw07", false),
     ("fame-cp", false),
+    ("fabeo-cp", true),
     ("gpsw06", true),
     ("gpsw06-small", false),
     ("fame-kp", false),
+    ("fabeo-kp", true),
 ];
 const OPS: [&str; 6] = [
     "setup",
@@ -101,6 +105,9 @@ fn placed<C: Curve>(ctx: &mut Ctx, placement: Placement) -> Result<(), LabError>
         point::<Bsw07<C>>(ctx, &at("bsw07"), &(), &set, &policy, &mut rng)?;
         ctx.tick(format!("fame-cp {} {} N={n}", C::NAME, placement.name()));
         point::<FameCp<C>>(ctx, &at("fame-cp"), &(), &set, &policy, &mut rng)?;
+        ctx.tick(format!("fabeo-cp {} {} N={n}", C::NAME, placement.name()));
+        point::<FabeoCp<C>>(ctx, &at("fabeo-cp"), &(), &set, &policy, &mut rng)?;
+        transform::<FabeoCp<C>>(ctx, &at("fabeo-cp"), &(), &set, &policy, &mut rng)?;
         ctx.tick(format!("gpsw06 {} {} N={n}", C::NAME, placement.name()));
         point::<Gpsw06<C>>(ctx, &at("gpsw06"), &(), &policy, &set, &mut rng)?;
         transform::<Gpsw06<C>>(ctx, &at("gpsw06"), &(), &policy, &set, &mut rng)?;
@@ -112,6 +119,9 @@ fn placed<C: Curve>(ctx: &mut Ctx, placement: Placement) -> Result<(), LabError>
         point::<Gpsw06Small<C>>(ctx, &at("gpsw06-small"), &universe, &policy, &set, &mut rng)?;
         ctx.tick(format!("fame-kp {} {} N={n}", C::NAME, placement.name()));
         point::<FameKp<C>>(ctx, &at("fame-kp"), &(), &policy, &set, &mut rng)?;
+        ctx.tick(format!("fabeo-kp {} {} N={n}", C::NAME, placement.name()));
+        point::<FabeoKp<C>>(ctx, &at("fabeo-kp"), &(), &policy, &set, &mut rng)?;
+        transform::<FabeoKp<C>>(ctx, &at("fabeo-kp"), &(), &policy, &set, &mut rng)?;
     }
     Ok(())
 }
@@ -375,6 +385,26 @@ fn picked(scheme: &str, op: &str) -> Option<Placement> {
 mod tests {
     use super::*;
     use crate::experiments::synth::timed;
+
+    /// The table holds every ABE scheme of this build (the broken one
+    /// aside), with outsourcing where the registry offers it.
+    #[test]
+    fn every_abe_scheme_is_placed() {
+        use abbe::wire::Family::{CpAbe, KpAbe};
+        let mut table: Vec<(&str, bool)> = abbe::facade::schemes()
+            .filter(|s| matches!(s.family(), CpAbe | KpAbe) && !s.is_insecure())
+            .map(|s| {
+                let info = abbe::facade::scheme(s, abbe::curve::CurveId::Bls12_381)
+                    .unwrap()
+                    .info();
+                (s.name(), info.outsourcing)
+            })
+            .collect();
+        let mut placed = SCHEMES.to_vec();
+        table.sort_unstable();
+        placed.sort_unstable();
+        assert_eq!(placed, table);
+    }
 
     /// The tables compare the placements beyond noise, and the use-case
     /// table shows --optimize's pick beside the measured winner.

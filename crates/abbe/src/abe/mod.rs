@@ -10,6 +10,9 @@
 //! * [`fame`] ([`fame::cp`], [`fame::kp`]) — FAME CP-ABE and KP-ABE (Agrawal–Chase, CCS
 //!   2017): decisional linear, Type-III, decryption with 6 pairings whatever
 //!   the policy.
+//! * [`fabeo`] ([`fabeo::cp`], [`fabeo::kp`]) — FABEO CP-ABE and KP-ABE
+//!   (Riepel–Wee, CCS 2022): the fewest pairings known (3 and 2), GHW11
+//!   outsourced decryption.
 //! * [`cca`] — the CCA-secure version of any of them (FO transform).
 //! * [`rcca`] — GHW11's RCCA-secure outsourcing for Waters11 and GPSW06.
 //! * `yct14` — YCT14 pairing-free KP-ABE. **BROKEN (published attacks),
@@ -18,6 +21,7 @@
 
 pub mod bsw07;
 pub mod cca;
+pub mod fabeo;
 pub mod fame;
 pub mod ghw11;
 pub mod gpsw06;
