@@ -20,6 +20,16 @@ pub(crate) fn rng(seed: u64) -> ChaCha20Rng {
     ChaCha20Rng::seed_from_u64(seed)
 }
 
+/// The attribute set `s` of a test (`"doctor, age = 31"`).
+pub(crate) fn attrs(s: &str) -> crate::policy::AttributeSet {
+    crate::policy::AttributeSet::parse(s).unwrap()
+}
+
+/// The policy `s` of a test.
+pub(crate) fn pol(s: &str) -> crate::policy::Policy {
+    crate::policy::Policy::parse(s).unwrap()
+}
+
 /// The ABE cases' policy and attribute sets, with whether each satisfies it.
 pub(crate) const POLICY: &str = "(doctor and cardiology) or 2 of (nurse, ward25, age >= 30)";
 pub(crate) const ATTRIBUTE_SETS: &[(&str, bool)] = &[

@@ -363,7 +363,7 @@ impl<C: Curve> Kem for Bsw07<C> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::conformance::{self, rng, Case};
+    use crate::conformance::{self, attrs, rng, Case};
     use crate::curve::{Bls12, Bls48, Bn254, Counted, OpCounts};
     use crate::policy::generate;
 
@@ -382,10 +382,6 @@ mod tests {
         ));
     }
     type Fr = <Bls12 as Curve>::Scalar;
-
-    fn attrs(s: &str) -> AttributeSet {
-        AttributeSet::parse(s).unwrap()
-    }
 
     #[test]
     fn thresholds_and_repeated_attributes() {

@@ -403,7 +403,7 @@ impl<C: Curve> ghw11::Scheme for Gpsw06<C> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::conformance::{self, rng, Case};
+    use crate::conformance::{self, attrs, pol, rng, Case};
     use crate::curve::{Bls12, Bn254, Counted, OpCounts};
     use crate::kem::Outsourcing;
     use crate::policy::generate;
@@ -411,14 +411,6 @@ mod tests {
     type G = Gpsw06<Bls12>;
 
     conformance::tests!(Gpsw06: Case::one_key((), conformance::POLICY, conformance::ATTRIBUTE_SETS); outsourced_round_trip, random_policies_outsourced);
-
-    fn attrs(s: &str) -> AttributeSet {
-        AttributeSet::parse(s).unwrap()
-    }
-
-    fn pol(s: &str) -> Policy {
-        Policy::parse(s).unwrap()
-    }
 
     /// Non-canonical key policies (the perazzo 3-level shape) survive the
     /// encoding, which prints and re-parses the policy in canonical form.

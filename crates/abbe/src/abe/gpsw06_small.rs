@@ -504,7 +504,7 @@ impl<C: Curve> Kem for Gpsw06Small<C> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::conformance::{self, rng, Case};
+    use crate::conformance::{self, attrs, pol, rng, Case};
     use crate::curve::{Bls12, Bn254, Counted, OpCounts};
     use crate::policy::generate;
 
@@ -543,14 +543,6 @@ mod tests {
         Gpsw06Small: Case::one_key(crate::abe::Universe(universe()), POLICY, &SETS);
         random_policies
     );
-
-    fn attrs(s: &str) -> AttributeSet {
-        AttributeSet::parse(s).unwrap()
-    }
-
-    fn pol(s: &str) -> Policy {
-        Policy::parse(s).unwrap()
-    }
 
     #[test]
     fn default_universe_and_unknown_attributes() {

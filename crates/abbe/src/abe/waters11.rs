@@ -401,7 +401,7 @@ impl<C: Curve> ghw11::Scheme for Waters11<C> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::conformance::{self, rng, Case};
+    use crate::conformance::{self, attrs, rng, Case};
     use crate::curve::{Bls12, Bls24, Bn254, Counted, OpCounts};
     use crate::kem::Outsourcing;
     use crate::policy::generate;
@@ -427,10 +427,6 @@ mod tests {
         let (pk, _) = W::setup(&(), &mut r).unwrap();
         let (_, header) = W::encapsulate(&pk, &Policy::parse("a or b").unwrap(), &mut r).unwrap();
         assert!(Header::<Bn254>::from_bytes(&header.to_bytes()).is_err());
-    }
-
-    fn attrs(s: &str) -> AttributeSet {
-        AttributeSet::parse(s).unwrap()
     }
 
     /// Two keys, each missing a different attribute of an AND policy, cannot

@@ -445,7 +445,7 @@ impl<C: Curve> Kem for InsecureYct14<C> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::conformance::{self, rng, Case};
+    use crate::conformance::{self, attrs, pol, rng, Case};
     use crate::curve::{Bls12, Bn254, Counted, OpCounts};
     use crate::policy::generate;
 
@@ -463,14 +463,6 @@ mod tests {
             ("cardiology, ward25", false),
         ],
     ); random_policies);
-
-    fn attrs(s: &str) -> AttributeSet {
-        AttributeSet::parse(s).unwrap()
-    }
-
-    fn pol(s: &str) -> Policy {
-        Policy::parse(s).unwrap()
-    }
 
     const UNIVERSE: [&str; 7] = ["doctor", "cardiology", "nurse", "ward25", "A", "B", "C"];
 

@@ -282,20 +282,12 @@ impl<C: Curve> ghw11::Scheme for FabeoCp<C> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::conformance::{self, rng, Case};
+    use crate::conformance::{self, attrs, pol, rng, Case};
     use crate::curve::{Bls12, Bn254, Counted, OpCounts};
 
     type F = FabeoCp<Bls12>;
 
     conformance::tests!(FabeoCp: Case::one_target((), conformance::POLICY, conformance::ATTRIBUTE_SETS); outsourced_round_trip, random_policies_outsourced);
-
-    fn attrs(s: &str) -> AttributeSet {
-        AttributeSet::parse(s).unwrap()
-    }
-
-    fn pol(s: &str) -> Policy {
-        Policy::parse(s).unwrap()
-    }
 
     fn forged(
         base: &UserKey<Bls12>,

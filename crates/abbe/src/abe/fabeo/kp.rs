@@ -265,20 +265,12 @@ impl<C: Curve> ghw11::Scheme for FabeoKp<C> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::conformance::{self, rng, Case};
+    use crate::conformance::{self, attrs, pol, rng, Case};
     use crate::curve::{Bls12, Bn254, Counted, OpCounts};
 
     type F = FabeoKp<Bls12>;
 
     conformance::tests!(FabeoKp: Case::one_key((), conformance::POLICY, conformance::ATTRIBUTE_SETS); outsourced_round_trip, random_policies_outsourced);
-
-    fn attrs(s: &str) -> AttributeSet {
-        AttributeSet::parse(s).unwrap()
-    }
-
-    fn pol(s: &str) -> Policy {
-        Policy::parse(s).unwrap()
-    }
 
     /// Two keys for `a and b` and `c and d`, given a ciphertext for
     /// {a, d}: neither decrypts, nor does a key made of rows of both (each

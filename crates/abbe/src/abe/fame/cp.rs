@@ -273,16 +273,12 @@ impl<C: Curve> Kem for FameCp<C> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::conformance::{self, rng, Case};
+    use crate::conformance::{self, attrs, rng, Case};
     use crate::curve::{Bls12, Bn254, Counted, OpCounts};
 
     type F = FameCp<Bls12>;
 
     conformance::tests!(FameCp: Case::one_target((), conformance::POLICY, conformance::ATTRIBUTE_SETS); random_policies);
-
-    fn attrs(s: &str) -> AttributeSet {
-        AttributeSet::parse(s).unwrap()
-    }
 
     #[test]
     fn wrong_setup_is_reported() {

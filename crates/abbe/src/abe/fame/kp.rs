@@ -284,16 +284,12 @@ impl<C: Curve> Kem for FameKp<C> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::conformance::{self, rng, Case};
+    use crate::conformance::{self, attrs, rng, Case};
     use crate::curve::{Bls12, Bn254, Counted, OpCounts};
 
     type F = FameKp<Bls12>;
 
     conformance::tests!(FameKp: Case::one_key((), conformance::POLICY, conformance::ATTRIBUTE_SETS); random_policies);
-
-    fn attrs(s: &str) -> AttributeSet {
-        AttributeSet::parse(s).unwrap()
-    }
 
     /// Keys for "a and b" cannot decrypt a ciphertext for {a} or {b}; rows
     /// taken from two different keys do not combine (r_1, r_2, σ'_j bind a
