@@ -199,7 +199,8 @@ impl<C: Curve> KeyElements<C> {
             C::G1::sum(&ds)
         } else {
             let ws: Vec<C::Scalar> = omega.iter().map(|(_, w)| *w).collect();
-            C::G1::msm(&ds, &ws)
+            // The D_i are the key's secrets: no variable-time MSM on them.
+            C::G1::msm_secret(&ds, &ws)
         };
         // The key's G2 lines are computed once per key (on all cores the
         // first time), then reused by every decryption.

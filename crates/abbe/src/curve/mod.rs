@@ -718,10 +718,27 @@ pub fn for_each_index(n: usize, job: &(dyn Fn(usize) + Sync)) {
     (0..n).into_par_iter().for_each(job);
 }
 
-/// Σ c_i·P_i for public c_i, with the ±1 coefficients (LSSS entries of
-/// AND/OR gates, reconstruction coefficients of AND/OR policies) done by
-/// additions and only the remaining terms in one (variable-time) MSM.
+/// Σ c_i·P_i for public points and public c_i, with the ±1 coefficients
+/// (LSSS entries of AND/OR gates, reconstruction coefficients of AND/OR
+/// policies) done by additions and only the remaining terms in one
+/// (variable-time) MSM.
 pub fn lincomb<G: Group>(points: &[G], coeffs: &[G::Scalar]) -> G {
+    lincomb_with(points, coeffs, G::msm)
+}
+
+/// [`lincomb`] for secret points (a key's elements) and public c_i: the
+/// additions are the same, the remaining terms go through
+/// [`Group::msm_secret`] (the backends' MSM normalises its points with a
+/// variable-time inversion).
+pub fn lincomb_secret_points<G: Group>(points: &[G], coeffs: &[G::Scalar]) -> G {
+    lincomb_with(points, coeffs, G::msm_secret)
+}
+
+fn lincomb_with<G: Group>(
+    points: &[G],
+    coeffs: &[G::Scalar],
+    msm: fn(&[G], &[G::Scalar]) -> G,
+) -> G {
     let one = G::Scalar::one();
     let minus_one = -one;
     let mut plus = Vec::new();
@@ -743,7 +760,7 @@ pub fn lincomb<G: Group>(points: &[G], coeffs: &[G::Scalar]) -> G {
         acc -= G::sum(&minus);
     }
     if !gp.is_empty() {
-        acc += G::msm(&gp, &gs);
+        acc += msm(&gp, &gs);
     }
     acc
 }

@@ -5,8 +5,8 @@
 //! Notation (the paper's): g ∈ G, h ∈ H, e: G × H → GT; random oracle
 //! H: {0,1}* → G; MSP (M, ρ) of n rows (ours: the key policy's access tree,
 //! rows = leaves left to right) with shares λ_i = M_i·v, v = (α, v_2, …);
-//! π(i) the occurrence number of row i and τ = 1 … τ_max
-//! ([`super::uses`]). KEM form: the session key is derived from
+//! π(i) the occurrence number of row i and τ its values (0-based here,
+//! [`super::uses`]). KEM form: the session key is derived from
 //! e(g,h)^{αs}.
 //!
 //! ```text
@@ -24,7 +24,9 @@
 
 use super::{random_scalars, uses, uses_match, ByUse, FabeoMasterKey, FabeoPublicKey, Kp};
 use crate::abe::ghw11;
-use crate::curve::{lincomb, par_map, Curve, Group, LinedG2, Scalar, Target};
+use crate::curve::{
+    lincomb, lincomb_secret_points, par_map, Curve, Group, LinedG2, Scalar, Target,
+};
 use crate::kem::{same_setup, Authority, Kem, KemError, SessionKey};
 use crate::policy::{AttributeSet, Policy, PolicyTree};
 use crate::wire::codec::{labels_match, object, rows_match};
@@ -210,8 +212,8 @@ fn pair<C: Curve>(e: &KeyElements<C>, header: &Header<C>) -> Result<C::Gt, KemEr
         sks.push(*e.rows.get(*i).ok_or_else(out_of_range)?);
         ws.push(*w);
     }
-    let sk_sum = lincomb(&sks, &ws);
-    let sums = cts.sums();
+    let sk_sum = lincomb_secret_points(&sks, &ws);
+    let sums = cts.sums(lincomb);
     let ct0_lines = C::prepare(&header.ct0);
     let mut terms: Vec<(C::G1, &C::G2Prepared)> = Vec::with_capacity(sums.len() + 1);
     terms.push((sk_sum, &ct0_lines));
@@ -323,6 +325,16 @@ mod tests {
             F::decapsulate(&k, &header),
             Err(KemError::NotSatisfied)
         ));
+        // One decryption through both rows of `a`, directly and outsourced.
+        let both = F::keygen(&pk, &mk, &pol("(a or b) and (a or c)"), &mut r).unwrap();
+        let (key, header) = F::encapsulate(&pk, &attrs("a"), &mut r).unwrap();
+        assert_eq!(F::decapsulate(&both, &header).unwrap(), key);
+        let (tk, rk) = <F as crate::kem::Outsourcing>::transform_key(&both, &mut r);
+        let t = <F as crate::kem::Outsourcing>::transform(&tk, &header).unwrap();
+        assert_eq!(
+            <F as crate::kem::Outsourcing>::decrypt_transformed(&rk, &t).unwrap(),
+            key
+        );
         let one = UserKey::<Bls12> {
             elements: KeyElements {
                 setup_id: k.elements.setup_id,

@@ -14,7 +14,8 @@
 //! Both schemes are proven adaptively secure in the generic group and
 //! random oracle models (the paper's Theorems), with the fewest group
 //! elements and pairings known for monotone span programs: decryption is
-//! 3 pairings (CP) and 2 pairings (KP) when no attribute labels two rows.
+//! 3 pairings (CP) and 2 pairings (KP), and one more for each further
+//! occurrence number among the rows it uses.
 //!
 //! ## Attribute reuse
 //! An MSP whose labelling ρ is not injective (an attribute on several rows,
@@ -44,8 +45,10 @@
 //! ## Side channels
 //! Secret scalars (α, r, s, s'_τ, r_τ, the shares) go through fixed-base
 //! tables and [`Group::mul_secret`], constant time on every curve, and are
-//! held in [`Secret`]s that wipe themselves; variable-time arithmetic takes
-//! public scalars only: the reconstruction coefficients ω_i.
+//! held in [`Secret`]s that wipe themselves. Decryption combines the key's
+//! (secret) points with the public ω_i by
+//! [`crate::curve::lincomb_secret_points`] and only the ciphertext's by the
+//! variable-time [`crate::curve::lincomb`].
 //!
 //! ## Operation counts
 //! Checked against the formula by `op_counts_*` in each scheme's tests, on
@@ -177,9 +180,10 @@ impl<C: Curve, V: Variant> FabeoMasterKey<C, V> {
     }
 }
 
-/// The occurrence number π(i) (0-based) of every row of `policy` — how many
-/// earlier rows carry the same attribute — and τ, the number of distinct
-/// occurrence numbers (1 when no attribute labels two rows).
+/// The occurrence number π(i) of every row of `policy` — how many earlier
+/// rows carry the same attribute, so 0-based where the paper counts from
+/// 1 — and τ_max, the number of distinct occurrence numbers (1 when no
+/// attribute labels two rows).
 pub(crate) fn uses(policy: &PolicyTree) -> (Vec<usize>, usize) {
     let mut seen: HashMap<&str, usize> = HashMap::new();
     let pi: Vec<usize> = policy
@@ -237,13 +241,15 @@ impl<G: Group> ByUse<G> {
         Ok(())
     }
 
-    /// (τ, Σ_{π(i)=τ} ω_i·P_i) for every non-empty class.
-    pub(crate) fn sums(&self) -> Vec<(usize, G)> {
+    /// (τ, Σ_{π(i)=τ} ω_i·P_i) for every non-empty class, each sum by
+    /// `lincomb` ([`crate::curve::lincomb`] for a ciphertext's points,
+    /// [`crate::curve::lincomb_secret_points`] for a key's).
+    pub(crate) fn sums(&self, lincomb: fn(&[G], &[G::Scalar]) -> G) -> Vec<(usize, G)> {
         self.classes
             .iter()
             .enumerate()
             .filter(|(_, (p, _))| !p.is_empty())
-            .map(|(t, (p, w))| (t, crate::curve::lincomb(p, w)))
+            .map(|(t, (p, w))| (t, lincomb(p, w)))
             .collect()
     }
 }

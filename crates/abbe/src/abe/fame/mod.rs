@@ -48,7 +48,9 @@
 //! two source groups exchanged, as plausible as the original on these curves
 //! (no efficient isomorphism either way).
 
-use crate::curve::{lincomb, wipe, Curve, FixedBaseTable, Group, Scalar, Target};
+use crate::curve::{
+    lincomb, lincomb_secret_points, wipe, Curve, FixedBaseTable, Group, Scalar, Target,
+};
 use crate::kem::{bind, KemError};
 use crate::policy::{AccessTree, AttributeSet};
 use crate::wire::codec::{nonzero, object, secrets_match};
@@ -190,9 +192,9 @@ pub(crate) fn decrypt6<C: Curve>(
     };
     let b_side = || {
         let mut b = [
-            lincomb(&sks[0], gammas),
-            lincomb(&sks[1], gammas),
-            lincomb(&sks[2], gammas),
+            lincomb_secret_points(&sks[0], gammas),
+            lincomb_secret_points(&sks[1], gammas),
+            lincomb_secret_points(&sks[2], gammas),
         ];
         if let Some(b0) = b0 {
             for (x, y) in b.iter_mut().zip(b0) {
