@@ -2016,8 +2016,7 @@ fn every_scheme_end_to_end() {
     use abbe::wire::Family;
     // (scheme, key side flag, key side, ciphertext side flag, ciphertext side, a key that fails, outsourcing)
     let mut cases: Vec<(&str, &str, &str, &str, &str, &str, bool)> = Vec::new();
-    let abe = |s: &abbe::wire::SchemeId| matches!(s.family(), Family::CpAbe | Family::KpAbe);
-    for id in abbe::facade::schemes().filter(|s| abe(s) && !s.is_insecure()) {
+    for id in abbe::facade::schemes().filter(|s| s.is_abe() && !s.is_insecure()) {
         let info = abbe::facade::scheme(id, abbe::curve::CurveId::Bn254)
             .unwrap()
             .info();

@@ -199,10 +199,7 @@ fn hostile_thresholds_are_refused_by_the_work_budget() {
     ];
     // Every ABE scheme of the table is here: a new one fails until it is.
     let mut table: Vec<&str> = abbe::facade::schemes()
-        .filter(|s| {
-            use abbe::wire::Family::{CpAbe, KpAbe};
-            matches!(s.family(), CpAbe | KpAbe) && !s.is_insecure()
-        })
+        .filter(|s| s.is_abe() && !s.is_insecure())
         .map(|s| s.name())
         .collect();
     let mut covered = schemes.to_vec();

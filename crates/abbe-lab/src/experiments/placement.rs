@@ -390,9 +390,8 @@ mod tests {
     /// aside), with outsourcing where the registry offers it.
     #[test]
     fn every_abe_scheme_is_placed() {
-        use abbe::wire::Family::{CpAbe, KpAbe};
         let mut table: Vec<(&str, bool)> = abbe::facade::schemes()
-            .filter(|s| matches!(s.family(), CpAbe | KpAbe) && !s.is_insecure())
+            .filter(|s| s.is_abe() && !s.is_insecure())
             .map(|s| {
                 let info = abbe::facade::scheme(s, abbe::curve::CurveId::Bls12_381)
                     .unwrap()

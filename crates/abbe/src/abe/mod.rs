@@ -44,6 +44,17 @@ pub(crate) mod attr_cache;
 pub use attr_cache::clear as clear_attribute_hash_cache;
 
 use crate::kem::{KemError, Params, ParamsKind, SetupParams};
+use crate::wire::SchemeId;
+
+/// Which scheme of a CP/KP pair written once ([`fame`], [`fabeo`]) an
+/// object belongs to: fixes the scheme id in the preamble and the hash's
+/// domain separation.
+pub trait Variant: 'static + Copy + Default + Send + Sync + core::fmt::Debug {
+    const SCHEME: SchemeId;
+    /// Tag of the hash's domain (`ABBE-V1-<TAG>-H-<curve>`) and of its
+    /// cache keys.
+    const TAG: &'static str;
+}
 
 /// Size of the default universe ([`Universe::default`]): `A1` … `A256`.
 pub const DEFAULT_UNIVERSE_SIZE: usize = 256;

@@ -219,6 +219,10 @@ impl SchemeId {
     pub fn from_u8(v: u8) -> Option<Self> {
         Self::ALL.into_iter().find(|s| *s as u8 == v)
     }
+    /// An attribute-based scheme (ciphertext- or key-policy).
+    pub fn is_abe(self) -> bool {
+        matches!(self.family(), Family::CpAbe | Family::KpAbe)
+    }
     /// A broadcast scheme (keys for user indices or identities, ciphertexts
     /// for sets).
     pub fn is_broadcast(self) -> bool {

@@ -71,13 +71,7 @@ pub mod kp;
 pub use cp::FabeoCp;
 pub use kp::FabeoKp;
 
-/// Which of the two FABEO schemes an object belongs to: fixes the scheme id
-/// in the preamble and the hash's domain separation.
-pub trait Variant: 'static + Copy + Default + Send + Sync + core::fmt::Debug {
-    const SCHEME: SchemeId;
-    /// Tag of the hash's domain (`ABBE-V1-<TAG>-H-<curve>`).
-    const TAG: &'static str;
-}
+pub use super::Variant;
 
 /// FABEO CP-ABE.
 #[derive(Clone, Copy, Debug, Default)]

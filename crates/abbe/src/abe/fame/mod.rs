@@ -67,13 +67,7 @@ pub mod kp;
 pub use cp::FameCp;
 pub use kp::FameKp;
 
-/// Which of the two FAME schemes an object belongs to: fixes the scheme id
-/// in the preamble and the hash's domain separation.
-pub trait Variant: 'static + Copy + Default + Send + Sync + core::fmt::Debug {
-    const SCHEME: SchemeId;
-    /// Tag used in the hash DST and the hash cache keys.
-    const TAG: &'static str;
-}
+pub use super::Variant;
 
 /// FAME CP-ABE.
 #[derive(Clone, Copy, Debug, Default)]
