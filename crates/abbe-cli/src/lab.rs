@@ -22,8 +22,8 @@ pub struct LabArgs {
     /// How much to measure.
     #[arg(long, value_enum, default_value = "quick")]
     profile: ProfileArg,
-    /// Run only these experiments (ghw11-fig8, wang14, chhatrapati22, detabe, perazzo); the report still shows every experiment with stored results.
-    #[arg(long, num_args = 1.., value_delimiter = ',')]
+    /// Run only these experiments; the report still shows every experiment with stored results.
+    #[arg(long, num_args = 1.., value_delimiter = ',', value_parser = experiment_names())]
     only: Vec<String>,
     /// Output directory: results/*.csv|json, plots/*.svg, index.html.
     #[arg(long, default_value = "lab-report")]
@@ -48,6 +48,13 @@ pub struct LabArgs {
     /// smoke run of every experiment, more for tighter figures.
     #[arg(long, value_name = "MS")]
     point_time: Option<u64>,
+}
+
+/// The lab's experiments, by name (the lab's own list).
+fn experiment_names() -> clap::builder::PossibleValuesParser {
+    clap::builder::PossibleValuesParser::new(
+        abbe_lab::experiments::all().into_iter().map(|e| e.name),
+    )
 }
 
 pub fn run(a: LabArgs) -> Result<(), String> {

@@ -33,7 +33,7 @@ pub struct Paper {
     md: &'static str,
 }
 
-pub const PAPERS: [Paper; 5] = [
+pub const PAPERS: [Paper; 6] = [
     Paper {
         id: "ghw11",
         title: "Green, Hohenberger, Waters — Outsourcing the Decryption of ABE Ciphertexts (USENIX Security 2011)",
@@ -63,6 +63,12 @@ pub const PAPERS: [Paper; 5] = [
         title: "Perazzo et al. — Performance evaluation of attribute-based encryption on constrained IoT devices",
         csv: include_str!("../data/papers/perazzo.csv"),
         md: include_str!("../data/papers/perazzo.md"),
+    },
+    Paper {
+        id: "rw22",
+        title: "Riepel, Wee — FABEO: Fast Attribute-Based Encryption with Optimal Security (CCS 2022)",
+        csv: include_str!("../data/papers/rw22.csv"),
+        md: include_str!("../data/papers/rw22.md"),
     },
 ];
 

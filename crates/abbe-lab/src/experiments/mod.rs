@@ -14,6 +14,7 @@ pub mod perazzo;
 mod perazzo_boards;
 mod perazzo_broker;
 pub mod placement;
+pub mod rw22;
 pub mod wang14;
 
 use crate::judge::Measured;
@@ -43,6 +44,12 @@ pub fn all() -> Vec<Experiment> {
             paper: "wang14",
             measure: placement::measure,
             report: placement::report,
+        },
+        Experiment {
+            name: "fabeo",
+            paper: "rw22",
+            measure: rw22::measure,
+            report: rw22::report,
         },
         Experiment {
             name: "chhatrapati22",
@@ -401,6 +408,7 @@ mod tests {
                 ),
             ),
             ("detabe", include_str!("detabe.rs")),
+            ("rw22", include_str!("rw22.rs")),
             (
                 "perazzo",
                 concat!(
