@@ -6,7 +6,7 @@
 //! show their contents. The GIL is released around pairing and stream work.
 
 use abbe::envelope::{self, SealOptions};
-use abbe::facade::{self, Error as FacadeError, Mode};
+use abbe::facade::{self, Day, Error as FacadeError, Mode};
 use abbe::kem::{SetupParams, SideInput, SideKind};
 use abbe::policy::AttributeSet;
 use abbe::signature::AnySigningKey;
@@ -66,7 +66,7 @@ fn py_err(e: FacadeError) -> PyErr {
     use envelope::{EnvelopeError, StreamError};
     let message = pythonic(e.to_string());
     match e {
-        FacadeError::NotSatisfied => NotSatisfied::new_err(message),
+        FacadeError::NotSatisfied | FacadeError::Expired(_) => NotSatisfied::new_err(message),
         FacadeError::Invalid(_) => InvalidInput::new_err(message),
         // A malformed armor around a ciphertext is corrupt input.
         FacadeError::Envelope(EnvelopeError::Io(ref io))
@@ -306,7 +306,7 @@ fn setup<'py>(
 /// `identity` (identity-based broadcast: "alice@example.com").
 /// `public`: the setup's public key (BGW05 recomputes it otherwise).
 #[pyfunction]
-#[pyo3(signature = (mk, *, attrs=None, policy=None, user=None, identity=None, public=None, passphrase=None))]
+#[pyo3(signature = (mk, *, attrs=None, policy=None, user=None, identity=None, public=None, valid_until=None, passphrase=None))]
 #[allow(clippy::too_many_arguments)]
 fn keygen(
     py: Python<'_>,
@@ -316,8 +316,10 @@ fn keygen(
     user: Option<u32>,
     identity: Option<&str>,
     public: Option<&[u8]>,
+    valid_until: Option<&str>,
     passphrase: Option<&str>,
 ) -> PyResult<SecretKey> {
+    let until = valid_until.map(Day::parse).transpose().map_err(invalid)?;
     let mk = mk.bytes(passphrase)?;
     let s = facade::of_object(&mk).map_err(py_err)?;
     let side = match (s.info().key_side, attrs, policy, user, identity) {
@@ -338,7 +340,9 @@ fn keygen(
         .transpose()
         .map_err(invalid)?;
     let key = py
-        .allow_threads(|| side.with(|side| s.keygen_for(&mk, side, public.as_deref(), &mut OsRng)))
+        .allow_threads(|| {
+            side.with(|side| s.keygen_until(&mk, side, public.as_deref(), until, &mut OsRng))
+        })
         .map_err(py_err)?;
     SecretKey::new(key)
 }
@@ -444,7 +448,7 @@ fn signer(
 /// whose BLS signature over the file travels inside the encryption
 /// (`passphrase` if it is protected).
 #[pyfunction]
-#[pyo3(signature = (pk, data, *, policy=None, attrs=None, to=None, to_identities=None, mode=None, sign_with=None, passphrase=None))]
+#[pyo3(signature = (pk, data, *, policy=None, attrs=None, to=None, to_identities=None, mode=None, sign_with=None, passphrase=None, no_expiry=false, as_of=None))]
 #[allow(clippy::too_many_arguments)]
 fn encrypt<'py>(
     py: Python<'py>,
@@ -457,7 +461,10 @@ fn encrypt<'py>(
     mode: Option<&str>,
     sign_with: Option<KeyArg<'_>>,
     passphrase: Option<&str>,
+    no_expiry: bool,
+    as_of: Option<&str>,
 ) -> PyResult<Bound<'py, PyBytes>> {
+    let on = dated(no_expiry, as_of)?;
     let pk = &*abbe::armor::unarmored(pk).map_err(invalid)?;
     let (target, mode) = (
         target(pk, policy, attrs, to, to_identities)?,
@@ -472,11 +479,40 @@ fn encrypt<'py>(
                 signer: signer.as_ref(),
             };
             target
-                .with(|t| facade::encrypt(pk, t, mode, data, &mut out, &opts, &mut OsRng))
+                .with(|t| seal(pk, t, mode, on, data, &mut out, &opts))
                 .map(|_| out)
         })
         .map_err(py_err)?;
     Ok(PyBytes::new(py, &out))
+}
+
+/// The day a file is dated (`None`: no freshness condition): today unless
+/// `no_expiry` or `as_of` ("YYYY-MM-DD") says otherwise.
+fn dated(no_expiry: bool, as_of: Option<&str>) -> PyResult<Option<Day>> {
+    match (no_expiry, as_of) {
+        (true, Some(_)) => Err(invalid("no_expiry and as_of exclude each other")),
+        (true, None) => Ok(None),
+        (false, Some(d)) => Day::parse(d).map(Some).map_err(invalid),
+        (false, None) => Day::today().map(Some).map_err(invalid),
+    }
+}
+
+/// Encrypts `input` for `target` dated `on` ([`dated`]).
+fn seal(
+    pk: &[u8],
+    target: SideInput<'_>,
+    mode: Mode,
+    on: Option<Day>,
+    input: impl std::io::Read,
+    output: impl std::io::Write,
+    opts: &SealOptions<'_>,
+) -> Result<u64, FacadeError> {
+    let (session, header) = facade::of_object(pk)?
+        .public_key(pk)?
+        .encapsulate_on(target, mode, on, &mut OsRng)?;
+    Ok(envelope::seal_with(
+        &header, &session, &mut OsRng, input, output, opts,
+    )?)
 }
 
 /// What a transformed file must be a transformation of: the header id of
@@ -886,7 +922,7 @@ fn stream_result<T>(
 /// `sign_with`). A failing or misbehaving file object raises
 /// `abbe.StreamError`.
 #[pyfunction]
-#[pyo3(signature = (pk, src, dst, *, policy=None, attrs=None, to=None, to_identities=None, mode=None, sign_with=None, passphrase=None))]
+#[pyo3(signature = (pk, src, dst, *, policy=None, attrs=None, to=None, to_identities=None, mode=None, sign_with=None, passphrase=None, no_expiry=false, as_of=None))]
 #[allow(clippy::too_many_arguments)]
 fn encrypt_stream(
     py: Python<'_>,
@@ -900,7 +936,10 @@ fn encrypt_stream(
     mode: Option<&str>,
     sign_with: Option<KeyArg<'_>>,
     passphrase: Option<&str>,
+    no_expiry: bool,
+    as_of: Option<&str>,
 ) -> PyResult<u64> {
+    let on = dated(no_expiry, as_of)?;
     let pk = &*abbe::armor::unarmored(pk).map_err(invalid)?;
     let (target, mode) = (
         target(pk, policy, attrs, to, to_identities)?,
@@ -914,8 +953,7 @@ fn encrypt_stream(
             signer: signer.as_ref(),
         };
         let mut out = std::io::BufWriter::with_capacity(1 << 16, &mut writer);
-        let n = target
-            .with(|t| facade::encrypt(pk, t, mode, &mut reader, &mut out, &opts, &mut OsRng))?;
+        let n = target.with(|t| seal(pk, t, mode, on, &mut reader, &mut out, &opts))?;
         // Dropping a BufWriter would flush and swallow a failed last write.
         out.flush().map_err(envelope::EnvelopeError::Io)?;
         Ok(n)

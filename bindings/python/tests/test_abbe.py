@@ -182,6 +182,30 @@ def test_trace_names_a_colluder_of_a_python_decoder() -> None:
         abbe.trace(pk, broken, master=mk)
 
 
+@pytest.mark.parametrize("scheme", ["waters11", "fabeo-kp"])
+def test_an_expired_key_refuses_newer_files(scheme: str) -> None:
+    pk, mk = abbe.setup(scheme)
+    cp = scheme == "waters11"
+    side: dict[str, object] = {"attrs": ["doctor"]} if cp else {"policy": "doctor"}
+    target: dict[str, object] = {"policy": "doctor"} if cp else {"attrs": ["doctor"]}
+    expired = abbe.keygen(mk, valid_until="2026-01-31", **side)  # type: ignore[arg-type]
+    never = abbe.keygen(mk, **side)  # type: ignore[arg-type]
+    today = abbe.encrypt(pk, b"x", **target)  # type: ignore[arg-type]
+    with pytest.raises(abbe.NotSatisfied, match="expired"):
+        abbe.decrypt(expired, today)
+    assert abbe.decrypt(never, today) == b"x"
+    for extra in ({"as_of": "2026-01-31"}, {"no_expiry": True}):
+        old = abbe.encrypt(pk, b"y", **target, **extra)  # type: ignore[arg-type]
+        assert abbe.decrypt(expired, old) == b"y"
+    out = io.BytesIO()
+    abbe.encrypt_stream(pk, io.BytesIO(b"z"), out, no_expiry=True, **target)  # type: ignore[arg-type]
+    assert abbe.decrypt(expired, out.getvalue()) == b"z"
+    with pytest.raises(abbe.InvalidInput, match="YYYY-MM-DD"):
+        abbe.keygen(mk, valid_until="2026-02-30", **side)  # type: ignore[arg-type]
+    with pytest.raises(abbe.InvalidInput):
+        abbe.encrypt(pk, b"x", no_expiry=True, as_of="2026-01-01", **target)  # type: ignore[arg-type]
+
+
 def test_small_universe_gpsw06() -> None:
     pk, mk = abbe.setup("gpsw06-small", level=100, universe=["a", "b", "c"])
     key = abbe.keygen(mk, policy="a and (b or c)")

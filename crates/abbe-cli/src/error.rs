@@ -13,6 +13,8 @@ pub enum CliError {
     NotSatisfied,
     /// Exit 2: a broadcast key whose user or identity is not a recipient.
     NotRecipient,
+    /// Exit 2: a key past its last day, or older than key expiry.
+    Expired(String),
     /// Exit 3: invalid or corrupt input.
     Invalid(String),
     /// Exit 1: anything else (I/O, usage).
@@ -22,7 +24,7 @@ pub enum CliError {
 impl CliError {
     pub fn code(&self) -> u8 {
         match self {
-            CliError::NotSatisfied | CliError::NotRecipient => 2,
+            CliError::NotSatisfied | CliError::NotRecipient | CliError::Expired(_) => 2,
             CliError::Invalid(_) => 3,
             CliError::Other(_) => 1,
         }
@@ -40,7 +42,7 @@ impl CliError {
         match self {
             CliError::NotSatisfied => "your key does not satisfy this ciphertext's policy".into(),
             CliError::NotRecipient => "your key is not one of this ciphertext's recipients".into(),
-            CliError::Invalid(m) | CliError::Other(m) => m.clone(),
+            CliError::Invalid(m) | CliError::Other(m) | CliError::Expired(m) => m.clone(),
         }
     }
 }
@@ -91,6 +93,7 @@ impl From<abbe::facade::Error> for CliError {
         use abbe::facade::Error as E;
         match e {
             E::NotSatisfied => CliError::NotSatisfied,
+            E::Expired(m) => CliError::Expired(m),
             E::Invalid(m) => CliError::Invalid(m),
             E::Unsupported(m) => CliError::Other(m),
             E::Envelope(e) => e.into(),

@@ -2671,3 +2671,159 @@ fn broadcast_keygen_from_a_stored_public_key() {
         assert!(!d("bad.key").exists());
     }
 }
+
+/// Key expiry end to end, CP and KP: a key past its last day cannot open a
+/// file dated after it (exit 2, saying so), opens the files dated up to
+/// it, and `--no-expiry` files open for every key; a key without a last
+/// day opens everything; the reserved names and a date on a scheme
+/// without dates are refused.
+#[test]
+fn expired_keys_refuse_newer_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = |n: &str| dir.path().join(n);
+    let plain = d("plain");
+    fs::write(&plain, b"dated").unwrap();
+    for (scheme, side, target) in [
+        ("waters11", "--attrs", "--policy"),
+        ("fabeo-kp", "--policy", "--attrs"),
+    ] {
+        let keys = d(scheme);
+        assert_ok(&run(&["setup", "--scheme", scheme, "--out", p(&keys)]));
+        let master = keys.join("master.key");
+        let public = keys.join("public.key");
+        let key = |name: &str, until: Option<&str>| {
+            let out = d(&format!("{scheme}-{name}.key"));
+            let mut args = vec![
+                "keygen",
+                "--master",
+                p(&master),
+                side,
+                "doctor",
+                "-o",
+                p(&out),
+            ];
+            if let Some(u) = until {
+                args.extend(["--valid-until", u]);
+            }
+            assert_ok(&run(&args));
+            out
+        };
+        let (expired, valid, never) = (
+            key("expired", Some("2026-01-31")),
+            key("valid", Some("2149-06-06")),
+            key("never", None),
+        );
+        let file = |name: &str, extra: &[&str]| {
+            let out = d(&format!("{scheme}-{name}.abbe"));
+            let mut args = vec![
+                "encrypt",
+                "--public",
+                p(&public),
+                target,
+                "doctor",
+                "-o",
+                p(&out),
+            ];
+            args.extend(extra);
+            args.push(p(&plain));
+            assert_ok(&run(&args));
+            out
+        };
+        let today = file("today", &[]);
+        let last_day = file("last-day", &["--as-of", "2026-01-31"]);
+        let undated = file("undated", &["--no-expiry"]);
+        let opens = |k: &Path, f: &Path| {
+            let r = run(&["decrypt", "--key", p(k), p(f)]);
+            if r.code == Some(0) {
+                assert_eq!(r.stdout, b"dated");
+            }
+            r
+        };
+        let r = opens(&expired, &today);
+        assert_fails(&r, 2);
+        assert!(
+            r.stderr
+                .contains("your key expired: its last day was 2026-01-31"),
+            "{scheme}: {}",
+            r.stderr
+        );
+        for (k, f) in [
+            (&expired, &last_day),
+            (&expired, &undated),
+            (&valid, &today),
+            (&valid, &undated),
+            (&never, &today),
+            (&never, &last_day),
+            (&never, &undated),
+        ] {
+            assert_ok(&opens(k, f));
+        }
+        let reserved = run(&[
+            "keygen",
+            "--master",
+            p(&master),
+            side,
+            "abbe:no-expiry",
+            "-o",
+            p(&d("x.key")),
+        ]);
+        assert_fails(&reserved, 3);
+        assert!(
+            reserved.stderr.contains("reserved for key expiry"),
+            "{}",
+            reserved.stderr
+        );
+        let both = run(&[
+            "encrypt",
+            "--public",
+            p(&public),
+            target,
+            "doctor",
+            "--no-expiry",
+            "--as-of",
+            "2026-01-01",
+            p(&plain),
+        ]);
+        assert_ne!(both.code, Some(0));
+        let bad_date = run(&[
+            "keygen",
+            "--master",
+            p(&master),
+            side,
+            "doctor",
+            "--valid-until",
+            "2026-02-30",
+            "-o",
+            p(&d("y.key")),
+        ]);
+        assert_fails(&bad_date, 3);
+        assert!(
+            bad_date.stderr.contains("YYYY-MM-DD"),
+            "{}",
+            bad_date.stderr
+        );
+    }
+    let small = d("small");
+    assert_ok(&run(&[
+        "setup",
+        "--scheme",
+        "gpsw06-small",
+        "--universe",
+        "doctor",
+        "--out",
+        p(&small),
+    ]));
+    let r = run(&[
+        "keygen",
+        "--master",
+        p(&small.join("master.key")),
+        "--policy",
+        "doctor",
+        "--valid-until",
+        "2030-01-01",
+        "-o",
+        p(&d("s.key")),
+    ]);
+    assert_fails(&r, 1);
+    assert!(r.stderr.contains("cannot expire"), "{}", r.stderr);
+}

@@ -273,6 +273,8 @@ fn a_big_threshold_decrypts_in_bounded_memory_when_the_budget_allows_it() {
                 "w/public.key",
                 "--policy",
                 &policy,
+                // At the leaf limit: no room for the expiry condition.
+                "--no-expiry",
                 "-o",
                 name,
             ],

@@ -62,7 +62,10 @@ pub enum Error {
 impl From<abbe::facade::Error> for Error {
     fn from(e: abbe::facade::Error) -> Self {
         match e {
-            abbe::facade::Error::NotSatisfied => Error::NotSatisfied,
+            // An expired key is not a recipient of newer messages.
+            abbe::facade::Error::NotSatisfied | abbe::facade::Error::Expired(_) => {
+                Error::NotSatisfied
+            }
             abbe::facade::Error::Unsupported(m) => Error::Unsupported(m),
             other => Error::Invalid(other.to_string()),
         }

@@ -664,7 +664,7 @@ impl Subscriber {
         let opened =
             facade::decrypt_with(&*self.key, file, &mut *plain, self.verify_with.as_deref())
                 .map_err(|e| match e {
-                    facade::Error::NotSatisfied => Error::NotSatisfied,
+                    facade::Error::NotSatisfied | facade::Error::Expired(_) => Error::NotSatisfied,
                     other => Error::Invalid(other.to_string()),
                 })?;
         Ok((plain, opened.signer.map(|s| s.fingerprint)))

@@ -12,6 +12,7 @@
 //! user index and a set of users.
 
 use crate::curve::{CurveId, Placement, Target};
+use crate::policy::expiry::{self, Day};
 use crate::policy::{ErrorKind, PolicyError};
 use crate::wire::codec::{Bind, Bound};
 use crate::wire::{Encoded, MadeFor, SchemeId, WireError};
@@ -114,6 +115,35 @@ pub trait Side: Sized + Clone {
     }
     /// The canonical text, for `abbe inspect`.
     fn describe(&self) -> String;
+    /// This side for a user key valid until `until` (`None`: a key that
+    /// does not expire), reserved names refused
+    /// ([`crate::policy::expiry`]). Sides without dates (broadcast) refuse
+    /// a date.
+    fn for_key(self, until: Option<Day>) -> Result<Self, PolicyError> {
+        match until {
+            None => Ok(self),
+            Some(d) => Err(PolicyError::new(
+                ErrorKind::Argument,
+                "no expiry date: broadcast and identity-based keys do not expire (encrypt to the others to revoke one)",
+                format!("a key valid until {d}"),
+            )),
+        }
+    }
+    /// This side for a ciphertext encrypted on `on` (`None`: without the
+    /// freshness condition), reserved names refused. Sides without dates
+    /// ignore it.
+    fn for_ciphertext(self, _on: Option<Day>) -> Result<Self, PolicyError> {
+        Ok(self)
+    }
+    /// The expiry this side carries, if any: a key's last day, or a
+    /// ciphertext's day ([`expiry::Dated`]).
+    fn dated(&self) -> expiry::Dated {
+        expiry::Dated::None
+    }
+    /// [`Side::describe`] without the names of key expiry.
+    fn describe_shown(&self) -> String {
+        self.describe()
+    }
     /// What this side is.
     const KIND: SideKind;
     /// Whether this side is a policy (for messages that say which side takes
@@ -208,6 +238,25 @@ impl Side for crate::policy::AttributeSet {
     fn describe(&self) -> String {
         self.display_attrs().join(", ")
     }
+    /// CP-ABE: the key's last day, or `abbe:no-expiry`.
+    fn for_key(self, until: Option<Day>) -> Result<Self, PolicyError> {
+        expiry::cp_key(self, until)
+    }
+    /// KP-ABE: the file's day.
+    fn for_ciphertext(self, on: Option<Day>) -> Result<Self, PolicyError> {
+        expiry::kp_ciphertext(self, on)
+    }
+    fn dated(&self) -> expiry::Dated {
+        expiry::Dated::of_attributes(self.iter())
+    }
+    fn describe_shown(&self) -> String {
+        let shown: Vec<String> = self
+            .display_attrs()
+            .into_iter()
+            .filter(|a| !a.starts_with(expiry::RESERVED))
+            .collect();
+        shown.join(", ")
+    }
     const KIND: SideKind = SideKind::Attributes;
 }
 
@@ -221,6 +270,20 @@ impl Side for crate::policy::Policy {
     }
     fn describe(&self) -> String {
         self.to_string()
+    }
+    /// KP-ABE: the policy ANDed with the key's days.
+    fn for_key(self, until: Option<Day>) -> Result<Self, PolicyError> {
+        expiry::kp_key(self, until)
+    }
+    /// CP-ABE: the policy ANDed with "valid on the file's day".
+    fn for_ciphertext(self, on: Option<Day>) -> Result<Self, PolicyError> {
+        expiry::cp_ciphertext(self, on)
+    }
+    fn dated(&self) -> expiry::Dated {
+        expiry::Dated::of_policy(&self.attributes())
+    }
+    fn describe_shown(&self) -> String {
+        expiry::without_condition(self).to_string()
     }
     const KIND: SideKind = SideKind::Policy;
 }

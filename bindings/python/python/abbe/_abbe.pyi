@@ -96,6 +96,9 @@ def setup(
 # each item is exactly one attribute ("doctor", "age = 42", '"head of ward"')
 # or one identity; an item holding a list ("a, b") raises InvalidInput naming
 # the item, never read as two.
+# ABE keys may carry a last day (valid_until="YYYY-MM-DD", UTC); ABE files
+# are dated today (or as_of=), and a key past its last day cannot open them
+# (NotSatisfied, saying so); no_expiry=True leaves the date out.
 def keygen(
     mk: KeyLike,
     *,
@@ -104,6 +107,7 @@ def keygen(
     user: Optional[int] = None,
     identity: Optional[str] = None,
     public: Optional[bytes] = None,
+    valid_until: Optional[str] = None,
     passphrase: Optional[str] = None,
 ) -> SecretKey: ...
 def encrypt(
@@ -117,6 +121,8 @@ def encrypt(
     mode: Optional[Mode] = None,
     sign_with: Optional[KeyLike] = None,
     passphrase: Optional[str] = None,
+    no_expiry: bool = False,
+    as_of: Optional[str] = None,
 ) -> bytes: ...
 # A transformed file (decrypted with a retrieval key) is decrypted only as
 # the transformation of the ciphertext named by original= (its bytes) or
@@ -144,6 +150,8 @@ def encrypt_stream(
     mode: Optional[Mode] = None,
     sign_with: Optional[KeyLike] = None,
     passphrase: Optional[str] = None,
+    no_expiry: bool = False,
+    as_of: Optional[str] = None,
 ) -> int: ...
 def decrypt_stream(
     key: KeyLike,

@@ -4,7 +4,8 @@ use crate::dispatch::scheme_for;
 use crate::keyfile::{open_public, read_signing_key};
 use crate::{broadcast, io, ops, progress, CliError, Result};
 use abbe::envelope;
-use abbe::kem::SideKind;
+use abbe::facade::Day;
+use abbe::kem::{SideInput, SideKind};
 use abbe::wire::ObjectKind;
 use rand_core::OsRng;
 use std::path::PathBuf;
@@ -45,6 +46,15 @@ pub struct Args {
     /// Catches a misspelt name before it makes a file nobody can open.
     #[arg(long, value_name = "FILE")]
     check_against: Vec<PathBuf>,
+    /// ABE: no freshness condition, so keys past their --valid-until day
+    /// open this file too (by default a file is dated today and they
+    /// cannot).
+    #[arg(long)]
+    no_expiry: bool,
+    /// ABE: date the file YYYY-MM-DD (UTC) instead of today: keys whose
+    /// last day is before it cannot open it.
+    #[arg(long, value_name = "DATE", conflicts_with = "no_expiry")]
+    as_of: Option<String>,
     /// Sign the header and the whole plaintext with this signing key
     /// (`abbe signer-keygen`); the signature is encrypted with the data,
     /// so only readers who can decrypt learn who signed.
@@ -73,6 +83,8 @@ pub fn run(args: Args) -> Result<()> {
         to_file,
         mode,
         check_against,
+        no_expiry,
+        as_of,
         sign_with,
         armor,
         output,
@@ -80,6 +92,11 @@ pub fn run(args: Args) -> Result<()> {
         input,
     } = args;
     let overwrite = io::Overwrite::checked(force, &output)?;
+    let on = match (no_expiry, as_of) {
+        (true, _) => None,
+        (false, Some(d)) => Some(Day::parse(&d)?),
+        (false, None) => Some(Day::today()?),
+    };
     io::refuse_binary_to_terminal(output.as_ref(), armor, "a binary ciphertext")?;
     let (pre, src) = open_public(&public)?;
     let scheme = scheme_for(&pre)?;
@@ -154,9 +171,10 @@ pub fn run(args: Args) -> Result<()> {
     let side = ops::side_text(is_policy, pre.scheme.name(), "encrypt", policy, attrs)?;
     crate::vocabulary::check(&side, info.ciphertext_side, &check_against)?;
     let mode = mode.map_or_else(|| info.default_mode(), Into::into);
-    let (session, header) = scheme
-        .public_key_at(src)?
-        .encapsulate(&side, mode, &mut OsRng)?;
+    let (session, header) =
+        scheme
+            .public_key_at(src)?
+            .encapsulate_on(SideInput::Text(&side), mode, on, &mut OsRng)?;
     let signer = sign_with.as_deref().map(read_signing_key).transpose()?;
     if let Some(s) = &signer {
         if s.curve() != pre.curve {

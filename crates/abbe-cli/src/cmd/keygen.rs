@@ -3,7 +3,8 @@
 use crate::dispatch::{check_same_scheme, scheme_for};
 use crate::keyfile::read_object;
 use crate::{keyfile, ops, progress, Result};
-use abbe::kem::SideKind;
+use abbe::facade::Day;
+use abbe::kem::{SideInput, SideKind};
 use abbe::wire::ObjectKind;
 use rand_core::OsRng;
 use std::path::PathBuf;
@@ -36,6 +37,10 @@ pub struct Args {
     /// Catches a misspelt name before it makes a file nobody can open.
     #[arg(long, value_name = "FILE")]
     check_against: Vec<PathBuf>,
+    /// The key's last day, YYYY-MM-DD (UTC): it cannot open files encrypted
+    /// after it (ABE schemes; without it, the key does not expire).
+    #[arg(long, value_name = "DATE")]
+    valid_until: Option<String>,
     /// Where to write the key.
     #[arg(short = 'o', long)]
     output: PathBuf,
@@ -59,12 +64,14 @@ pub fn run(args: Args) -> Result<()> {
         identity,
         public,
         check_against,
+        valid_until,
         output,
         armor,
         passphrase,
         force,
     } = args;
     let overwrite = crate::io::Overwrite::checked(force, [&output])?;
+    let until = valid_until.as_deref().map(Day::parse).transpose()?;
     let (pre, bytes) = read_object(&master, &[ObjectKind::MasterKey])?;
     let public = match &public {
         Some(p) => {
@@ -128,7 +135,13 @@ pub fn run(args: Args) -> Result<()> {
     }
     let side = ops::side_text(is_policy, pre.scheme.name(), "keygen", policy, attrs)?;
     crate::vocabulary::check(&side, info.key_side, &check_against)?;
-    let key = scheme.keygen(&bytes, &side, public.as_deref().map(|p| &p[..]), &mut OsRng);
+    let key = scheme.keygen_until(
+        &bytes,
+        SideInput::Text(&side),
+        public.as_deref().map(|p| &p[..]),
+        until,
+        &mut OsRng,
+    );
     if let Some(pb) = pb {
         pb.finish_and_clear();
     }

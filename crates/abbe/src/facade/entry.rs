@@ -7,11 +7,13 @@ use crate::abe::cca::{CcaHeader, CcaKey, UnattachedKey};
 use crate::abe::Cca;
 use crate::bcast::Source;
 use crate::kem::{
-    self, Authority, Kem, KemError, MasterKeyOf, Params, ParamsOf, SessionKey, SetupParams, Side,
-    SideInput, SideKind,
+    self, Authority, Kem, KemError, MasterKeyOf, Params, ParamsKind, ParamsOf, SessionKey,
+    SetupParams, Side, SideInput, SideKind,
 };
 use crate::outsource;
+use crate::policy::expiry::{self, Day};
 use crate::wire::codec::Bound;
+use crate::wire::MadeFor;
 use crate::wire::{self, Encoded, ObjectKind, Preamble};
 use rand_core::CryptoRngCore;
 use std::marker::PhantomData;
@@ -32,10 +34,11 @@ impl<K: Kem + 'static, O: Extension<K> + 'static> PublicKey for EntryPublicKey<K
         Entry::<K, O>(PhantomData).info()
     }
 
-    fn encapsulate_for(
+    fn encapsulate_on(
         &self,
         target: SideInput<'_>,
         mode: Mode,
+        on: Option<Day>,
         mut rng: &mut dyn CryptoRngCore,
     ) -> Result<(SessionKey, Vec<u8>), Error> {
         if O::TRACEABLE && mode != Mode::Cpa {
@@ -49,6 +52,11 @@ impl<K: Kem + 'static, O: Extension<K> + 'static> PublicKey for EntryPublicKey<K
             return Err(no_outsourcing::<K>());
         }
         let target = target.parse::<K::CiphertextSide>()?;
+        let target = if dates::<K>() {
+            target.for_ciphertext(on)?
+        } else {
+            target
+        };
         let pk = &self.pk;
         match mode {
             Mode::Cca => {
@@ -84,6 +92,33 @@ impl<K: Kem + 'static, O: Extension<K> + 'static> UserKey for EntryUserKey<K, O>
     }
 
     fn decapsulate(&self, header: &[u8], allow_cpa: bool) -> Result<SessionKey, Error> {
+        match self.open(header, allow_cpa) {
+            Err(Error::NotSatisfied) => Err(self
+                .why_refused(header)
+                .map_or(Error::NotSatisfied, Error::Expired)),
+            r => r,
+        }
+    }
+}
+
+impl<K: Kem, O: Extension<K>> EntryUserKey<K, O> {
+    /// When expiry is why this key cannot open `header` (whose policy its
+    /// attributes may satisfy), the message that says so.
+    fn why_refused(&self, header: &[u8]) -> Option<String> {
+        let key = match &self.key {
+            EntryKey::Bundle(k) => k.key.made_for(),
+            EntryKey::Bare(k) => k.made_for(),
+            EntryKey::Unattached => return None,
+        };
+        let file = match kind_of(header).ok()? {
+            ObjectKind::CcaKemHeader => CcaHeader::<K>::from_bytes(header).ok()?.made_for(),
+            ObjectKind::KemHeader => K::Header::from_bytes(header).ok()?.made_for(),
+            _ => return None,
+        };
+        expiry::why_refused(key.dated(), file.dated())
+    }
+
+    fn open(&self, header: &[u8], allow_cpa: bool) -> Result<SessionKey, Error> {
         match (&self.key, kind_of(header)?) {
             (EntryKey::Bundle(_), ObjectKind::KemHeader) if !allow_cpa && !O::TRACEABLE => Err(Error::Invalid(
                 outsource::cpa_refused("CPA ciphertext (encrypted with --mode cpa)"),
@@ -146,6 +181,27 @@ pub(super) fn side_label(kind: SideKind) -> String {
     .into()
 }
 
+/// The `inspect` lines of a key's or ciphertext's side: the side as the
+/// user gave it, then its expiry for an ABE scheme with dates.
+pub(super) fn described<K: Kem, S: Side>(
+    out: &mut Vec<(String, String)>,
+    label: String,
+    side: &S,
+    as_key: bool,
+) {
+    out.push((label, side.describe_shown()));
+    if dates::<K>() && matches!(S::KIND, SideKind::Attributes | SideKind::Policy) {
+        out.push(("expiry".into(), side.dated().describe(as_key)));
+    }
+}
+
+/// Whether `K`'s keys and ciphertexts carry dates ([`crate::policy::expiry`]):
+/// every ABE scheme but those whose attribute universe is fixed at setup
+/// (the reserved names are not in it). Broadcast sides ignore dates.
+fn dates<K: Kem>() -> bool {
+    <ParamsOf<K> as Params>::KIND != ParamsKind::Universe
+}
+
 fn kind_of(bytes: &[u8]) -> Result<ObjectKind, Error> {
     Ok(Preamble::parse(bytes)?.kind)
 }
@@ -193,14 +249,30 @@ impl<K: Kem + 'static, O: Extension<K> + 'static> Scheme for Entry<K, O> {
         Ok(Zeroizing::new(mk.to_bytes()))
     }
 
-    fn keygen_for(
+    fn keygen_until(
         &self,
         mk: &[u8],
         key_side: SideInput<'_>,
         pk: Option<&[u8]>,
+        until: Option<Day>,
         mut rng: &mut dyn CryptoRngCore,
     ) -> Result<Zeroizing<Vec<u8>>, Error> {
+        if until.is_some() && !dates::<K>() {
+            return Err(Error::Unsupported(format!(
+                "{}'s attribute universe is fixed at setup, so its keys cannot expire (schemes whose keys can: {})",
+                K::SCHEME.name(),
+                names_where(|i| {
+                    matches!(i.key_side, SideKind::Attributes | SideKind::Policy)
+                        && i.params != ParamsKind::Universe
+                })
+            )));
+        }
         let side = key_side.parse::<K::KeySide>()?;
+        let side = if dates::<K>() {
+            side.for_key(until)?
+        } else {
+            side
+        };
         let mk = MasterKeyOf::<K>::from_bytes(mk)?;
         if pk.is_none() {
             if let Some(key) = K::Authority::keygen_without_public_key(&mk, &side) {
@@ -300,7 +372,7 @@ impl<K: Kem + 'static, O: Extension<K> + 'static> Scheme for Entry<K, O> {
             }
             ObjectKind::UserKey if K::SCHEME.is_broadcast() => {
                 let k = UnattachedKey::<K>::from_bytes(bytes)?;
-                out.push((key_label, K::key_side(&k.key).describe()));
+                described::<K, _>(&mut out, key_label, &K::key_side(&k.key), true);
                 out.push((
                     "public key".into(),
                     "not included: decryption reads it (--public)".into(),
@@ -308,16 +380,17 @@ impl<K: Kem + 'static, O: Extension<K> + 'static> Scheme for Entry<K, O> {
             }
             ObjectKind::UserKey => {
                 let k = CcaKey::<K>::from_bytes(bytes)?;
-                out.push((key_label, K::key_side(&k.key).describe()));
+                described::<K, _>(&mut out, key_label, &K::key_side(&k.key), true);
             }
             ObjectKind::SchemeUserKey => {
                 let k = K::UserKey::from_bytes(bytes)?;
-                out.push((key_label, K::key_side(&k).describe()));
+                described::<K, _>(&mut out, key_label, &K::key_side(&k), true);
             }
             ObjectKind::KemHeader => {
                 let h = K::Header::from_bytes(bytes)?;
                 out.push(("setup id".into(), wire::hex(&h.setup_id())));
-                out.push((ct_label, K::ciphertext_side(&h).describe()));
+                let side = K::ciphertext_side(&h);
+                described::<K, _>(&mut out, ct_label, &side, false);
                 out.push((
                     "security".into(),
                     if O::TRACEABLE {
@@ -331,7 +404,8 @@ impl<K: Kem + 'static, O: Extension<K> + 'static> Scheme for Entry<K, O> {
             ObjectKind::CcaKemHeader => {
                 let h = CcaHeader::<K>::from_bytes(bytes)?;
                 out.push(("setup id".into(), wire::hex(&h.setup_id())));
-                out.push((ct_label, K::ciphertext_side(&h.inner).describe()));
+                let side = K::ciphertext_side(&h.inner);
+                described::<K, _>(&mut out, ct_label, &side, false);
                 out.push(("security".into(), "CCA (Fujisaki–Okamoto)".into()));
             }
             ObjectKind::RccaKemHeader => return O::describe_rcca(bytes),

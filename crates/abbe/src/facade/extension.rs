@@ -1,7 +1,7 @@
 //! What a KEM offers beyond encapsulation, for [`super::entry::Entry`]:
 //! GHW11 outsourcing, traitor tracing, or neither.
 
-use super::entry::{decodes, side_label};
+use super::entry::{decodes, described, side_label};
 use super::{traceable_names, Error, TraceResult, Tracing};
 use crate::abe::cca::CcaKey;
 use crate::abe::rcca::{RccaHeader, RccaRetrievalKey, RccaTransformed};
@@ -134,14 +134,15 @@ where
     }
     fn describe_rcca(header: &[u8]) -> Result<Vec<(String, String)>, Error> {
         let h = RccaHeader::<K>::from_bytes(header)?;
-        Ok(vec![
-            ("setup id".into(), wire::hex(&h.setup_id())),
-            (
-                side_label(<K::CiphertextSide as Side>::KIND),
-                K::ciphertext_side(&h.inner).describe(),
-            ),
-            ("security".into(), "RCCA (GHW11), outsourceable".into()),
-        ])
+        let mut out = vec![("setup id".into(), wire::hex(&h.setup_id()))];
+        described::<K, _>(
+            &mut out,
+            side_label(<K::CiphertextSide as Side>::KIND),
+            &K::ciphertext_side(&h.inner),
+            false,
+        );
+        out.push(("security".into(), "RCCA (GHW11), outsourceable".into()));
+        Ok(out)
     }
     fn check_object(kind: ObjectKind, b: &[u8]) -> Result<bool, Error> {
         match kind {

@@ -15,6 +15,7 @@ use crate::curve::{CurveId, Placement};
 use crate::envelope::EnvelopeError;
 use crate::kem::{KemError, ParamsKind, SessionKey, SetupParams, SideInput, SideKind};
 use crate::outsource::{self, OutsourceError};
+pub use crate::policy::expiry::Day;
 use crate::policy::PolicyError;
 use crate::wire::{ObjectKind, Preamble, SchemeId, WireError};
 use rand_core::CryptoRngCore;
@@ -49,6 +50,11 @@ pub enum Error {
     /// The key does not satisfy the ciphertext (or is not a recipient).
     #[error("your key does not satisfy this ciphertext's policy")]
     NotSatisfied,
+    /// The key's attributes satisfy the policy, but the file is dated after
+    /// the key's last day (or the key predates key expiry); the message
+    /// says which ([`crate::policy::expiry`]).
+    #[error("{0}")]
+    Expired(String),
     /// Invalid or corrupt input: an object, a policy, a signature.
     #[error("{0}")]
     Invalid(String),
@@ -239,6 +245,20 @@ pub trait Scheme: Send + Sync {
         key_side: SideInput<'_>,
         pk: Option<&[u8]>,
         rng: &mut dyn CryptoRngCore,
+    ) -> Result<Zeroizing<Vec<u8>>, Error> {
+        self.keygen_until(mk, key_side, pk, None, rng)
+    }
+    /// [`Scheme::keygen_for`] for a key valid until the day `until`
+    /// (`None`: it does not expire; see [`crate::policy::expiry`]). ABE
+    /// schemes with a universe fixed at setup, and broadcast schemes,
+    /// refuse a date.
+    fn keygen_until(
+        &self,
+        mk: &[u8],
+        key_side: SideInput<'_>,
+        pk: Option<&[u8]>,
+        until: Option<Day>,
+        rng: &mut dyn CryptoRngCore,
     ) -> Result<Zeroizing<Vec<u8>>, Error>;
     /// A public key decoded once, for many encapsulations.
     fn public_key(&self, pk: &[u8]) -> Result<Box<dyn PublicKey>, Error> {
@@ -313,11 +333,24 @@ pub trait PublicKey: Send + Sync {
         self.encapsulate_for(SideInput::Text(target), mode, rng)
     }
     /// [`PublicKey::encapsulate`] for a target given as text or as a list
-    /// of items (attributes or identities, one per item).
+    /// of items (attributes or identities, one per item). ABE ciphertexts
+    /// are dated today: keys that expired before cannot open them.
     fn encapsulate_for(
         &self,
         target: SideInput<'_>,
         mode: Mode,
+        rng: &mut dyn CryptoRngCore,
+    ) -> Result<(SessionKey, Vec<u8>), Error> {
+        self.encapsulate_on(target, mode, Some(Day::today()?), rng)
+    }
+    /// [`PublicKey::encapsulate_for`] dated `on` (`None`: no freshness
+    /// condition, so expired keys open it too; see
+    /// [`crate::policy::expiry`]). Schemes without dates ignore it.
+    fn encapsulate_on(
+        &self,
+        target: SideInput<'_>,
+        mode: Mode,
+        on: Option<Day>,
         rng: &mut dyn CryptoRngCore,
     ) -> Result<(SessionKey, Vec<u8>), Error>;
 }

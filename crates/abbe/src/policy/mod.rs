@@ -36,6 +36,7 @@
 mod ast;
 mod attrs;
 pub mod error;
+pub mod expiry;
 mod fbf;
 pub mod generate;
 mod lex;
