@@ -26,7 +26,7 @@
 use abbe::bcast::Source;
 use abbe::curve::CurveId;
 use abbe::envelope::{self, SealOptions};
-use abbe::facade::{self, Mode, Scheme};
+use abbe::facade::{self, Day, Mode, Scheme};
 use abbe::kem::{ParamsKind, SetupParams, SideKind};
 use abbe::signature::AnySigningKey;
 use abbe::wire::{Family, Preamble, SchemeId};
@@ -135,9 +135,15 @@ fn make(s: &dyn Scheme) -> Vector {
     let target = side(info.scheme, info.ciphertext_side);
     let key = s.keygen(&mk, key_side, Some(&pk), &mut rng).unwrap();
     let mode = info.default_mode();
+    // Files are dated on a fixed day (key expiry), not today.
+    let day = Day::parse("2026-11-29").unwrap();
+    let public = s.public_key(&pk).unwrap();
     let seal = |options: &SealOptions<'_>, mode: Mode, rng: &mut ChaCha20Rng| {
+        let (session, header) = public
+            .encapsulate_on(target.into(), mode, Some(day), rng)
+            .unwrap();
         let mut file = Vec::new();
-        facade::encrypt(&pk, target, mode, PLAINTEXT, &mut file, options, rng).unwrap();
+        envelope::seal_with(&header, &session, rng, PLAINTEXT, &mut file, options).unwrap();
         file
     };
     let mut v = Vector::new();
@@ -185,7 +191,7 @@ fn check_compatible(s: &dyn Scheme, name: &str, v: &Vector) {
     // Keys decode as their kinds, and so do the files' headers.
     for (k, b) in v {
         let object = match k.as_str() {
-            "plaintext" | "verifying-key" | "transformed-file" => continue,
+            "plaintext" | "verifying-key" | "legacy-verifying-key" | "transformed-file" => continue,
             _ if k.ends_with("-file") => {
                 envelope::read_head(&mut &b[..])
                     .unwrap_or_else(|e| panic!("{name} {k}: {e}"))
@@ -211,7 +217,10 @@ fn check_compatible(s: &dyn Scheme, name: &str, v: &Vector) {
         for (file, vk) in [
             (f.to_owned(), None),
             (format!("signed-{f}"), v.get("verifying-key")),
-            (format!("legacy-signed-{f}"), v.get("verifying-key")),
+            (
+                format!("legacy-signed-{f}"),
+                v.get("legacy-verifying-key").or(v.get("verifying-key")),
+            ),
         ] {
             let Some(bytes) = v.get(&file) else { continue };
             let mut cur = &bytes[..];
@@ -283,7 +292,17 @@ fn run(s: &dyn Scheme) {
         // their legacy files (made under them) are dropped; the ABE vectors
         // keep the legacy layouts covered.
         if !s.info().scheme.is_broadcast() {
-            out.extend(read(&name).as_ref().map(legacy).unwrap_or_default());
+            let stored = read(&name);
+            out.extend(stored.as_ref().map(legacy).unwrap_or_default());
+            // The legacy signed file keeps the verifying key it was made
+            // with, when a regeneration changes the seed's signing key.
+            if let (Some(stored), false) = (&stored, out.contains_key("legacy-verifying-key")) {
+                if let Some(vk) = stored.get("verifying-key") {
+                    if stored.get("verifying-key") != made.get("verifying-key") {
+                        out.insert("legacy-verifying-key".into(), vk.clone());
+                    }
+                }
+            }
         }
         write(&name, &out);
     }
@@ -305,7 +324,10 @@ fn run(s: &dyn Scheme) {
     // Every stored object has a valid preamble of the vector's scheme.
     let pk = Preamble::parse(&stored["public-key"]).unwrap();
     for (k, b) in &stored {
-        if k != "plaintext" && k != "verifying-key" {
+        if !matches!(
+            k.as_str(),
+            "plaintext" | "verifying-key" | "legacy-verifying-key"
+        ) {
             let p = Preamble::parse(b).unwrap();
             assert_eq!((p.scheme, p.curve), (pk.scheme, pk.curve), "{name}: {k}");
         }
