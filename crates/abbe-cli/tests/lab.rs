@@ -15,15 +15,6 @@ use std::process::Command;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
-const EXPERIMENTS: [&str; 6] = [
-    "ghw11-fig8",
-    "wang14",
-    "placement",
-    "chhatrapati22",
-    "detabe",
-    "perazzo",
-];
-
 fn abbe() -> Command {
     Command::new(env!("CARGO_BIN_EXE_abbe"))
 }
@@ -56,7 +47,11 @@ fn quick_profile_report_renders_offline_and_resumes() {
     assert!(st.success(), "abbe lab failed");
 
     // Every experiment: CSV + JSON with rows; every figure on disk.
-    for e in EXPERIMENTS {
+    let experiments: Vec<&str> = abbe_lab::experiments::all()
+        .iter()
+        .map(|e| e.name)
+        .collect();
+    for e in &experiments {
         let csv = std::fs::read_to_string(out.join(format!("results/{e}.csv"))).unwrap();
         assert!(csv.lines().count() > 5, "{e}: too few rows");
         let json = std::fs::read_to_string(out.join(format!("results/{e}.json"))).unwrap();
@@ -81,7 +76,7 @@ fn quick_profile_report_renders_offline_and_resumes() {
         svgs.len(),
         "every figure is on the page"
     );
-    for e in EXPERIMENTS {
+    for e in &experiments {
         assert!(
             html.contains(&format!("<section class=paper id=\"{e}\"")),
             "section {e} missing"
@@ -137,8 +132,13 @@ fn quick_profile_report_renders_offline_and_resumes() {
         .arg(&out)
         .output()
         .unwrap();
-    assert_eq!(o.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&o.stderr).contains("unknown experiment"));
+    // (--only takes the lab's own list of names: usage error, exit 2.)
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("'nope'") && err.contains("possible values") && err.contains("fabeo"),
+        "{err}"
+    );
 
     browser_check(&out.join("index.html"), &html);
 }
@@ -219,7 +219,7 @@ fn browser_check(index: &Path, html: &str) {
         "the page's check did not run: {check}"
     );
     for (k, v) in [
-        ("sections", EXPERIMENTS.len()),
+        ("sections", abbe_lab::experiments::all().len()),
         ("tables", expect_tables),
         ("figures", expect_figures),
         ("bad_tables", 0),
