@@ -132,8 +132,8 @@ fn quick_profile_report_renders_offline_and_resumes() {
         .arg(&out)
         .output()
         .unwrap();
-    // (--only takes the lab's own list of names: usage error, exit 2.)
-    assert_eq!(o.status.code(), Some(2));
+    // (--only takes the lab's own list of names: a usage error, exit 1.)
+    assert_eq!(o.status.code(), Some(1));
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(
         err.contains("'nope'") && err.contains("possible values") && err.contains("fabeo"),
