@@ -464,7 +464,7 @@ fn encrypt<'py>(
     no_expiry: bool,
     as_of: Option<&str>,
 ) -> PyResult<Bound<'py, PyBytes>> {
-    let on = dated(no_expiry, as_of)?;
+    let on = Day::of_file(no_expiry, as_of).map_err(invalid)?;
     let pk = &*abbe::armor::unarmored(pk).map_err(invalid)?;
     let (target, mode) = (
         target(pk, policy, attrs, to, to_identities)?,
@@ -486,18 +486,7 @@ fn encrypt<'py>(
     Ok(PyBytes::new(py, &out))
 }
 
-/// The day a file is dated (`None`: no freshness condition): today unless
-/// `no_expiry` or `as_of` ("YYYY-MM-DD") says otherwise.
-fn dated(no_expiry: bool, as_of: Option<&str>) -> PyResult<Option<Day>> {
-    match (no_expiry, as_of) {
-        (true, Some(_)) => Err(invalid("no_expiry and as_of exclude each other")),
-        (true, None) => Ok(None),
-        (false, Some(d)) => Day::parse(d).map(Some).map_err(invalid),
-        (false, None) => Day::today().map(Some).map_err(invalid),
-    }
-}
-
-/// Encrypts `input` for `target` dated `on` ([`dated`]).
+/// Encrypts `input` for `target` dated `on` ([`Day::of_file`]).
 fn seal(
     pk: &[u8],
     target: SideInput<'_>,
@@ -939,7 +928,7 @@ fn encrypt_stream(
     no_expiry: bool,
     as_of: Option<&str>,
 ) -> PyResult<u64> {
-    let on = dated(no_expiry, as_of)?;
+    let on = Day::of_file(no_expiry, as_of).map_err(invalid)?;
     let pk = &*abbe::armor::unarmored(pk).map_err(invalid)?;
     let (target, mode) = (
         target(pk, policy, attrs, to, to_identities)?,

@@ -92,11 +92,7 @@ pub fn run(args: Args) -> Result<()> {
         input,
     } = args;
     let overwrite = io::Overwrite::checked(force, &output)?;
-    let on = match (no_expiry, as_of) {
-        (true, _) => None,
-        (false, Some(d)) => Some(Day::parse(&d)?),
-        (false, None) => Some(Day::today()?),
-    };
+    let on = Day::of_file(no_expiry, as_of.as_deref())?;
     io::refuse_binary_to_terminal(output.as_ref(), armor, "a binary ciphertext")?;
     let (pre, src) = open_public(&public)?;
     let scheme = scheme_for(&pre)?;

@@ -90,6 +90,12 @@ macro_rules! for_each_curve {
 /// The pairing curves of the report, in order.
 pub const CURVES: [CurveId; 2] = [CurveId::Bls12_381, CurveId::Bn254];
 
+/// Whether an experiment measured on the first curve only in the quick
+/// profile (every curve asked for in the full one) measures on `c`.
+pub fn measured_on(ctx: &crate::Ctx, c: CurveId) -> bool {
+    ctx.wants(c) && (ctx.profile == crate::Profile::Full || c == CURVES[0])
+}
+
 pub fn fail(what: impl std::fmt::Display) -> LabError {
     LabError::Other(what.to_string())
 }

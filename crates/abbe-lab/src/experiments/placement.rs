@@ -13,7 +13,7 @@
 //! proxy transforms), which placement is faster beyond noise, and whether
 //! `--optimize` picks it.
 
-use super::{fail, CURVES};
+use super::{fail, measured_on, CURVES};
 use crate::harness::Budget;
 use crate::judge::{self, Order};
 use crate::papers::paper;
@@ -23,7 +23,7 @@ use crate::{for_each_curve, Ctx, LabError, ReportCtx};
 use abbe::abe::fabeo::{FabeoCp, FabeoKp};
 use abbe::abe::Universe;
 use abbe::abe::{Bsw07, Cca, FameCp, FameKp, Gpsw06, Gpsw06Small, Waters11};
-use abbe::curve::{Curve, CurveId, Placement, Swapped};
+use abbe::curve::{Curve, Placement, Swapped};
 use abbe::kem::{Kem, Outsourcing, ParamsOf};
 use abbe::policy::{generate, AttributeSet};
 use rand_chacha::rand_core::SeedableRng;
@@ -61,6 +61,9 @@ pub fn measure(ctx: &mut Ctx) -> Result<(), LabError> {
     let curves = CURVES.iter().filter(|c| measured_on(ctx, **c)).count() as u64;
     let points = points(ctx.profile).len() as u64;
     ctx.plan(curves * 2 * points * SCHEMES.len() as u64);
+    // The quick profile measures the first curve at N = 100 only: the
+    // table judges no claim, and the rest would cost the quick run a
+    // tenth of its time.
     for_each_curve!(ctx, C => {
         if measured_on(ctx, C::ID) {
             placed::<C>(ctx, Placement::Standard)?;
@@ -70,13 +73,6 @@ pub fn measure(ctx: &mut Ctx) -> Result<(), LabError> {
         }
     });
     Ok(())
-}
-
-/// The quick profile measures the first curve at N = 100 only: the table
-/// judges no claim, and the rest would cost the quick run a tenth of its
-/// time.
-fn measured_on(ctx: &Ctx, c: CurveId) -> bool {
-    ctx.wants(c) && (ctx.profile == crate::Profile::Full || c == CURVES[0])
 }
 
 fn points(p: crate::Profile) -> &'static [usize] {

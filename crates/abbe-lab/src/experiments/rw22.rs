@@ -5,7 +5,7 @@
 //! family timed interleaved per N. Not one of the five papers: the
 //! authors' claim of speed, judged as a paper's would be (`rw22.md`).
 
-use super::{fail, kem_point, measured, At, CURVES};
+use super::{fail, kem_point, measured, measured_on, At, CURVES};
 use crate::judge;
 use crate::papers::paper;
 use crate::record::Row;
@@ -13,7 +13,7 @@ use crate::report::{Cell, Claim, Section, Table, Verdict};
 use crate::{for_each_curve, Ctx, LabError, ReportCtx};
 use abbe::abe::fabeo::{FabeoCp, FabeoKp};
 use abbe::abe::{Bsw07, FameCp, FameKp, Gpsw06Small, Universe};
-use abbe::curve::{Curve, CurveId};
+use abbe::curve::Curve;
 use abbe::kem::setup;
 use abbe::policy::{generate, AttributeSet};
 use rand_chacha::rand_core::SeedableRng;
@@ -51,10 +51,6 @@ fn points(p: crate::Profile) -> &'static [usize] {
         crate::Profile::Quick => &[10, 100],
         crate::Profile::Full => &[10, 25, 50, 100],
     }
-}
-
-fn measured_on(ctx: &Ctx, c: CurveId) -> bool {
-    ctx.wants(c) && (ctx.profile == crate::Profile::Full || c == CURVES[0])
 }
 
 pub fn measure(ctx: &mut Ctx) -> Result<(), LabError> {

@@ -190,9 +190,15 @@ pub(super) fn described<K: Kem, S: Side>(
     as_key: bool,
 ) {
     out.push((label, side.describe_shown()));
-    if dates::<K>() && matches!(S::KIND, SideKind::Attributes | SideKind::Policy) {
+    if expires(S::KIND, <ParamsOf<K> as Params>::KIND) {
         out.push(("expiry".into(), side.dated().describe(as_key)));
     }
+}
+
+/// Whether a side of an ABE scheme whose setup takes `params` carries
+/// dates ([`crate::policy::expiry`]): not when the universe is fixed.
+fn expires(side: SideKind, params: ParamsKind) -> bool {
+    matches!(side, SideKind::Attributes | SideKind::Policy) && params != ParamsKind::Universe
 }
 
 /// Whether `K`'s keys and ciphertexts carry dates ([`crate::policy::expiry`]):
@@ -261,10 +267,7 @@ impl<K: Kem + 'static, O: Extension<K> + 'static> Scheme for Entry<K, O> {
             return Err(Error::Unsupported(format!(
                 "{}'s attribute universe is fixed at setup, so its keys cannot expire (schemes whose keys can: {})",
                 K::SCHEME.name(),
-                names_where(|i| {
-                    matches!(i.key_side, SideKind::Attributes | SideKind::Policy)
-                        && i.params != ParamsKind::Universe
-                })
+                names_where(|i| expires(i.key_side, i.params))
             )));
         }
         let side = key_side.parse::<K::KeySide>()?;

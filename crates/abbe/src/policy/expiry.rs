@@ -5,12 +5,12 @@
 //!
 //! # Encoding
 //!
-//! A day is a count of days since 1970-01-01 in [`WIDTH`] = 16 bits (to
+//! A day is a count of days since 1970-01-01 in `WIDTH` = 16 bits (to
 //! 2149-06-06), in UTC. "T ≤ D" is a range check, which a monotone policy
 //! makes with the dyadic intervals of the day line (a binary tree over its
 //! 2^16 days): one side holds the 16 intervals that contain its day
-//! ([`prefixes`]: `abbe:<base>:<j>:<day >> j>` for j = 0…15), the other
-//! asks for one of the ≤ 16 intervals that cover its range ([`cover`]).
+//! (`prefixes`: `abbe:<base>:<j>:<day >> j>` for j = 0…15), the other
+//! asks for one of the ≤ 16 intervals that cover its range (`cover`).
 //! Decryption uses one leaf of that OR.
 //!
 //! * CP-ABE: a key valid until D holds the intervals of D
@@ -43,11 +43,11 @@ use super::error::{ErrorKind, PolicyError};
 use super::limits::MAX_LEAVES;
 
 /// Bits of a day number.
-pub const WIDTH: u32 = 16;
+const WIDTH: u32 = 16;
 /// The prefix of every reserved attribute name.
 pub const RESERVED: &str = "abbe:";
 /// CP: what a key that does not expire holds.
-pub const NO_EXPIRY: &str = "abbe:no-expiry";
+const NO_EXPIRY: &str = "abbe:no-expiry";
 const VALID_UNTIL: &str = "valid-until";
 const ENCRYPTED_ON: &str = "encrypted-on";
 
@@ -101,13 +101,19 @@ impl Day {
             .map_err(|_| clock_error("after 2149-06-06"))
     }
 
-    /// The day `n` days after 1970-01-01.
-    pub fn from_number(n: u16) -> Day {
-        Day(n)
-    }
-
-    pub fn number(self) -> u16 {
-        self.0
+    /// The day a file is dated: today, or `as_of` (YYYY-MM-DD), or none
+    /// with `no_expiry` (no freshness condition). Both at once is refused.
+    pub fn of_file(no_expiry: bool, as_of: Option<&str>) -> Result<Option<Day>, PolicyError> {
+        match (no_expiry, as_of) {
+            (true, Some(_)) => Err(PolicyError::new(
+                ErrorKind::Argument,
+                "either no expiry or a date for the file",
+                "both",
+            )),
+            (true, None) => Ok(None),
+            (false, Some(d)) => Day::parse(d).map(Some),
+            (false, None) => Day::today().map(Some),
+        }
     }
 }
 
@@ -173,14 +179,14 @@ fn interval(base: &str, j: u32, k: u32) -> String {
 }
 
 /// The 16 intervals that contain `day`, finest first.
-pub fn prefixes(base: &str, day: Day) -> Vec<String> {
+fn prefixes(base: &str, day: Day) -> Vec<String> {
     let v = u32::from(day.0);
     (0..WIDTH).map(|j| interval(base, j, v >> j)).collect()
 }
 
 /// The fewest dyadic intervals (of at most 2^15 days) whose union is
 /// [lo, hi]; at most 2·16 − 2, and at most 16 when lo = 0 or hi = 2^16 − 1.
-pub fn cover(base: &str, lo: Day, hi: Day) -> Vec<String> {
+fn cover(base: &str, lo: Day, hi: Day) -> Vec<String> {
     let (mut lo, hi) = (u32::from(lo.0), u32::from(hi.0));
     let mut out = Vec::new();
     while lo <= hi {
@@ -279,8 +285,8 @@ pub fn kp_ciphertext(attrs: AttributeSet, on: Option<Day>) -> Result<AttributeSe
     Ok(attrs)
 }
 
-/// The day a CP key's or a KP file's intervals ([`prefixes`]) hold.
-pub fn day<'a>(names: impl IntoIterator<Item = &'a str>) -> Option<Day> {
+/// The day a CP key's or a KP file's intervals (`prefixes`) hold.
+fn day<'a>(names: impl IntoIterator<Item = &'a str>) -> Option<Day> {
     intervals(names)
         .into_iter()
         .find(|(j, _)| *j == 0)
@@ -291,13 +297,13 @@ pub fn day<'a>(names: impl IntoIterator<Item = &'a str>) -> Option<Day> {
 }
 
 /// The first day a cover asks for (a CP file's [T, 2^16)).
-pub fn first_day<'a>(names: impl IntoIterator<Item = &'a str>) -> Option<Day> {
+fn first_day<'a>(names: impl IntoIterator<Item = &'a str>) -> Option<Day> {
     let d = intervals(names).into_iter().map(|(j, k)| k << j).min()?;
     u16::try_from(d).ok().map(Day)
 }
 
 /// The last day a cover asks for (a KP key's [0, D]).
-pub fn last_day<'a>(names: impl IntoIterator<Item = &'a str>) -> Option<Day> {
+fn last_day<'a>(names: impl IntoIterator<Item = &'a str>) -> Option<Day> {
     let d = intervals(names)
         .into_iter()
         .map(|(j, k)| ((k + 1) << j) - 1)
@@ -346,6 +352,20 @@ impl Dated {
             _ => Dated::None,
         }
     }
+
+    /// The `inspect` line for a key (`as_key`) or a ciphertext of an ABE
+    /// scheme with dates.
+    pub fn describe(self, as_key: bool) -> String {
+        match (self, as_key) {
+            (Dated::Until(d), _) => format!("valid until {d} (opens the files dated up to it)"),
+            (Dated::NoExpiry | Dated::None, true) => "does not expire".into(),
+            (Dated::On(Day(0)), false) => "undated (--no-expiry): expired keys open it too".into(),
+            (Dated::On(t) | Dated::Asks(t), _) => {
+                format!("dated {t}: keys whose last day is before it cannot open it")
+            }
+            (_, false) => "undated (--no-expiry): expired keys open it too".into(),
+        }
+    }
 }
 
 /// Why a key whose attributes fit cannot open a file, when expiry is the
@@ -361,22 +381,6 @@ pub fn why_refused(key: Dated, file: Dated) -> Option<String> {
             "this file was encrypted on {t} for keys that say how long they are valid, and your key predates key expiry: ask for a new key, or have the file encrypted with --no-expiry"
         )),
         _ => None,
-    }
-}
-
-impl Dated {
-    /// The `inspect` line for a key (`as_key`) or a ciphertext of an ABE
-    /// scheme with dates.
-    pub fn describe(self, as_key: bool) -> String {
-        match (self, as_key) {
-            (Dated::Until(d), _) => format!("valid until {d} (opens the files dated up to it)"),
-            (Dated::NoExpiry | Dated::None, true) => "does not expire".into(),
-            (Dated::On(Day(0)), false) => "undated (--no-expiry): expired keys open it too".into(),
-            (Dated::On(t) | Dated::Asks(t), _) => {
-                format!("dated {t}: keys whose last day is before it cannot open it")
-            }
-            (_, false) => "undated (--no-expiry): expired keys open it too".into(),
-        }
     }
 }
 
@@ -436,7 +440,7 @@ mod tests {
             ("2149-06-06", 65_535),
         ] {
             let d = Day::parse(text).unwrap();
-            assert_eq!(d.number(), n, "{text}");
+            assert_eq!(d.0, n, "{text}");
             assert_eq!(d.to_string(), text);
         }
         for bad in [
@@ -469,27 +473,14 @@ mod tests {
     }
 
     fn cp_opens(until: Option<u16>, on: Option<u16>) -> bool {
-        let key = cp_key(
-            AttributeSet::parse("doctor").unwrap(),
-            until.map(Day::from_number),
-        )
-        .unwrap();
-        let policy =
-            cp_ciphertext(Policy::parse("doctor").unwrap(), on.map(Day::from_number)).unwrap();
+        let key = cp_key(AttributeSet::parse("doctor").unwrap(), until.map(Day)).unwrap();
+        let policy = cp_ciphertext(Policy::parse("doctor").unwrap(), on.map(Day)).unwrap();
         policy.to_tree().unwrap().is_satisfied(&key)
     }
 
     fn kp_opens(until: Option<u16>, on: Option<u16>) -> bool {
-        let key = kp_key(
-            Policy::parse("doctor").unwrap(),
-            until.map(Day::from_number),
-        )
-        .unwrap();
-        let attrs = kp_ciphertext(
-            AttributeSet::parse("doctor").unwrap(),
-            on.map(Day::from_number),
-        )
-        .unwrap();
+        let key = kp_key(Policy::parse("doctor").unwrap(), until.map(Day)).unwrap();
+        let attrs = kp_ciphertext(AttributeSet::parse("doctor").unwrap(), on.map(Day)).unwrap();
         key.to_tree().unwrap().is_satisfied(&attrs)
     }
 
