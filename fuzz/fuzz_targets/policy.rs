@@ -1,7 +1,8 @@
 //! The three policy syntaxes (infix, postfix, FBF), `parse_any` and
 //! attribute lists. Every parsed policy must print to infix that parses back
 //! to the same value; its access tree must agree with itself (satisfaction,
-//! cheapest selection, LSSS shares and reconstruction over BN254's Z_r).
+//! cheapest selection, LSSS shares and reconstruction over BN254's Z_r),
+//! and its negating tree (TKN20's) must mean the same.
 #![no_main]
 
 use abbe::curve::{Bn254, Curve, Scalar};
@@ -64,6 +65,15 @@ fuzz_target!(|data: &[u8]| {
         let half = tree.leaves().iter().step_by(2).filter(|a| !a.contains('#'));
         if let Ok(set) = AttributeSet::from_names(half) {
             check_tree(&tree, &set);
+        }
+        // The negating tree (`x != v` one leaf) means what the expanded one
+        // does, and selects only leaves the key satisfies.
+        let Ok(negating) = p.to_negating_tree() else { continue };
+        let set = fixed_set();
+        let holds = |leaf: &str| set.satisfies_leaf(leaf);
+        assert_eq!(negating.is_satisfied_by(&holds), tree.is_satisfied(set));
+        if let Some(sel) = negating.cheapest_satisfying_by(&holds) {
+            assert!(sel.attributes(&negating).iter().all(|l| holds(l)));
         }
     }
     if let Ok(set) = AttributeSet::parse(&text) {

@@ -1331,11 +1331,11 @@ fn first_errors_say_the_right_thing() {
             p(&public)
         ),
     );
-    // NOT, and a list without its comma.
+    // A negated plain attribute, and a list without its comma.
     fails(
         &["encrypt", "--public", p(&public), "--policy", "doctor and not nurse", p(&plain)],
         3,
-        "policy error at byte 11: expected a monotone policy (and, or, K of (...), comparisons; NOT is not supported) but found a negation\n  doctor and not nurse\n             ^",
+        "policy error at byte 11: expected a negated comparison, e.g. `not (level = 3)` or `level != 3` (a key lists the attributes it has, never those it lacks, so no scheme can negate a plain attribute) but found 'not nurse'\n  doctor and not nurse\n             ^",
     );
     // The caret stands under the error's position.
     fails(
@@ -2023,9 +2023,10 @@ fn every_scheme_end_to_end() {
         // A small universe is A1..An (the default setup).
         let (attrs, policy, bad_attrs, bad_policy) = match info.params {
             ParamsKind::Universe => ("A1, A2, A3", "A1 and A2", "A4", "A4"),
+            // A negation too: every scheme takes `!=` (tkn20 as one row).
             _ => (
                 "doctor, age = 42",
-                "doctor and age >= 30",
+                "doctor and age >= 30 and not (age = 41)",
                 "nurse",
                 "nurse or age < 18",
             ),

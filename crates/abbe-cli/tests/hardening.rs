@@ -14,7 +14,7 @@ use common::*;
 
 use abbe::abe::cca::CcaHeader;
 use abbe::abe::fabeo::{FabeoCp, FabeoKp};
-use abbe::abe::{Bsw07, Cca, FameCp, FameKp, Gpsw06, Gpsw06Small, Waters11};
+use abbe::abe::{Bsw07, Cca, FameCp, FameKp, Gpsw06, Gpsw06Small, Tkn20, Waters11};
 use abbe::curve::Bn254;
 use abbe::envelope;
 use abbe::kem::Kem;
@@ -184,6 +184,7 @@ fn hostile_thresholds_are_refused_by_the_work_budget() {
         Gpsw06Small::<Bn254>::setup(&Universe::from_iter(&universe), &mut OsRng).unwrap();
     kp_case::<Gpsw06Small<Bn254>>(&t, "gpsw06-small", pk, mk);
     cp_case::<FabeoCp<Bn254>>(&t, "fabeo-cp");
+    cp_case::<Tkn20<Bn254>>(&t, "tkn20");
     let (pk, mk) = FabeoKp::<Bn254>::setup(&Default::default(), &mut OsRng).unwrap();
     kp_case::<FabeoKp<Bn254>>(&t, "fabeo-kp", pk, mk);
 
@@ -196,6 +197,7 @@ fn hostile_thresholds_are_refused_by_the_work_budget() {
         "fame-kp",
         "fabeo-cp",
         "fabeo-kp",
+        "tkn20",
     ];
     // Every ABE scheme of the table is here: a new one fails until it is.
     let mut table: Vec<&str> = abbe::facade::schemes()

@@ -594,6 +594,22 @@ pub fn same_setup(a: &impl Bound, b: &impl Bound) -> Result<(), KemError> {
     }
 }
 
+/// What every key generation for an attribute list starts with: the
+/// master key belongs to the public key, and the list is not empty.
+pub fn issuable(
+    pk: &impl Bound,
+    mk: &impl Bound,
+    attrs: &crate::policy::AttributeSet,
+) -> Result<(), KemError> {
+    same_setup(pk, mk)?;
+    if attrs.is_empty() {
+        return Err(KemError::Invalid(
+            "a key needs at least one attribute".into(),
+        ));
+    }
+    Ok(())
+}
+
 /// Setup of `K`'s authority.
 pub fn setup<K: Kem>(
     params: &ParamsOf<K>,

@@ -46,6 +46,8 @@ macro_rules! schemes {
                 "FABEO CP-ABE (Riepel-Wee 2022): 3 pairings to decrypt, GHW11 outsourcing";
             FabeoKp = 9, "fabeo-kp", KpAbe, pairing(crate::abe::fabeo::FabeoKp<C>, Ghw11),
                 "FABEO KP-ABE (Riepel-Wee 2022): 2 pairings to decrypt, GHW11 outsourcing";
+            Tkn20 = 10, "tkn20", CpAbe, pairing(crate::abe::Tkn20<C>, Plain),
+                "TKN20 CP-ABE (Tomida-Kawahara-Nishimaki 2020): negation (x != v) as one row";
             Bgw05 = 16, "bgw05", Broadcast, classic(crate::bcast::Bgw05<C>),
                 "Boneh-Gentry-Waters 2005 broadcast, section 3.1 (constant ciphertext)";
             Bgw05Sqrt = 17, "bgw05-sqrt", Broadcast, classic(crate::bcast::Bgw05Sqrt<C>),

@@ -105,9 +105,12 @@ fn params(kind: ParamsKind) -> SetupParams {
 /// What a side of this kind is in a vector (keys and ciphertexts match).
 fn side(scheme: SchemeId, kind: SideKind) -> &'static str {
     match kind {
+        // TKN20 negates a value natively: its key holds one.
+        SideKind::Attributes if scheme == SchemeId::Tkn20 => "a, b, c, n = 5",
         SideKind::Attributes => "a, b, c",
         // BSW07's access trees: a threshold gate.
         SideKind::Policy if scheme == SchemeId::Bsw07 => "2 of (a, b, d)",
+        SideKind::Policy if scheme == SchemeId::Tkn20 => "a and (b or d) and n != 3",
         SideKind::Policy => "a and (b or d)",
         SideKind::User => "3",
         SideKind::Users => "1-4,7",

@@ -22,7 +22,7 @@ use crate::report::{Cell, Section, Table};
 use crate::{for_each_curve, Ctx, LabError, ReportCtx};
 use abbe::abe::fabeo::{FabeoCp, FabeoKp};
 use abbe::abe::Universe;
-use abbe::abe::{Bsw07, Cca, FameCp, FameKp, Gpsw06, Gpsw06Small, Waters11};
+use abbe::abe::{Bsw07, Cca, FameCp, FameKp, Gpsw06, Gpsw06Small, Tkn20, Waters11};
 use abbe::curve::{Curve, Placement, Swapped};
 use abbe::kem::{Kem, Outsourcing, ParamsOf};
 use abbe::policy::{generate, AttributeSet};
@@ -33,11 +33,12 @@ use rand_chacha::ChaCha20Rng;
 const POINTS: [usize; 2] = [10, 100];
 /// (scheme, outsourcing) in report order: every ABE scheme of the table
 /// (a test checks it).
-const SCHEMES: [(&str, bool); 8] = [
+const SCHEMES: [(&str, bool); 9] = [
     ("waters11", true),
     ("bsw07", false),
     ("fame-cp", false),
     ("fabeo-cp", true),
+    ("tkn20", false),
     ("gpsw06", true),
     ("gpsw06-small", false),
     ("fame-kp", false),
@@ -104,6 +105,8 @@ fn placed<C: Curve>(ctx: &mut Ctx, placement: Placement) -> Result<(), LabError>
         ctx.tick(format!("fabeo-cp {} {} N={n}", C::NAME, placement.name()));
         point::<FabeoCp<C>>(ctx, &at("fabeo-cp"), &(), &set, &policy, &mut rng)?;
         transform::<FabeoCp<C>>(ctx, &at("fabeo-cp"), &(), &set, &policy, &mut rng)?;
+        ctx.tick(format!("tkn20 {} {} N={n}", C::NAME, placement.name()));
+        point::<Tkn20<C>>(ctx, &at("tkn20"), &(), &set, &policy, &mut rng)?;
         ctx.tick(format!("gpsw06 {} {} N={n}", C::NAME, placement.name()));
         point::<Gpsw06<C>>(ctx, &at("gpsw06"), &(), &policy, &set, &mut rng)?;
         transform::<Gpsw06<C>>(ctx, &at("gpsw06"), &(), &policy, &set, &mut rng)?;

@@ -62,7 +62,7 @@
 
 use crate::curve::LinedG2;
 use crate::curve::{mul_public, par_map, wipe, Curve, FixedBaseTable, Group, Scalar, Target};
-use crate::kem::{bind, same_setup, Authority, Kem, KemError, SessionKey};
+use crate::kem::{bind, issuable, same_setup, Authority, Kem, KemError, SessionKey};
 use crate::policy::sharing::{reconstruction, tree_shares};
 use crate::policy::{AttributeSet, Policy, PolicyTree};
 use crate::wire::codec::{invalid, names_match, nonzero, object, rows_match, secrets_match};
@@ -276,12 +276,7 @@ impl<C: Curve> Authority for Bsw07<C> {
         attrs: &AttributeSet,
         rng: &mut R,
     ) -> Result<UserKey<C>, KemError> {
-        same_setup(pk, mk)?;
-        if attrs.is_empty() {
-            return Err(KemError::Invalid(
-                "a key needs at least one attribute".into(),
-            ));
-        }
+        issuable(pk, mk, attrs)?;
         let mut beta_inv = mk
             .beta
             .invert()

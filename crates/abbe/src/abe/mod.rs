@@ -13,6 +13,8 @@
 //! * [`fabeo`] ([`fabeo::cp`], [`fabeo::kp`]) — FABEO CP-ABE and KP-ABE
 //!   (Riepel–Wee, CCS 2022): the fewest pairings known (3 and 2), GHW11
 //!   outsourced decryption.
+//! * [`tkn20`] — TKN20 CP-ABE (Tomida–Kawahara–Nishimaki, PKC 2020):
+//!   decisional linear, negation of a key's value (`x != v`) as one row.
 //! * [`cca`] — the CCA-secure version of any of them (FO transform).
 //! * [`rcca`] — GHW11's RCCA-secure outsourcing for Waters11 and GPSW06.
 //! * `yct14` — YCT14 pairing-free KP-ABE. **BROKEN (published attacks),
@@ -27,6 +29,7 @@ pub mod ghw11;
 pub mod gpsw06;
 pub mod gpsw06_small;
 pub mod rcca;
+pub mod tkn20;
 pub mod waters11;
 #[cfg(feature = "insecure-benchmark-only")]
 pub mod yct14;
@@ -37,6 +40,7 @@ pub use fame::{FameCp, FameKp};
 pub use gpsw06::Gpsw06;
 pub use gpsw06_small::Gpsw06Small;
 pub use rcca::Rcca;
+pub use tkn20::Tkn20;
 pub use waters11::Waters11;
 
 pub(crate) mod attr_cache;

@@ -63,7 +63,7 @@
 
 use super::ghw11;
 use crate::curve::{par_map, wipe, Curve, FixedBaseTable, Group, LinedG2, Scalar, Target};
-use crate::kem::{bind, same_setup, Authority, Kem, KemError, SessionKey};
+use crate::kem::{bind, issuable, same_setup, Authority, Kem, KemError, SessionKey};
 use crate::policy::{AttributeSet, Policy, PolicyTree};
 use crate::wire::codec::{names_match, object, rows_match, secrets_match};
 use crate::wire::{Lazy, SchemeId, Secret};
@@ -299,12 +299,7 @@ impl<C: Curve> Authority for Waters11<C> {
         attrs: &AttributeSet,
         rng: &mut R,
     ) -> Result<UserKey<C>, KemError> {
-        same_setup(pk, mk)?;
-        if attrs.is_empty() {
-            return Err(KemError::Invalid(
-                "a key needs at least one attribute".into(),
-            ));
-        }
+        issuable(pk, mk, attrs)?;
         let t = C::Scalar::random(rng);
         let tables = pk.tables();
         let mut exp = *mk.alpha + *mk.a * t;

@@ -18,6 +18,8 @@ pub enum CmpOp {
     Ge,
     /// `=` or `==`
     Eq,
+    /// `!=`, or a negated `=` (`not (x = 7)`)
+    Ne,
 }
 
 impl CmpOp {
@@ -29,6 +31,7 @@ impl CmpOp {
             CmpOp::Gt => ">",
             CmpOp::Ge => ">=",
             CmpOp::Eq => "=",
+            CmpOp::Ne => "!=",
         }
     }
 
@@ -40,6 +43,20 @@ impl CmpOp {
             CmpOp::Gt => lhs > rhs,
             CmpOp::Ge => lhs >= rhs,
             CmpOp::Eq => lhs == rhs,
+            CmpOp::Ne => lhs != rhs,
+        }
+    }
+
+    /// The operator that holds exactly where this one fails, for the same
+    /// value: `not (x < 7)` is `x >= 7`, `not (x = 7)` is `x != 7`.
+    pub fn complement(self) -> CmpOp {
+        match self {
+            CmpOp::Lt => CmpOp::Ge,
+            CmpOp::Le => CmpOp::Gt,
+            CmpOp::Gt => CmpOp::Le,
+            CmpOp::Ge => CmpOp::Lt,
+            CmpOp::Eq => CmpOp::Ne,
+            CmpOp::Ne => CmpOp::Eq,
         }
     }
 }
@@ -159,6 +176,53 @@ impl Policy {
         let p = normalize_rec(self, 0)?;
         check_leaf_limit(&p)?;
         Ok(p)
+    }
+
+    /// The negation `not p`, pushed down to the leaves: De Morgan's laws
+    /// for AND and OR, `not (k of n)` is `(n-k+1) of` the negated children,
+    /// and a comparison takes its complement operator
+    /// ([`CmpOp::complement`]).
+    ///
+    /// A comparison speaks of the value a key holds, so its negation does
+    /// too: `not (ward = 7)` is `ward != 7`, which a key holding `ward = 5`
+    /// satisfies and a key with no `ward` at all does not. A plain attribute
+    /// cannot be negated: in a large universe a key lists what it has, never
+    /// what it lacks, so nothing in a key could show "not intern" — the
+    /// error says to negate a value instead (`not (role = 3)`).
+    pub fn negate(self) -> Result<Policy, PolicyError> {
+        let negate_all = |c: Vec<Policy>| {
+            c.into_iter()
+                .map(Policy::negate)
+                .collect::<Result<Vec<_>, _>>()
+        };
+        match self {
+            Policy::Attr(a) => Err(PolicyError::new(
+                ErrorKind::Syntax,
+                "a negated comparison, e.g. `not (level = 3)` or `level != 3` (a key lists the \
+                 attributes it has, never those it lacks, so no scheme can negate a plain attribute)",
+                format!("'not {}'", super::print::quote_name(&a)),
+            )),
+            Policy::Compare {
+                attr,
+                op,
+                value,
+                bits,
+            } => Ok(Policy::Compare {
+                attr,
+                op: op.complement(),
+                value,
+                bits,
+            }),
+            Policy::And(c) => make_gate(1, negate_all(c)?),
+            Policy::Or(c) => {
+                let n = c.len();
+                make_gate(n, negate_all(c)?)
+            }
+            Policy::Threshold { k, children } => {
+                let n = children.len();
+                make_gate((n + 1).saturating_sub(k), negate_all(children)?)
+            }
+        }
     }
 
     /// Number of leaves (attributes and comparisons) before expansion.

@@ -176,6 +176,32 @@ impl AttributeSet {
         self.attrs.contains(attr)
     }
 
+    /// The value of numeric attribute `name`, read from its exact marker
+    /// `name#=value`.
+    pub fn numeric_value(&self, name: &str) -> Option<u64> {
+        let prefix = super::numeric::exact_marker(name, 0);
+        let prefix = prefix.trim_end_matches('0');
+        let marker = self.attrs.range(prefix.to_string()..).next()?;
+        marker.strip_prefix(prefix)?.parse().ok()
+    }
+
+    /// The names of the numeric attributes, sorted.
+    pub fn numeric_names(&self) -> impl ExactSizeIterator<Item = &String> + '_ {
+        self.numeric.iter()
+    }
+
+    /// Whether a key holding this set satisfies the leaf `leaf` of an
+    /// access tree: it holds the attribute, or, for the negated exact
+    /// marker `x#!=v` of a negating tree
+    /// ([`super::Policy::to_negating_tree`]), it holds `x` with a value
+    /// other than `v`.
+    pub fn satisfies_leaf(&self, leaf: &str) -> bool {
+        match super::numeric::parse_negated_exact_marker(leaf) {
+            Some((name, value)) => self.numeric_value(name).is_some_and(|v| v != value),
+            None => self.contains(leaf),
+        }
+    }
+
     /// Every attribute name, the numeric ones too (`age` of `age = 42`),
     /// sorted.
     pub fn names(&self) -> Vec<String> {

@@ -112,6 +112,7 @@ pub(crate) fn tokenize(input: &str) -> Result<Vec<Token<'_>>, PolicyError> {
             b'<' => (Tok::Cmp(CmpOp::Lt), 1),
             b'=' if next == Some(b'=') => (Tok::Cmp(CmpOp::Eq), 2),
             b'=' => (Tok::Cmp(CmpOp::Eq), 1),
+            b'!' if next == Some(b'=') => (Tok::Cmp(CmpOp::Ne), 2),
             b'"' => {
                 let (name, len) = lex_quoted(input, start)?;
                 (Tok::Quoted(name), len)

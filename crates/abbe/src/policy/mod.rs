@@ -6,7 +6,9 @@
 //! * **Infix** ([`Policy::parse`]): `(doctor and cardiology) or 2 of (nurse,
 //!   ward25, age >= 30)`; `and`/`&&`, `or`/`||` (AND binds tighter),
 //!   `K of (...)` thresholds, quoted names with `\"` and `\\` escapes,
-//!   numeric comparisons `age >= 18`, `level < 5#4` (width suffix, default 32).
+//!   numeric comparisons `age >= 18`, `level < 5#4` (width suffix, default 32),
+//!   `ward != 7`, and `not`, pushed down to the comparisons as it is read
+//!   ([`Policy::negate`]: a plain attribute cannot be negated).
 //! * **Postfix** ([`Policy::parse_postfix`]), DET-ABE style: `A B 2of2 C 1of2`.
 //! * **FBF** ([`Policy::parse_fbf`]), AES4SeC style: `((A,B,2),(C,D,1),2)`.
 //! * [`Policy::parse_any`] guesses the syntax: FBF if the trimmed input starts
@@ -59,7 +61,7 @@ pub use error::{ErrorKind, PolicyError};
 pub use lsss::{Lsss, ShareField};
 pub use print::{is_bare_name, quote_name};
 pub use sharing::lagrange_at_zero;
-pub use tree::{AccessTree, GateKind, Node, PolicyTree, Selection};
+pub use tree::{AccessTree, GateKind, NegatingPolicyTree, Node, PolicyTree, Selection};
 
 impl Policy {
     /// Parses the infix syntax (see the module docs).

@@ -30,6 +30,10 @@
 //!   the lowest one bit of `v`; a power of two `v = 2^m` is the single range
 //!   marker `x#lt2^m`.
 //! * `x >= v` is `x > v-1`, `x <= v` is `x < v+1`, `x = v` is the exact marker.
+//! * `x != v` (also written `not (x = v)`) is `x < v OR x > v`, one side
+//!   only when `v` is 0 or 2^64-1. A scheme that negates natively
+//!   ([`crate::policy::Policy::to_negating_tree`]) takes it as one leaf
+//!   instead, the negated exact marker `x#!=v`.
 //! * For `w = 64` no leader is needed.
 //!
 //! Consequently comparisons are **exact for every 64-bit key value**,
@@ -61,6 +65,23 @@ pub fn range_marker(name: &str, w: u32, below: bool) -> String {
 /// Exact-value marker `name#=value`.
 pub fn exact_marker(name: &str, value: u64) -> String {
     format!("{name}#={value}")
+}
+
+/// Negated exact-value marker `name#!=value`: a leaf of a negating tree
+/// ([`crate::policy::Policy::to_negating_tree`]) that a key holding `name`
+/// with any other value satisfies. No key holds it as an attribute.
+pub fn negated_exact_marker(name: &str, value: u64) -> String {
+    format!("{name}#!={value}")
+}
+
+/// The (name, value) of a [`negated_exact_marker`], or `None` for any other
+/// leaf.
+pub fn parse_negated_exact_marker(leaf: &str) -> Option<(&str, u64)> {
+    let (name, value) = leaf.rsplit_once("#!=")?;
+    if name.contains('#') || value.is_empty() || !value.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    Some((name, value.parse().ok()?))
 }
 
 /// All markers a key (attribute set) holding `name = value` receives.
@@ -154,6 +175,7 @@ fn plan_leaves(p: Option<Plan>) -> usize {
 pub(crate) fn expanded_leaf_count(op: CmpOp, value: u64) -> usize {
     match op {
         CmpOp::Eq => 1,
+        CmpOp::Ne => plan_leaves(plan_lt(value)) + plan_leaves(plan_gt(value)),
         CmpOp::Lt => plan_leaves(plan_lt(value)),
         CmpOp::Le => value.checked_add(1).map_or(0, |v| plan_leaves(plan_lt(v))),
         CmpOp::Gt => plan_leaves(plan_gt(value)),
@@ -228,6 +250,14 @@ pub fn expand(name: &str, op: CmpOp, value: u64) -> Result<Policy, PolicyError> 
     check_comparison(name, op, value)?;
     match op {
         CmpOp::Eq => Ok(Policy::Attr(exact_marker(name, value))),
+        CmpOp::Ne => match (value, value == u64::MAX) {
+            (0, _) => expand_gt(name, value),
+            (_, true) => expand_lt(name, value),
+            _ => Ok(Policy::Or(vec![
+                expand_lt(name, value)?,
+                expand_gt(name, value)?,
+            ])),
+        },
         CmpOp::Lt => expand_lt(name, value),
         CmpOp::Gt => expand_gt(name, value),
         CmpOp::Le => match value.checked_add(1) {

@@ -5,13 +5,18 @@
 //! and_expr  := unary (AND unary)*                 AND := 'and' | '&&'
 //! unary     := '(' expr ')'
 //!            | NUMBER 'of' '(' expr (',' expr)* ')'
+//!            | NOT unary                           NOT := 'not'
 //!            | name [cmp NUMBER ['#' NUMBER]]
-//! cmp       := '<' | '<=' | '>' | '>=' | '=' | '=='
+//! cmp       := '<' | '<=' | '>' | '>=' | '=' | '==' | '!='
 //! name      := bare | '"' (char | '\"' | '\\')* '"'
 //! bare      := [A-Za-z0-9_.:/@-]+  that is not a pure number, 'and' or 'or'
 //! ```
 //!
-//! Keywords are case-insensitive; AND binds tighter than OR.
+//! Keywords are case-insensitive; NOT binds tighter than AND, AND tighter
+//! than OR. A negation is pushed down to the comparisons as it is read
+//! ([`Policy::negate`]), so the result holds no NOT: `not (a and x > 3)` is
+//! refused (a plain attribute cannot be negated), `not (x > 3 or y = 1)`
+//! is `x <= 3 and y != 1`.
 
 use super::ast::{
     check_leaf_limit, depth_error, make_gate, validate_compare, validate_name, Policy,
@@ -120,17 +125,17 @@ impl Infix<'_> {
                 if name.eq_ignore_ascii_case("not")
                     && matches!(
                         self.cur.peek2().tok,
-                        Tok::Word(_) | Tok::Quoted(_) | Tok::LParen
+                        Tok::Word(_) | Tok::Quoted(_) | Tok::LParen | Tok::Number(_)
                     ) =>
             {
-                // `not x` reads as a negation, which no scheme here takes;
-                // an attribute named "not" stays usable on its own or quoted.
-                Err(PolicyError::at(
-                    ErrorKind::Syntax,
-                    t.pos,
-                    "a monotone policy (and, or, K of (...), comparisons; NOT is not supported)",
-                    "a negation",
-                ))
+                // `not x` is a negation, pushed down to comparisons at once
+                // (`Policy::negate`); an attribute named "not" stays usable
+                // on its own or quoted.
+                self.enter(t.pos)?;
+                self.cur.bump();
+                let negated = self.unary()?.negate();
+                self.depth -= 1;
+                negated.map_err(|e| e.with_position(t.pos))
             }
             Tok::Word(name) | Tok::Quoted(name) => {
                 self.cur.bump();
@@ -383,19 +388,57 @@ mod tests {
     }
 
     #[test]
-    fn a_negation_is_named_as_such() {
-        for text in ["doctor and not nurse", "NOT (a or b)", "a or not \"b c\""] {
+    fn negations_are_pushed_down_to_comparisons() {
+        let parsed = |text: &str| Policy::parse(text).unwrap().to_string();
+        assert_eq!(parsed("not (ward = 7)"), "ward != 7");
+        assert_eq!(parsed("ward != 7"), "ward != 7");
+        assert_eq!(
+            parsed("doctor and not (age < 18 or level >= 3#4)"),
+            "doctor and age >= 18 and level < 3#4"
+        );
+        assert_eq!(
+            parsed("not (age > 30 and ward = 2)"),
+            "age <= 30 or ward != 2"
+        );
+        // not (2 of 3) is 2 of the 3 negated.
+        assert_eq!(
+            parsed("NOT 2 of (a1 = 1, a2 = 2, a3 = 3)"),
+            "2 of (a1 != 1, a2 != 2, a3 != 3)"
+        );
+        assert_eq!(parsed("not not (x = 1)"), "x = 1");
+        for text in [
+            "not (ward != 7)",
+            "ward != 0",
+            "ward != 18446744073709551615#64",
+        ] {
+            let p = Policy::parse(text).unwrap();
+            assert_eq!(Policy::parse(&p.to_string()), Ok(p), "{text}");
+        }
+    }
+
+    #[test]
+    fn a_negated_plain_attribute_is_refused_where_it_is_written() {
+        for (text, at) in [
+            ("doctor and not nurse", 11),
+            ("NOT (a or b)", 0),
+            ("a or not \"b c\"", 5),
+            ("x = 1 and not (x = 2 and intern)", 10),
+        ] {
             let e = Policy::parse(text).unwrap_err();
             assert_eq!(e.kind(), ErrorKind::Syntax, "{text}");
+            assert_eq!(e.position(), Some(at), "{text}");
             assert!(
-                e.to_string().contains("NOT is not supported")
-                    && e.to_string().contains("a negation"),
+                e.to_string()
+                    .contains("no scheme can negate a plain attribute"),
                 "{text}: {e}"
             );
         }
         // An attribute named "not" is still an attribute.
         assert!(Policy::parse("doctor and not").is_ok());
         assert!(Policy::parse("\"not\" and nurse").is_ok());
+        // A tower of negations is held to the nesting limit.
+        let tower = "not ".repeat(100_000) + "(x = 1)";
+        assert_eq!(Policy::parse(&tower).unwrap_err().kind(), ErrorKind::Limit);
     }
 
     #[test]

@@ -29,7 +29,14 @@ const NAMES: &[&str] = &[
 fn arb_cmp() -> impl Strategy<Value = Policy> {
     (
         prop::sample::select(vec!["age", "level", "n 1"]),
-        prop::sample::select(vec![CmpOp::Lt, CmpOp::Le, CmpOp::Gt, CmpOp::Ge, CmpOp::Eq]),
+        prop::sample::select(vec![
+            CmpOp::Lt,
+            CmpOp::Le,
+            CmpOp::Gt,
+            CmpOp::Ge,
+            CmpOp::Eq,
+            CmpOp::Ne,
+        ]),
         1u8..=64,
         any::<u64>(),
         0u8..4,
@@ -173,6 +180,45 @@ fn check_tree(tree: &AccessTree, attrs: &AttributeSet, seed: u64) -> Result<(), 
     Ok(())
 }
 
+/// Policies over comparisons only (the leaves a negation may reach).
+fn arb_comparison_policy() -> impl Strategy<Value = Policy> {
+    arb_cmp()
+        .prop_recursive(4, 24, 4, |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 1..5).prop_map(Policy::And),
+                prop::collection::vec(inner.clone(), 1..5).prop_map(Policy::Or),
+                (
+                    prop::collection::vec(inner, 1..5),
+                    any::<prop::sample::Index>()
+                )
+                    .prop_map(|(children, ix)| Policy::Threshold {
+                        k: ix.index(children.len()) + 1,
+                        children,
+                    }),
+            ]
+        })
+        .prop_filter_map("invalid comparison", |p| p.normalize().ok())
+}
+
+/// The meaning of a policy, evaluated directly on the key's values: an
+/// independent evaluator for the trees (a comparison on an attribute the
+/// key lacks is false, whatever its operator).
+fn evaluate(p: &Policy, attrs: &AttributeSet) -> bool {
+    match p {
+        Policy::Attr(a) => attrs.contains(a),
+        Policy::Compare {
+            attr, op, value, ..
+        } => attrs
+            .numeric_value(attr)
+            .is_some_and(|v| op.eval(v, *value)),
+        Policy::And(c) => c.iter().all(|x| evaluate(x, attrs)),
+        Policy::Or(c) => c.iter().any(|x| evaluate(x, attrs)),
+        Policy::Threshold { k, children } => {
+            children.iter().filter(|x| evaluate(x, attrs)).count() >= *k
+        }
+    }
+}
+
 fn check_no_panic(s: &str) {
     let parsed = [
         Policy::parse(s),
@@ -248,12 +294,44 @@ proptest! {
     }
 
     #[test]
+    fn negation_and_both_trees_agree_with_the_evaluator(
+        p in arb_comparison_policy(), mask in 0u8..8,
+        values in prop::array::uniform3(prop_oneof![0u64..70, any::<u64>(), Just(u64::MAX)]),
+    ) {
+        let mut attrs = AttributeSet::new();
+        for (i, name) in ["age", "level", "n 1"].iter().enumerate() {
+            if mask >> i & 1 == 1 {
+                attrs.insert_numeric(name, values[i]).map_err(|e| TestCaseError::fail(e.to_string()))?;
+            }
+        }
+        let Ok(negated) = p.clone().negate() else {
+            return Err(TestCaseError::fail("a comparison policy negates"));
+        };
+        for q in [&p, &negated] {
+            let expect = evaluate(q, &attrs);
+            let tree = q.to_tree().map_err(|e| TestCaseError::fail(e.to_string()))?;
+            prop_assert_eq!(tree.is_satisfied(&attrs), expect, "{}", q);
+            let native = q.to_negating_tree().map_err(|e| TestCaseError::fail(e.to_string()))?;
+            let holds = |l: &str| attrs.satisfies_leaf(l);
+            prop_assert_eq!(native.is_satisfied_by(&holds), expect, "{}", q);
+            if let Some(sel) = native.cheapest_satisfying_by(&holds) {
+                prop_assert!(sel.attributes(&native).iter().all(|l| attrs.satisfies_leaf(l)));
+            }
+            prop_assert_eq!(Policy::parse(&q.to_string()), Ok(q.clone()));
+        }
+        // With every attribute held, the negation is the complement.
+        if mask == 7 {
+            prop_assert_eq!(evaluate(&negated, &attrs), !evaluate(&p, &attrs));
+        }
+    }
+
+    #[test]
     fn random_strings_never_panic(s in ".{0,80}") {
         check_no_panic(&s);
     }
 
     #[test]
-    fn policy_alphabet_never_panics(s in r#"[()a-c0-9 ,"\\#<>=&|ofAND-]{0,60}"#) {
+    fn policy_alphabet_never_panics(s in r#"[()a-c0-9 ,"\\#<>=!&|ofANDnt-]{0,60}"#) {
         check_no_panic(&s);
     }
 

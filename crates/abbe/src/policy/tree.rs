@@ -1,6 +1,6 @@
 //! Access trees: the expanded, scheme-facing form of a policy.
 
-use super::ast::{validate_compare, validate_name, Policy};
+use super::ast::{validate_compare, validate_name, CmpOp, Policy};
 use super::attrs::AttributeSet;
 use super::error::{ErrorKind, PolicyError};
 use super::limits::{max_policy_work, MAX_DEPTH, MAX_LEAVES};
@@ -70,6 +70,25 @@ impl PolicyTree {
     }
 }
 
+/// A policy with its negating access tree ([`Policy::to_negating_tree`]):
+/// what a header of a scheme that negates natively carries.
+#[derive(Clone, Debug)]
+pub struct NegatingPolicyTree(pub PolicyTree);
+
+impl NegatingPolicyTree {
+    pub fn new(policy: Policy) -> Result<Self, PolicyError> {
+        let tree = policy.to_negating_tree()?;
+        Ok(NegatingPolicyTree(PolicyTree { policy, tree }))
+    }
+}
+
+impl core::ops::Deref for NegatingPolicyTree {
+    type Target = PolicyTree;
+    fn deref(&self) -> &PolicyTree {
+        &self.0
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct AccessTree {
     root: Node,
@@ -118,6 +137,9 @@ impl Selection {
 
 struct Builder {
     leaves: Vec<String>,
+    /// `x != v` as one negated exact marker (schemes that negate natively)
+    /// rather than its bag-of-bits expansion.
+    negating: bool,
 }
 
 impl Builder {
@@ -150,6 +172,9 @@ impl Builder {
                 bits,
             } => {
                 validate_compare(attr, *op, *value, *bits)?;
+                if self.negating && *op == CmpOp::Ne {
+                    return self.leaf(numeric::negated_exact_marker(attr, *value));
+                }
                 let expanded = numeric::expand(attr, *op, *value)?;
                 return self.convert(&expanded, 0, true);
             }
@@ -183,7 +208,22 @@ impl Policy {
     /// the work budget ([`super::limits::max_policy_work`]): a tree whose
     /// [`AccessTree::work`] exceeds it is refused before any scheme sees it.
     pub fn to_tree(&self) -> Result<AccessTree, PolicyError> {
-        let mut b = Builder { leaves: Vec::new() };
+        self.build_tree(false)
+    }
+
+    /// [`Policy::to_tree`] for a scheme that negates natively: every
+    /// `x != v` is one leaf, the negated exact marker `x#!=v`
+    /// ([`numeric::negated_exact_marker`]), which
+    /// [`AccessTree::cheapest_satisfying_by`] lets the scheme judge.
+    pub fn to_negating_tree(&self) -> Result<AccessTree, PolicyError> {
+        self.build_tree(true)
+    }
+
+    fn build_tree(&self, negating: bool) -> Result<AccessTree, PolicyError> {
+        let mut b = Builder {
+            leaves: Vec::new(),
+            negating,
+        };
         let root = b.convert(self, 0, false)?;
         let tree = AccessTree {
             root,
@@ -204,13 +244,13 @@ impl Policy {
     }
 }
 
-fn satisfied(node: &Node, leaves: &[String], set: &AttributeSet) -> bool {
+fn satisfied(node: &Node, leaves: &[String], holds: &dyn Fn(&str) -> bool) -> bool {
     match node {
-        Node::Leaf { index } => leaves.get(*index).is_some_and(|a| set.contains(a)),
+        Node::Leaf { index } => leaves.get(*index).is_some_and(|a| holds(a)),
         Node::Gate { k, children } => {
             let mut count = 0usize;
             for c in children {
-                if satisfied(c, leaves, set) {
+                if satisfied(c, leaves, holds) {
                     count += 1;
                     if count >= *k {
                         return true;
@@ -223,17 +263,17 @@ fn satisfied(node: &Node, leaves: &[String], set: &AttributeSet) -> bool {
 }
 
 /// Minimum-leaf satisfying subset of the subtree, as leaf indices.
-fn cheapest(node: &Node, leaves: &[String], set: &AttributeSet) -> Option<Vec<usize>> {
+fn cheapest(node: &Node, leaves: &[String], holds: &dyn Fn(&str) -> bool) -> Option<Vec<usize>> {
     match node {
         Node::Leaf { index } => leaves
             .get(*index)
-            .filter(|a| set.contains(a))
+            .filter(|a| holds(a))
             .map(|_| vec![*index]),
         Node::Gate { k, children } => {
             let mut sat: Vec<(usize, Vec<usize>)> = children
                 .iter()
                 .enumerate()
-                .filter_map(|(i, c)| cheapest(c, leaves, set).map(|s| (i, s)))
+                .filter_map(|(i, c)| cheapest(c, leaves, holds).map(|s| (i, s)))
                 .collect();
             if sat.len() < *k {
                 return None;
@@ -331,7 +371,13 @@ impl AccessTree {
 
     /// Whether `attrs` satisfies the tree.
     pub fn is_satisfied(&self, attrs: &AttributeSet) -> bool {
-        satisfied(&self.root, &self.leaves, attrs)
+        satisfied(&self.root, &self.leaves, &|a| attrs.contains(a))
+    }
+
+    /// Whether the tree is satisfied when `holds(leaf)` says which leaves
+    /// a key satisfies.
+    pub fn is_satisfied_by(&self, holds: &dyn Fn(&str) -> bool) -> bool {
+        satisfied(&self.root, &self.leaves, holds)
     }
 
     /// The satisfying set of leaves with the fewest leaves, if any.
@@ -341,7 +387,13 @@ impl AccessTree {
     /// ties broken by child order.  Each selected leaf's attribute is in
     /// `attrs`.
     pub fn cheapest_satisfying(&self, attrs: &AttributeSet) -> Option<Selection> {
-        cheapest(&self.root, &self.leaves, attrs).map(Selection::from_leaves)
+        self.cheapest_satisfying_by(&|a| attrs.contains(a))
+    }
+
+    /// [`AccessTree::cheapest_satisfying`] when `holds(leaf)` says which
+    /// leaves a key satisfies (a negated leaf is not an attribute it holds).
+    pub fn cheapest_satisfying_by(&self, holds: &dyn Fn(&str) -> bool) -> Option<Selection> {
+        cheapest(&self.root, &self.leaves, holds).map(Selection::from_leaves)
     }
 
     /// Number of gates a bottom-up decryption visits for `sel`: the gates

@@ -11,7 +11,7 @@
 
 use super::{ObjectKind, Preamble, Reader, SchemeId, WireError, Writer};
 use crate::curve::{wipe, Curve, CurveId, Element, LinedG2};
-use crate::policy::{AttributeSet, Policy, PolicyTree};
+use crate::policy::{AttributeSet, NegatingPolicyTree, Policy, PolicyTree};
 use std::collections::BTreeMap;
 use std::sync::{Arc, OnceLock};
 
@@ -156,6 +156,20 @@ impl Codec for PolicyTree {
     }
     fn decode(r: &mut Reader<'_>, what: &'static str) -> Result<Self, WireError> {
         PolicyTree::new(Policy::decode(r, what)?).map_err(|e| invalid(what, e.to_string()))
+    }
+}
+
+/// The same, with the negating tree of a scheme that negates natively.
+impl Codec for NegatingPolicyTree {
+    const MIN_BYTES: usize = 4;
+    fn layout() -> String {
+        Policy::layout()
+    }
+    fn encode(&self, w: &mut Writer) {
+        self.policy.encode(w);
+    }
+    fn decode(r: &mut Reader<'_>, what: &'static str) -> Result<Self, WireError> {
+        NegatingPolicyTree::new(Policy::decode(r, what)?).map_err(|e| invalid(what, e.to_string()))
     }
 }
 

@@ -33,7 +33,7 @@ use crate::abe::ghw11;
 use crate::curve::{
     lincomb, lincomb_secret_points, par_map, Curve, Group, LinedG2, Scalar, Target,
 };
-use crate::kem::{same_setup, Authority, Kem, KemError, SessionKey};
+use crate::kem::{issuable, same_setup, Authority, Kem, KemError, SessionKey};
 use crate::policy::{AttributeSet, Policy, PolicyTree};
 use crate::wire::codec::{names_match, object, rows_match};
 use crate::wire::{SchemeId, Secret};
@@ -125,12 +125,7 @@ impl<C: Curve> Authority for FabeoCp<C> {
         attrs: &AttributeSet,
         rng: &mut R,
     ) -> Result<UserKey<C>, KemError> {
-        same_setup(pk, mk)?;
-        if attrs.is_empty() {
-            return Err(KemError::Invalid(
-                "a key needs at least one attribute".into(),
-            ));
-        }
+        issuable(pk, mk, attrs)?;
         let tb = pk.tables();
         let r = Secret(C::Scalar::random(rng));
         let sk1 = C::G2::mul_fixed(&tb.h, &r);

@@ -50,7 +50,7 @@
 //! by `op_counts_*` in the tests below, on `Counted` curves.
 
 use crate::curve::{lincomb, par_map, wipe, Curve, Group, Scalar};
-use crate::kem::{same_setup, Authority, Kem, KemError, SessionKey};
+use crate::kem::{issuable, same_setup, Authority, Kem, KemError, SessionKey};
 use crate::policy::{AttributeSet, Lsss, Policy, PolicyTree};
 use crate::wire::codec::{names_match, object, rows_match};
 use crate::wire::{SchemeId, Secret};
@@ -137,12 +137,7 @@ impl<C: Curve> Authority for FameCp<C> {
         attrs: &AttributeSet,
         rng: &mut R,
     ) -> Result<UserKey<C>, KemError> {
-        same_setup(pk, mk)?;
-        if attrs.is_empty() {
-            return Err(KemError::Invalid(
-                "a key needs at least one attribute".into(),
-            ));
-        }
+        issuable(pk, mk, attrs)?;
         // Randomness in a fixed order: r_1, r_2, σ', then σ_y per attribute.
         let (sk0, mut k) = mk.sk0(pk, rng);
         let mut sigma_prime = C::Scalar::random(rng);
