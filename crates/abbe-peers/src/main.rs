@@ -27,7 +27,7 @@ use std::time::Duration;
 
 use abbe::abe::fabeo::{FabeoCp, FabeoKp};
 use abbe::abe::yct14::InsecureYct14;
-use abbe::abe::{Bsw07, FameCp, FameKp, Gpsw06, Gpsw06Small, Waters11};
+use abbe::abe::{Bsw07, Cca, FameCp, FameKp, Gpsw06, Gpsw06Small, Tkn20, Waters11};
 use abbe::curve::{Bls12, Bn254, Counted, Swapped};
 use clap::Parser;
 
@@ -452,6 +452,27 @@ fn groups() -> Vec<Group> {
                     "BLS12-381",
                     WIRE,
                     run::<Ours<FabeoKp<SBls>>>,
+                ),
+            ],
+        },
+        Group {
+            title: "TKN20 CP-ABE (Tomida-Kawahara-Nishimaki 2020; CIRCL's in Go: scripts/bench-tkn20.sh)",
+            entries: vec![
+                e(O, "abbe Tkn20", "BLS12-381", WIRE, run::<Ours<Tkn20<Bls12>>>),
+                e(
+                    R,
+                    "abbe Tkn20 CCA",
+                    "BLS12-381",
+                    WIRE,
+                    run::<Ours<Cca<Tkn20<Bls12>>>>,
+                ),
+                e(R, "abbe Tkn20", "BN254", WIRE, run::<Ours<Tkn20<Bn254>>>),
+                e(
+                    R,
+                    "abbe Tkn20 swapped",
+                    "BLS12-381",
+                    WIRE,
+                    run::<Ours<Tkn20<SBls>>>,
                 ),
             ],
         },
