@@ -64,9 +64,14 @@
 //! Secret scalars (s, r, r_τ, the shares, the master's matrices and the
 //! PRF's V) are used through fixed-base tables, [`Group::mul_secret`] and
 //! [`Group::msm_secret`]; decryption combines the key's points with the
-//! public ω_j, δ by [`lincomb_secret_points`] and only the ciphertext's by
-//! the variable-time [`lincomb`]. The inversion of B̄^T at setup branches
-//! on whether a pivot is zero, which happens with probability ~4/p.
+//! public ω_j by [`lincomb_secret_points`] and the ciphertext's by the
+//! variable-time [`lincomb`]; a negated row's coefficients δ = 1/(v − y)
+//! and δy depend on the key's value y, so they go through the constant-time
+//! [`Group::msm_secret`] ([`Terms`]). The inversion of the 4×4 secret
+//! matrix (at setup, and when a master key is decoded: its check recomputes
+//! the public key) branches on whether a pivot is zero, which happens with
+//! probability ~4/p. The HKDF state of the PRF (the `hkdf` crate's) is not
+//! wiped; its output is.
 
 use crate::abe::attr_cache::{hash_tag, AttrHashes};
 use crate::curve::{
@@ -171,7 +176,7 @@ impl<C: Curve> MasterKey<C> {
     /// key that matches no setup id.
     pub fn public_key(&self) -> PublicKey<C> {
         let zero = C::Scalar::zero();
-        let bbar_t = Secret(invert4(&self.d).unwrap_or([zero; 16]));
+        let bbar_t = invert4(&self.d).unwrap_or(Secret([zero; 16]));
         // B[t][c] = B̄[t][c] = (B̄^T)[c][t], c < 2.
         let b: Secret<[C::Scalar; 8]> =
             Secret(core::array::from_fn(|i| bbar_t[(i % 2) * 4 + i / 2]));
@@ -340,7 +345,7 @@ impl<C: Curve> Authority for Tkn20<C> {
         let d = loop {
             let bbar_t: Secret<[C::Scalar; 16]> = Secret(core::array::from_fn(|_| random(rng)));
             if let Some(d) = invert4(&bbar_t) {
-                break Secret(d);
+                break d;
             }
         };
         let mut prf = Secret([0u8; 32]);
@@ -372,7 +377,7 @@ impl<C: Curve> Authority for Tkn20<C> {
         let tb = pk.tables();
         let k2 = core::array::from_fn(|t| {
             let wt_as = (0..3).fold(C::Scalar::zero(), |acc, j| acc + w[j * 4 + t] * a_s[j]);
-            C::G1::mul_fixed(&tb.g, &(mk.k[t] + wt_as))
+            C::G1::mul_fixed(&tb.g, &Secret(mk.k[t] + wt_as))
         });
         let labels: Vec<(String, u64)> = attrs
             .iter()
@@ -383,10 +388,12 @@ impl<C: Curve> Authority for Tkn20<C> {
                     .filter_map(|x| attrs.numeric_value(x).map(|y| (value_label(x), y))),
             )
             .collect();
-        let points = par_map::<C, _, _>(&labels, |(x, y)| k3::<C>(pk, mk, &a_s, x, *y));
+        let points = Secret(par_map::<C, _, _>(&labels, |(x, y)| {
+            k3::<C>(pk, mk, &a_s, x, *y)
+        }));
         let mut k3 = BTreeMap::new();
         let mut k3_value = BTreeMap::new();
-        for ((x, _), p) in labels.into_iter().zip(points) {
+        for ((x, _), p) in labels.into_iter().zip(points.iter().copied()) {
             match x.strip_suffix('#') {
                 Some(name) => k3_value.insert(name.to_string(), p),
                 None => k3.insert(x, p),
@@ -417,7 +424,7 @@ fn k3<C: Curve>(
     let v = mk.v_of(x);
     let y = C::Scalar::from_u64(y);
     let zero = C::Scalar::zero();
-    let z: [C::G1; 2] = core::array::from_fn(|c| {
+    let z: Secret<[C::G1; 2]> = Secret(core::array::from_fn(|c| {
         let points: Vec<C::G1> = (0..3)
             .map(|t| {
                 let i = t * 2 + c;
@@ -429,7 +436,7 @@ fn k3<C: Curve>(
             })
             .collect();
         C::G1::msm_secret(&points, a_s)
-    });
+    }));
     let vy_as: Secret<[C::Scalar; 2]> = Secret(core::array::from_fn(|c| {
         (0..3).fold(zero, |acc, t| {
             let i = t * 2 + c;
@@ -438,8 +445,8 @@ fn k3<C: Curve>(
     }));
     let d = &mk.d;
     core::array::from_fn(|t| {
-        let e = d[t * 4 + 2] * vy_as[0] + d[t * 4 + 3] * vy_as[1];
-        C::G1::msm_secret(&z, &[d[t * 4], d[t * 4 + 1]]) + C::G1::mul_fixed(&pk.tables().g, &e)
+        let e = Secret(d[t * 4 + 2] * vy_as[0] + d[t * 4 + 3] * vy_as[1]);
+        C::G1::msm_secret(&*z, &[d[t * 4], d[t * 4 + 1]]) + C::G1::mul_fixed(&pk.tables().g, &e)
     })
 }
 
@@ -483,7 +490,7 @@ impl<C: Curve> Kem for Tkn20<C> {
                 }
                 Some((_, v)) => {
                     let v = C::Scalar::from_u64(v);
-                    let v_wbl = pk.wb_times(&[v * lambda[0], v * lambda[1]]);
+                    let v_wbl = pk.wb_times(&Secret([v * lambda[0], v * lambda[1]]));
                     let (u0r, u1r) = (u_r(0), u_r(6));
                     (
                         core::array::from_fn(|t| u0r[t] - wbl[t]),
@@ -515,11 +522,10 @@ impl<C: Curve> Kem for Tkn20<C> {
         let omega = tree.reconstruction::<C::Scalar>(&selection)?;
         let rows = Rows::of(&header.policy);
         let out_of_range = || KemError::Invalid("row index out of range".into());
-        // Σ ω_j P_j, coordinate by coordinate, over the ciphertext's points.
-        let mut p_points: [Vec<C::G1>; 3] = Default::default();
-        let mut p_coeffs: Vec<C::Scalar> = Vec::new();
-        // Σ_{π(j)=τ} ω_j Q_j over the key's points, per occurrence number.
-        let mut q: Vec<KeyTerms<C>> = (0..rows.tau).map(|_| (Vec::new(), Vec::new())).collect();
+        // Σ ω_j P_j over the ciphertext's points, and Σ_{π(j)=τ} ω_j Q_j
+        // over the key's per occurrence number.
+        let mut p = Terms::<C::G1, 3>::new();
+        let mut q: Vec<Terms<C::G1, 4>> = (0..rows.tau).map(|_| Terms::new()).collect();
         for (j, w) in &omega {
             let row = rows.rows.get(*j).ok_or_else(out_of_range)?;
             let c3 = header.c3.get(*j).ok_or_else(out_of_range)?;
@@ -530,10 +536,8 @@ impl<C: Curve> Kem for Tkn20<C> {
                         .k3
                         .get(row.label.as_ref())
                         .ok_or(KemError::NotSatisfied)?;
-                    (0..3).for_each(|t| p_points[t].push(c3[t]));
-                    p_coeffs.push(*w);
-                    class.0.push(*k);
-                    class.1.push(*w);
+                    p.public.push(*c3, *w);
+                    class.public.push(*k, *w);
                 }
                 Some((n, v)) => {
                     let name = row.label.strip_suffix('#').ok_or_else(out_of_range)?;
@@ -543,29 +547,18 @@ impl<C: Curve> Kem for Tkn20<C> {
                     let (v, y) = (C::Scalar::from_u64(v), C::Scalar::from_u64(y));
                     let delta = (v - y).invert().ok_or(KemError::NotSatisfied)?;
                     let wd = *w * delta;
-                    (0..3).for_each(|t| {
-                        p_points[t].push(c3[t]);
-                        p_points[t].push(c3_neg[t]);
-                    });
-                    p_coeffs.push(wd * y);
-                    p_coeffs.push(wd);
-                    class.0.push(*k);
-                    class.1.push(wd);
+                    p.secret.push(*c3, wd * y);
+                    p.secret.push(*c3_neg, wd);
+                    class.secret.push(*k, wd);
                 }
             }
         }
-        let p_sum: [C::G1; 3] = core::array::from_fn(|t| -lincomb(&p_points[t], &p_coeffs));
+        let p_sum: [C::G1; 3] = p.sum(lincomb).map(|x| -x);
         let q_sums: Vec<(usize, [C::G1; 4])> = q
             .iter()
             .enumerate()
-            .filter(|(_, (ks, _))| !ks.is_empty())
-            .map(|(tau, (ks, ws))| {
-                let coord = |t: usize| ks.iter().map(|k| k[t]).collect::<Vec<_>>();
-                (
-                    tau,
-                    core::array::from_fn(|t| lincomb_secret_points(&coord(t), ws)),
-                )
-            })
+            .filter(|(_, terms)| !terms.is_empty())
+            .map(|(tau, terms)| (tau, terms.sum(lincomb_secret_points)))
             .collect();
         let c1_lines: Vec<C::G2Prepared> = header.c1.iter().map(C::prepare).collect();
         let c2_lines = q_sums
@@ -589,15 +582,58 @@ impl<C: Curve> Kem for Tkn20<C> {
     }
 }
 
-/// The key's K_3 (or δ K_3) and ω_j of one occurrence number.
-type KeyTerms<C> = (Vec<[<C as Curve>::G1; 4]>, Vec<<C as Curve>::Scalar>);
+/// A sum Σ c_j·X_j of N-point vectors, kept as two lists: coefficients
+/// that are public (the ω_j of positive rows) go through the given
+/// combination with its ±1 fast paths; those of negated rows, which depend
+/// on the key's value y through δ = 1/(v − y), through the constant-time
+/// [`Group::msm_secret`].
+struct Terms<G: Group, const N: usize> {
+    public: List<G, N>,
+    secret: List<G, N>,
+}
+
+struct List<G: Group, const N: usize>(Vec<[G; N]>, Vec<G::Scalar>);
+
+impl<G: Group, const N: usize> List<G, N> {
+    fn push(&mut self, point: [G; N], coefficient: G::Scalar) {
+        self.0.push(point);
+        self.1.push(coefficient);
+    }
+
+    fn coordinate(&self, t: usize) -> Vec<G> {
+        self.0.iter().map(|p| p[t]).collect()
+    }
+}
+
+impl<G: Group, const N: usize> Terms<G, N> {
+    fn new() -> Self {
+        Terms {
+            public: List(Vec::new(), Vec::new()),
+            secret: List(Vec::new(), Vec::new()),
+        }
+    }
+
+    fn is_empty(&self) -> bool {
+        self.public.0.is_empty() && self.secret.0.is_empty()
+    }
+
+    fn sum(&self, public: fn(&[G], &[G::Scalar]) -> G) -> [G; N] {
+        core::array::from_fn(|t| {
+            let secret = &self.secret;
+            public(&self.public.coordinate(t), &self.public.1)
+                + G::msm_secret(&secret.coordinate(t), &secret.1)
+        })
+    }
+}
 
 /// The inverse of a 4×4 matrix (by rows), by Gauss–Jordan elimination; `None`
 /// when it is singular.
-fn invert4<S: Scalar>(m: &[S; 16]) -> Option<[S; 16]> {
+fn invert4<S: Scalar>(m: &[S; 16]) -> Option<Secret<[S; 16]>> {
     let (zero, one) = (S::zero(), S::one());
     let mut a = Secret(*m);
-    let mut inv: [S; 16] = core::array::from_fn(|i| if i % 5 == 0 { one } else { zero });
+    let mut inv = Secret(core::array::from_fn(
+        |i| if i % 5 == 0 { one } else { zero },
+    ));
     for col in 0..4 {
         let pivot = (col..4).find(|&r| !a[r * 4 + col].is_zero())?;
         if pivot != col {
