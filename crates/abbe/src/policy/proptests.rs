@@ -62,25 +62,28 @@ fn arb_cmp() -> impl Strategy<Value = Policy> {
         })
 }
 
+/// AND, OR and k-of-n gates of 1 to 4 children drawn from `inner`.
+fn gates(inner: BoxedStrategy<Policy>) -> impl Strategy<Value = Policy> {
+    prop_oneof![
+        prop::collection::vec(inner.clone(), 1..5).prop_map(Policy::And),
+        prop::collection::vec(inner.clone(), 1..5).prop_map(Policy::Or),
+        (
+            prop::collection::vec(inner, 1..5),
+            any::<prop::sample::Index>()
+        )
+            .prop_map(|(children, ix)| Policy::Threshold {
+                k: ix.index(children.len()) + 1,
+                children,
+            }),
+    ]
+}
+
 fn arb_raw_policy() -> impl Strategy<Value = Policy> {
     let leaf = prop_oneof![
         4 => prop::sample::select(NAMES).prop_map(Policy::attr),
         1 => arb_cmp(),
     ];
-    leaf.prop_recursive(5, 40, 4, |inner| {
-        prop_oneof![
-            prop::collection::vec(inner.clone(), 1..5).prop_map(Policy::And),
-            prop::collection::vec(inner.clone(), 1..5).prop_map(Policy::Or),
-            (
-                prop::collection::vec(inner, 1..5),
-                any::<prop::sample::Index>()
-            )
-                .prop_map(|(children, ix)| Policy::Threshold {
-                    k: ix.index(children.len()) + 1,
-                    children,
-                }),
-        ]
-    })
+    leaf.prop_recursive(5, 40, 4, gates)
 }
 
 fn arb_policy() -> impl Strategy<Value = Policy> {
@@ -90,20 +93,7 @@ fn arb_policy() -> impl Strategy<Value = Policy> {
 /// Small policies over plain attributes only (for brute-force checks).
 fn arb_small_attr_policy() -> impl Strategy<Value = Policy> {
     let leaf = prop::sample::select(NAMES).prop_map(Policy::attr);
-    leaf.prop_recursive(3, 12, 4, |inner| {
-        prop_oneof![
-            prop::collection::vec(inner.clone(), 1..5).prop_map(Policy::And),
-            prop::collection::vec(inner.clone(), 1..5).prop_map(Policy::Or),
-            (
-                prop::collection::vec(inner, 1..5),
-                any::<prop::sample::Index>()
-            )
-                .prop_map(|(children, ix)| Policy::Threshold {
-                    k: ix.index(children.len()) + 1,
-                    children,
-                }),
-        ]
-    })
+    leaf.prop_recursive(3, 12, 4, gates)
 }
 
 /// Leaf-level satisfaction: leaf `i` is true iff bit `i` of `mask` is set.
@@ -183,20 +173,7 @@ fn check_tree(tree: &AccessTree, attrs: &AttributeSet, seed: u64) -> Result<(), 
 /// Policies over comparisons only (the leaves a negation may reach).
 fn arb_comparison_policy() -> impl Strategy<Value = Policy> {
     arb_cmp()
-        .prop_recursive(4, 24, 4, |inner| {
-            prop_oneof![
-                prop::collection::vec(inner.clone(), 1..5).prop_map(Policy::And),
-                prop::collection::vec(inner.clone(), 1..5).prop_map(Policy::Or),
-                (
-                    prop::collection::vec(inner, 1..5),
-                    any::<prop::sample::Index>()
-                )
-                    .prop_map(|(children, ix)| Policy::Threshold {
-                        k: ix.index(children.len()) + 1,
-                        children,
-                    }),
-            ]
-        })
+        .prop_recursive(4, 24, 4, gates)
         .prop_filter_map("invalid comparison", |p| p.normalize().ok())
 }
 
