@@ -18,6 +18,7 @@
 //! on `Bn254`; ours on `Bls12` are printed for reference.
 
 mod bound;
+mod cca;
 mod measure;
 mod ours;
 mod peers;
@@ -806,6 +807,10 @@ struct Args {
     /// the largest N against their counted lower bounds (see `bound.rs`).
     #[arg(long)]
     bound: bool,
+    /// Instead of the peer tables: each ABE scheme's CPA decapsulation
+    /// against its CCA one at the largest N (see `cca.rs`); `--reps` rounds.
+    #[arg(long)]
+    cca: bool,
 }
 
 /// Whether `name` is kept by `--only` (texts separated by commas).
@@ -900,6 +905,11 @@ fn main() -> std::io::Result<()> {
         }
         let n = *args.n.iter().max().expect("--n is not empty");
         print!("{}", bound_table(n, &cfg, args.only.as_deref()));
+        return Ok(());
+    }
+    if args.cca {
+        let n = *args.n.iter().max().expect("--n is not empty");
+        print!("{}", cca::table(n, cfg.reps, args.only.as_deref()));
         return Ok(());
     }
     let mut groups = groups();

@@ -21,6 +21,9 @@ use rand_core::{CryptoRng, RngCore};
 use sha2::Sha256;
 use zeroize::{Zeroize, ZeroizeOnDrop};
 
+pub mod exps;
+pub use exps::Exps;
+
 /// A 32-byte symmetric session key, zeroized on drop, compared in constant
 /// time.
 #[derive(Clone, Zeroize, ZeroizeOnDrop)]
@@ -519,6 +522,20 @@ pub trait Kem {
         target: &Self::CiphertextSide,
         rng: &mut R,
     ) -> Result<(SessionKey, Self::Header), KemError>;
+    /// [`Kem::encapsulate`] with its header's points obtained through
+    /// `exps`, so that the CCA check can test them in one batch instead of
+    /// computing them ([`exps`]). A scheme that overrides it makes its
+    /// `encapsulate` this with [`Exps::compute`]; the default computes
+    /// everything, and the CCA check then compares the whole re-encryption.
+    fn encapsulate_with<R: RngCore + CryptoRng>(
+        pk: &Self::PublicKey,
+        target: &Self::CiphertextSide,
+        rng: &mut R,
+        exps: &mut Exps<'_>,
+    ) -> Result<(SessionKey, Self::Header), KemError> {
+        let _ = exps;
+        Self::encapsulate(pk, target, rng)
+    }
     fn decapsulate(key: &Self::UserKey, header: &Self::Header) -> Result<SessionKey, KemError>;
     /// What the key was made for.
     fn key_side(key: &Self::UserKey) -> Self::KeySide {

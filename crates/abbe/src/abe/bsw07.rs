@@ -62,7 +62,8 @@
 
 use crate::curve::LinedG2;
 use crate::curve::{mul_public, par_map, wipe, Curve, FixedBaseTable, Group, Scalar, Target};
-use crate::kem::{bind, issuable, same_setup, Authority, Kem, KemError, SessionKey};
+use crate::kem::exps::Base::{Fixed, Point};
+use crate::kem::{bind, issuable, same_setup, Authority, Exps, Kem, KemError, SessionKey};
 use crate::policy::sharing::{reconstruction, tree_shares};
 use crate::policy::{AttributeSet, Policy, PolicyTree};
 use crate::wire::codec::{invalid, names_match, nonzero, object, rows_match, secrets_match};
@@ -323,6 +324,17 @@ impl<C: Curve> Kem for Bsw07<C> {
         policy: &Policy,
         rng: &mut R,
     ) -> Result<(SessionKey, Header<C>), KemError> {
+        Self::encapsulate_with(pk, policy, rng, &mut Exps::compute())
+    }
+
+    /// C = h^s, then per leaf y: C_y = g^{q_y(0)}, C'_y = H(att(y))^{q_y(0)}
+    /// (each group's points in the order the header lists them).
+    fn encapsulate_with<R: RngCore + CryptoRng>(
+        pk: &PublicKey<C>,
+        policy: &Policy,
+        rng: &mut R,
+        exps: &mut Exps<'_>,
+    ) -> Result<(SessionKey, Header<C>), KemError> {
         let policy = PolicyTree::new(policy.clone())?;
         let tree = &policy.tree;
         let mut s = C::Scalar::random(rng);
@@ -330,14 +342,14 @@ impl<C: Curve> Kem for Bsw07<C> {
         let tables = pk.tables();
         let inputs: Vec<(&String, C::Scalar)> =
             tree.leaves().iter().zip(shares.iter().copied()).collect();
-        let rows = par_map::<C, _, _>(&inputs, |(attr, q)| {
-            (C::G2::mul_fixed(&tables.g2, q), pk.h_of(attr).mul_secret(q))
-        });
+        let c = exps.one(&[(Fixed(&tables.h), s)]);
+        let cy = exps.each::<C, _, _>(&inputs, |(_, q)| vec![(Fixed(&tables.g2), *q)]);
+        let cy_prime = exps.each::<C, _, _>(&inputs, |(attr, q)| vec![(Point(pk.h_of(attr)), *q)]);
+        let rows = cy.into_iter().zip(cy_prime).collect();
         drop(inputs);
         for q in shares.iter_mut() {
             wipe(q, C::Scalar::zero());
         }
-        let c = C::G1::mul_fixed(&tables.h, &s);
         let key = SessionKey::from_gt(&pk.e_gg_alpha.pow(&s), SchemeId::Bsw07, C::ID);
         wipe(&mut s, C::Scalar::zero());
         let header = Header {

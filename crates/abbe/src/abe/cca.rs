@@ -27,15 +27,45 @@
 //! key that satisfies only a sub-formula, or a header with a swapped or
 //! rescaled row, cannot slip through (CIRCL's tkn20 accepted such a header
 //! because its check covered only part of the ciphertext). The price is one
-//! encapsulation per decapsulation, and the decryptor needs the public key,
-//! which [`CcaKey`] carries next to the user key.
+//! re-encapsulation per decapsulation (checked in one batch, below), and the
+//! decryptor needs the public key, which [`CcaKey`] carries next to the user
+//! key.
 //!
 //! Requirement on `K`: `encapsulate` draws all its randomness from the rng it
 //! is given, in a fixed order (every scheme here does, see [`crate::kem::Kem`]).
+//!
+//! **The re-encryption, checked in one batch.** Recomputing every point of
+//! the header costs a whole encryption (one multiplication per term). A
+//! scheme that encapsulates through [`Kem::encapsulate_with`] lets the check
+//! skip that: re-encrypted with [`Exps::check`], it is handed the received
+//! header's own points and records the combination each must equal, and all
+//! the equations are tested at once, weighted by random 128-bit δ_j (see
+//! [`crate::kem::exps`]: about two MSMs). The header so rebuilt must still
+//! encode byte for byte as the received one and give the same key. Together
+//! these say what the full comparison says — the header is exactly the
+//! honest encryption under the coins of m — except with probability 2^-128
+//! per decryption; the security argument above is unchanged.
+//!
+//! The weights come from HKDF(m; public key, SHA-256 of the header): fixed
+//! only once the header is, and unpredictable without m. A sender who knows
+//! m (it made the header) still cannot choose a header for given weights:
+//! each header it tries gives fresh weights (random oracle), and a modified
+//! point passes with probability 2^-128 each time — as good as drawing them
+//! from the OS, and decryption stays deterministic.
+//!
+//! What the check still costs (`abbe-peers --cca` measures it against CPA
+//! decryption, cold and warm): the header's attribute hashes, recomputed
+//! unless the public key's cache holds them; a constant-time MSM over the
+//! terms whose secret is a row's own (Waters11's H(ρ(i))^{-r_i}, BSW07's
+//! H(y)^{q_y(0)}); one variable-time MSM per secret the rows share (GPSW06's
+//! s, FAME's s_1 and s_2, FABEO's and TKN20's per-occurrence r_τ); the
+//! weighted sum of the received points.
 
-use crate::kem::{IssuedKeyOf, Kem, KemError, SessionKey, Side};
+use crate::kem::{Exps, IssuedKeyOf, Kem, KemError, SessionKey, Side};
 use crate::wire::codec::Bound;
-use crate::wire::{Encoded, MadeFor, ObjectKind, Preamble, Reader, WireError, Writer};
+use crate::wire::{
+    recording, Elements, Encoded, MadeFor, ObjectKind, Preamble, Reader, WireError, Writer,
+};
 use hkdf::Hkdf;
 use rand_chacha::rand_core::SeedableRng;
 use rand_chacha::ChaCha20Rng;
@@ -109,6 +139,9 @@ impl<K: Kem> CcaKey<K> {
 pub struct CcaHeader<K: Kem> {
     pub inner: K::Header,
     inner_bytes: Vec<u8>,
+    /// The header's curve elements in the order of its format, for the
+    /// batched check (taken as it is decoded or encoded).
+    points: Elements,
     masked: [u8; 32],
 }
 
@@ -136,6 +169,13 @@ fn coins<K: Kem>(m: &[u8; 32], pk_digest: &[u8; 32], target: &K::CiphertextSide)
 
 fn mask(k: &SessionKey) -> [u8; 32] {
     hkdf32(k.as_bytes(), b"abbe/v1/fo", &[b"mask"])
+}
+
+/// The seed of the check's weights: fixed by the header, unpredictable
+/// without m.
+fn weights_seed(m: &[u8; 32], pk_digest: &[u8; 32], inner_bytes: &[u8]) -> [u8; 32] {
+    let digest: [u8; 32] = Sha256::digest(inner_bytes).into();
+    hkdf32(m, b"abbe/v1/fo", &[b"check weights", pk_digest, &digest])
 }
 
 fn session(m: &[u8; 32], inner_bytes: &[u8], masked: &[u8; 32]) -> SessionKey {
@@ -174,7 +214,7 @@ impl<K: Kem> Kem for Cca<K> {
         for (a, b) in masked.iter_mut().zip(&m) {
             *a ^= b;
         }
-        let inner_bytes = inner.to_bytes();
+        let (inner_bytes, points) = recording(|| inner.to_bytes());
         let key = session(&m, &inner_bytes, &masked);
         m.zeroize();
         Ok((
@@ -182,6 +222,7 @@ impl<K: Kem> Kem for Cca<K> {
             CcaHeader {
                 inner,
                 inner_bytes,
+                points,
                 masked,
             },
         ))
@@ -195,11 +236,14 @@ impl<K: Kem> Kem for Cca<K> {
         }
         let target = K::ciphertext_side(&header.inner);
         let mut coins = coins::<K>(&m, key.pk_digest(), &target);
-        let (k2, again) = K::encapsulate(&key.pk, &target, &mut coins)?;
+        let weights = weights_seed(&m, key.pk_digest(), &header.inner_bytes);
+        let mut exps = Exps::check(&header.points, weights);
+        let (k2, again) = K::encapsulate_with(&key.pk, &target, &mut coins, &mut exps)?;
         let again = again.to_bytes();
         let same = again.len() == header.inner_bytes.len()
             && bool::from(again.ct_eq(&header.inner_bytes))
-            && k2 == k;
+            && k2 == k
+            && exps.holds();
         let out = session(&m, &header.inner_bytes, &header.masked);
         m.zeroize();
         if !same {
@@ -283,12 +327,13 @@ impl<K: Kem> Encoded for CcaHeader<K> {
     fn from_bytes(bytes: &[u8]) -> Result<Self, WireError> {
         let mut r = Reader::open_for(bytes, ObjectKind::CcaKemHeader, K::SCHEME, K::CURVE)?;
         let inner_bytes = r.nested("header")?.to_vec();
-        let inner = K::Header::from_bytes(&inner_bytes)?;
+        let (inner, points) = recording(|| K::Header::from_bytes(&inner_bytes));
         let masked = r.array("masked seed")?;
         r.finish()?;
         Ok(CcaHeader {
-            inner,
+            inner: inner?,
             inner_bytes,
+            points,
             masked,
         })
     }
@@ -384,9 +429,13 @@ mod tests {
             Err(KemError::NotSatisfied)
         ));
         // Splice: the OR header's inner header with the AND header's seed.
+        let (inner, points) = recording(|| {
+            crate::abe::waters11::Header::<Bls12>::from_bytes(&h_or.inner_bytes).unwrap()
+        });
         let spliced = CcaHeader::<Waters11<Bls12>> {
-            inner: crate::abe::waters11::Header::<Bls12>::from_bytes(&h_or.inner_bytes).unwrap(),
+            inner,
             inner_bytes: h_or.inner_bytes.clone(),
+            points,
             masked: h_and.masked,
         };
         assert!(matches!(

@@ -73,7 +73,8 @@
 use super::ghw11;
 use crate::curve::LinedG2;
 use crate::curve::{par_map, wipe, Curve, FixedBaseTable, Group, Scalar, Target};
-use crate::kem::{bind, same_setup, Authority, Kem, KemError, SessionKey};
+use crate::kem::exps::Base::{Fixed, Point};
+use crate::kem::{bind, same_setup, Authority, Exps, Kem, KemError, SessionKey};
 use crate::policy::{AttributeSet, Policy, PolicyTree};
 use crate::wire::codec::{labels_match, object, rows_match, secrets_match};
 use crate::wire::{Lazy, SchemeId, Secret};
@@ -325,8 +326,17 @@ impl<C: Curve> Kem for Gpsw06<C> {
         attrs: &AttributeSet,
         rng: &mut R,
     ) -> Result<(SessionKey, Header<C>), KemError> {
+        Self::encapsulate_with(pk, attrs, rng, &mut Exps::compute())
+    }
+
+    fn encapsulate_with<R: RngCore + CryptoRng>(
+        pk: &PublicKey<C>,
+        attrs: &AttributeSet,
+        rng: &mut R,
+        exps: &mut Exps<'_>,
+    ) -> Result<(SessionKey, Header<C>), KemError> {
         let mut s = C::Scalar::random(rng);
-        let header = encapsulate_with_s(pk, attrs, &s)?;
+        let header = encapsulate_with_s(pk, attrs, &s, exps)?;
         let key = SessionKey::from_gt(&pk.e_gg_alpha.pow(&s), SCHEME, C::ID);
         wipe(&mut s, C::Scalar::zero());
         Ok((key, header))
@@ -343,6 +353,7 @@ fn encapsulate_with_s<C: Curve>(
     pk: &PublicKey<C>,
     attrs: &AttributeSet,
     s: &C::Scalar,
+    exps: &mut Exps<'_>,
 ) -> Result<Header<C>, KemError> {
     if attrs.is_empty() {
         return Err(KemError::Invalid(
@@ -351,8 +362,9 @@ fn encapsulate_with_s<C: Curve>(
     }
     let tables = pk.tables();
     let names: Vec<&str> = attrs.iter().collect();
-    let points = par_map::<C, _, _>(&names, |x| pk.h_of(x).mul_secret(s));
-    let c_prime = C::G2::mul_fixed(&tables.g2, s);
+    let c_prime = exps.one(&[(Fixed(&tables.g2), *s)]);
+    let points =
+        exps.each_shared::<C, _, _>(&names, &[*s], |x| (vec![], vec![(Point(pk.h_of(x)), 0)]));
     Ok(Header {
         setup_id: pk.setup_id(),
         index: attrs.positions(),
@@ -397,7 +409,7 @@ impl<C: Curve> ghw11::Scheme for Gpsw06<C> {
         s: &C::Scalar,
         _rng: &mut R,
     ) -> Result<Header<C>, KemError> {
-        encapsulate_with_s(pk, attrs, s)
+        encapsulate_with_s(pk, attrs, s, &mut Exps::compute())
     }
 }
 

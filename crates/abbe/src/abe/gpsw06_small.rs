@@ -65,7 +65,8 @@
 
 use crate::curve::LinedG2;
 use crate::curve::{par_map, wipe, Curve, FixedBaseTable, Group, Scalar, Target};
-use crate::kem::{same_setup, Authority, Kem, KemError, SessionKey};
+use crate::kem::exps::Base::Fixed;
+use crate::kem::{same_setup, Authority, Exps, Kem, KemError, SessionKey};
 use crate::policy::{AttributeSet, Policy, PolicyTree};
 use crate::wire::codec::{
     invalid, labels_match, nonzero, object, rows_match, secrets_match, Bound,
@@ -469,6 +470,16 @@ impl<C: Curve> Kem for Gpsw06Small<C> {
         attrs: &AttributeSet,
         rng: &mut R,
     ) -> Result<(SessionKey, Header<C>), KemError> {
+        Self::encapsulate_with(pk, attrs, rng, &mut Exps::compute())
+    }
+
+    /// E_i = T_i^s for every i in the set.
+    fn encapsulate_with<R: RngCore + CryptoRng>(
+        pk: &PublicKey<C>,
+        attrs: &AttributeSet,
+        rng: &mut R,
+        exps: &mut Exps<'_>,
+    ) -> Result<(SessionKey, Header<C>), KemError> {
         if attrs.is_empty() {
             return Err(KemError::Invalid(
                 "a ciphertext needs at least one attribute".into(),
@@ -480,7 +491,9 @@ impl<C: Curve> Kem for Gpsw06Small<C> {
             .collect::<Result<_, _>>()?;
         let s = C::Scalar::random(rng);
         let u = &pk.u;
-        let points = par_map::<C, _, _>(&items, |(_, i)| C::G1::mul_fixed(u.table(*i), &s));
+        let points = exps.each_shared::<C, _, _>(&items, &[s], |(_, i)| {
+            (vec![], vec![(Fixed(u.table(*i)), 0)])
+        });
         let key = SessionKey::from_gt(&pk.y.pow(&s), SCHEME, C::ID);
         let mut s = s;
         wipe(&mut s, C::Scalar::zero());

@@ -77,7 +77,8 @@ use crate::abe::attr_cache::{hash_tag, AttrHashes};
 use crate::curve::{
     lincomb, lincomb_secret_points, par_map, Curve, FixedBaseTable, Group, LinedG2, Scalar, Target,
 };
-use crate::kem::{bind, issuable, same_setup, Authority, Kem, KemError, SessionKey};
+use crate::kem::exps::Base::{Fixed, Point};
+use crate::kem::{bind, issuable, same_setup, Authority, Exps, Kem, KemError, SessionKey};
 use crate::policy::numeric::parse_negated_exact_marker;
 use crate::policy::{AttributeSet, NegatingPolicyTree, Policy};
 use crate::wire::codec::{invalid, names_match, object, rows_match, secrets_match};
@@ -145,14 +146,6 @@ impl<C: Curve> PublicKey<C> {
         let tb = &self.tables().b;
         core::array::from_fn(|t| {
             C::G2::mul_fixed(&tb[2 * t], &v[0]) + C::G2::mul_fixed(&tb[2 * t + 1], &v[1])
-        })
-    }
-
-    /// [WB v]_1 through the tables of [WB]_1.
-    fn wb_times(&self, v: &[C::Scalar; 2]) -> [C::G1; 3] {
-        let tb = &self.tables().wb;
-        core::array::from_fn(|t| {
-            C::G1::mul_fixed(&tb[2 * t], &v[0]) + C::G1::mul_fixed(&tb[2 * t + 1], &v[1])
         })
     }
 }
@@ -458,6 +451,15 @@ impl<C: Curve> Kem for Tkn20<C> {
         policy: &Policy,
         rng: &mut R,
     ) -> Result<(SessionKey, Header<C>), KemError> {
+        Self::encapsulate_with(pk, policy, rng, &mut Exps::compute())
+    }
+
+    fn encapsulate_with<R: RngCore + CryptoRng>(
+        pk: &PublicKey<C>,
+        policy: &Policy,
+        rng: &mut R,
+        exps: &mut Exps<'_>,
+    ) -> Result<(SessionKey, Header<C>), KemError> {
         let policy = NegatingPolicyTree::new(policy.clone())?;
         let rows = Rows::of(&policy);
         let tree = &policy.tree;
@@ -471,42 +473,69 @@ impl<C: Curve> Kem for Tkn20<C> {
             tree.shares(*secret, &v).map(Secret)
         };
         let (l0, l1) = (share(&r[0], rng)?, share(&r[1], rng)?);
-        let jobs: Vec<(&Row<'_>, usize)> = rows.rows.iter().zip(0..).collect();
-        let rows_out = par_map::<C, _, _>(&jobs, |(row, j)| {
-            let lambda = Secret([l0[*j], l1[*j]]);
-            let wbl = pk.wb_times(&lambda);
+        // The r_τ are shared by the rows of occurrence τ: secret 2τ + i is
+        // r_τ[i].
+        let shared = Secret(
+            r_tau
+                .iter()
+                .flat_map(|rt| [rt[0], rt[1]])
+                .collect::<Vec<_>>(),
+        );
+        let wb = &pk.tables().wb;
+        // Point t of row j: [W B λ_j]_1 scaled by `sign` (±1 or ±v), plus
+        // [U_{x,base} r_τ]_1 (base 0: U_0, base 6: U_1).
+        let point = |j: usize, row: &Row<'_>, t: usize, base: usize, sign: C::Scalar| {
             let u = pk.h_of(&row.label);
-            let rt = &r_tau[row.occurrence];
-            let u_r = |base: usize| -> [C::G1; 3] {
-                core::array::from_fn(|t| {
-                    C::G1::msm_secret(&[u[base + 2 * t], u[base + 2 * t + 1]], &rt[..])
-                })
-            };
-            match row.negated {
-                None => {
-                    // Value 0: U_{x,0} = U_1.
-                    let ur = u_r(6);
-                    (core::array::from_fn(|t| wbl[t] + ur[t]), None)
+            let tau = 2 * row.occurrence;
+            (
+                vec![
+                    (Fixed(&wb[2 * t]), sign * l0[j]),
+                    (Fixed(&wb[2 * t + 1]), sign * l1[j]),
+                ],
+                vec![
+                    (Point(u[base + 2 * t]), tau),
+                    (Point(u[base + 2 * t + 1]), tau + 1),
+                ],
+            )
+        };
+        let by_point = |keep: &dyn Fn(&Row<'_>) -> bool| -> Vec<(usize, &Row<'_>, usize)> {
+            let kept = rows.rows.iter().enumerate().filter(|(_, row)| keep(row));
+            kept.flat_map(|(j, row)| (0..3).map(move |t| (j, row, t)))
+                .collect()
+        };
+        let one = C::Scalar::one();
+        // In the order the header lists them: C'_3 (negated rows), then C_3.
+        // Negated row, value v: C'_{3,j} = [U_1 r_τ + v·W B λ_j]_1.
+        let c3_neg = exps.each_shared::<C, _, _>(
+            &by_point(&|row| row.negated.is_some()),
+            &shared,
+            |(j, row, t)| {
+                let v = row
+                    .negated
+                    .map_or(C::Scalar::zero(), |(_, v)| C::Scalar::from_u64(v));
+                point(*j, row, *t, 6, v)
+            },
+        );
+        // C_{3,j} = [W B λ_j + U_1 r_τ]_1, or for a negated row
+        // [U_0 r_τ − W B λ_j]_1.
+        let c3 =
+            exps.each_shared::<C, _, _>(&by_point(&|_| true), &shared, |(j, row, t)| {
+                match row.negated {
+                    None => point(*j, row, *t, 6, one),
+                    Some(_) => point(*j, row, *t, 0, -one),
                 }
-                Some((_, v)) => {
-                    let v = C::Scalar::from_u64(v);
-                    let v_wbl = pk.wb_times(&Secret([v * lambda[0], v * lambda[1]]));
-                    let (u0r, u1r) = (u_r(0), u_r(6));
-                    (
-                        core::array::from_fn(|t| u0r[t] - wbl[t]),
-                        Some(core::array::from_fn(|t| u1r[t] + v_wbl[t])),
-                    )
-                }
-            }
-        });
-        let (c3, c3_neg): (Vec<_>, Vec<Option<_>>) = rows_out.into_iter().unzip();
+            });
+        let triples = |p: Vec<C::G1>| -> Vec<[C::G1; 3]> {
+            p.chunks_exact(3).map(|c| [c[0], c[1], c[2]]).collect()
+        };
+        let (c3, c3_neg) = (triples(c3), triples(c3_neg));
         let key = pk.btk[0].pow(&r[0]) * pk.btk[1].pow(&r[1]);
         let header = Header {
             setup_id: pk.setup_id(),
             c1: pk.b_times(&r),
             c2: r_tau.iter().map(|rt| pk.b_times(rt)).collect(),
             c3,
-            c3_neg: c3_neg.into_iter().flatten().collect(),
+            c3_neg,
             policy,
         };
         Ok((SessionKey::from_gt(&key, SCHEME, C::ID), header))

@@ -63,7 +63,8 @@
 
 use super::ghw11;
 use crate::curve::{par_map, wipe, Curve, FixedBaseTable, Group, LinedG2, Scalar, Target};
-use crate::kem::{bind, issuable, same_setup, Authority, Kem, KemError, SessionKey};
+use crate::kem::exps::Base::{Fixed, Point};
+use crate::kem::{bind, issuable, same_setup, Authority, Exps, Kem, KemError, SessionKey};
 use crate::policy::{AttributeSet, Policy, PolicyTree};
 use crate::wire::codec::{names_match, object, rows_match, secrets_match};
 use crate::wire::{Lazy, SchemeId, Secret};
@@ -243,12 +244,14 @@ impl<C: Curve> Header<C> {
 
 const SCHEME: SchemeId = SchemeId::Waters11;
 
-/// The header for `policy` with exponent s: C' = g^s and the rows.
+/// The header for `policy` with exponent s: C' = g^s and the rows, each
+/// point through `exps` in the order the header lists them.
 fn encapsulate_with_s<C: Curve, R: RngCore + CryptoRng>(
     pk: &PublicKey<C>,
     policy: &Policy,
     s: &C::Scalar,
     rng: &mut R,
+    exps: &mut Exps<'_>,
 ) -> Result<Header<C>, KemError> {
     let policy = PolicyTree::new(policy.clone())?;
     let tree = &policy.tree;
@@ -264,17 +267,16 @@ fn encapsulate_with_s<C: Curve, R: RngCore + CryptoRng>(
         .zip(&lambdas)
         .map(|(attr, lambda)| (attr, *lambda, C::Scalar::random(rng)))
         .collect();
-    let rows = par_map::<C, _, _>(&inputs, |(attr, lambda, r)| {
-        let c = C::G2::mul_fixed(&tables.g2_a, lambda) - pk.h_of(attr).mul_secret(r);
-        let d = C::G1::mul_fixed(&tables.g1, r);
-        (c, d)
+    let c_prime = exps.one(&[(Fixed(&tables.g1), *s)]);
+    let c = exps.each::<C, _, _>(&inputs, |(attr, lambda, r)| {
+        vec![(Fixed(&tables.g2_a), *lambda), (Point(pk.h_of(attr)), -*r)]
     });
-    let c_prime = C::G1::mul_fixed(&tables.g1, s);
+    let d = exps.each::<C, _, _>(&inputs, |(_, _, r)| vec![(Fixed(&tables.g1), *r)]);
     Ok(Header {
         setup_id: pk.setup_id(),
         policy,
         c_prime,
-        rows,
+        rows: c.into_iter().zip(d).collect(),
     })
 }
 
@@ -336,8 +338,17 @@ impl<C: Curve> Kem for Waters11<C> {
         policy: &Policy,
         rng: &mut R,
     ) -> Result<(SessionKey, Header<C>), KemError> {
+        Self::encapsulate_with(pk, policy, rng, &mut Exps::compute())
+    }
+
+    fn encapsulate_with<R: RngCore + CryptoRng>(
+        pk: &PublicKey<C>,
+        policy: &Policy,
+        rng: &mut R,
+        exps: &mut Exps<'_>,
+    ) -> Result<(SessionKey, Header<C>), KemError> {
         let s = C::Scalar::random(rng);
-        let header = encapsulate_with_s(pk, policy, &s, rng)?;
+        let header = encapsulate_with_s(pk, policy, &s, rng, exps)?;
         let key = SessionKey::from_gt(&pk.e_gg_alpha.pow(&s), SchemeId::Waters11, C::ID);
         Ok((key, header))
     }
@@ -389,7 +400,7 @@ impl<C: Curve> ghw11::Scheme for Waters11<C> {
         s: &C::Scalar,
         rng: &mut R,
     ) -> Result<Header<C>, KemError> {
-        encapsulate_with_s(pk, policy, s, rng)
+        encapsulate_with_s(pk, policy, s, rng, &mut Exps::compute())
     }
 }
 

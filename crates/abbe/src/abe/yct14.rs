@@ -72,7 +72,8 @@
 
 use crate::abe::Universe;
 use crate::curve::{par_map, wipe, Curve, FixedBaseTable, Group, Scalar};
-use crate::kem::{bind, same_setup, Authority, Kem, KemError, SessionKey};
+use crate::kem::exps::Base::Fixed;
+use crate::kem::{bind, same_setup, Authority, Exps, Kem, KemError, SessionKey};
 use crate::policy::{validate_name, AttributeSet, Policy, PolicyTree};
 use crate::wire::codec::{invalid, names_match, nonzero, object, rows_match, secrets_match, Bound};
 use crate::wire::{hex, Lazy, SchemeId, Secret, MAX_ITEMS};
@@ -376,6 +377,15 @@ impl<C: Curve> Kem for InsecureYct14<C> {
         set: &AttributeSet,
         rng: &mut R,
     ) -> Result<(SessionKey, Header<C>), KemError> {
+        Self::encapsulate_with(pk, set, rng, &mut Exps::compute())
+    }
+
+    fn encapsulate_with<R: RngCore + CryptoRng>(
+        pk: &PublicKey<C>,
+        set: &AttributeSet,
+        rng: &mut R,
+        exps: &mut Exps<'_>,
+    ) -> Result<(SessionKey, Header<C>), KemError> {
         if set.is_empty() {
             return Err(KemError::Invalid(
                 "a ciphertext needs at least one attribute".into(),
@@ -391,7 +401,8 @@ impl<C: Curve> Kem for InsecureYct14<C> {
             items.push((attr, table));
         }
         let mut k = random_nonzero::<C, R>(rng);
-        let points = par_map::<C, _, _>(&items, |(_, t)| C::G1::mul_fixed(t, &k));
+        let points =
+            exps.each_shared::<C, _, _>(&items, &[k], |(_, t)| (vec![], vec![(Fixed(*t), 0)]));
         let mut ky = C::G1::mul_fixed(&pk.tables().y, &k);
         wipe(&mut k, C::Scalar::zero());
         let key = session_key::<C>(&ky);

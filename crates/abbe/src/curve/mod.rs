@@ -465,6 +465,14 @@ pub trait Group:
             .zip(scalars)
             .fold(Self::identity(), |acc, (p, s)| acc + p.mul_secret(s))
     }
+    /// Σ s_i·P_i for public points and secret s_i: constant time in the
+    /// scalars, and for more than a few terms several times faster than
+    /// [`Group::msm_secret`] (one shared chain of doublings; see
+    /// `fixed_base::straus`). The points' normalisation is variable time,
+    /// so they must be public (hashes of attributes, public keys).
+    fn msm_secret_scalars(points: &[Self], scalars: &[Self::Scalar]) -> Self {
+        fixed_base::straus(points, scalars)
+    }
     /// Sum of points (an MSM whose scalars are all one, without the scalars).
     fn sum(points: &[Self]) -> Self {
         let mut acc = Self::identity();
@@ -825,6 +833,20 @@ mod tests {
             G::msm_secret(&points, &cases[..4]),
             G::msm(&points, &cases[..4])
         );
+        // Public points, secret scalars: every edge digit, an identity point.
+        for n in [0, 1, 4, cases.len()] {
+            let mut pts: Vec<G> = (0..n)
+                .map(|_| G::generator() * G::Scalar::random(rng))
+                .collect();
+            if n > 2 {
+                pts[2] = G::identity();
+            }
+            assert_eq!(
+                G::msm_secret_scalars(&pts, &cases[..n]),
+                G::msm(&pts, &cases[..n]),
+                "{n} terms"
+            );
+        }
         // Secret points, public scalars: every window size's edge digits
         // (the cases above) and an identity point among them.
         for n in [0, 1, 4, cases.len()] {

@@ -397,6 +397,61 @@ pub trait MadeFor<S> {
     fn made_for(&self) -> S;
 }
 
+/// The curve elements of an object, in the order its format lists them.
+pub type Elements = Vec<Box<dyn core::any::Any + Send + Sync>>;
+
+std::thread_local! {
+    /// Where [`recording`] collects elements; `None` when nothing records.
+    static RECORDED: core::cell::RefCell<Option<Elements>> =
+        const { core::cell::RefCell::new(None) };
+}
+
+/// Runs `f` and returns, beside its result, every curve element the codec
+/// read or wrote on this thread meanwhile, in order. Decoding or encoding an
+/// object inside it yields the object's elements in the order of its format
+/// (the CCA check takes a header's points this way, see
+/// [`crate::kem::exps`]).
+pub fn recording<T>(f: impl FnOnce() -> T) -> (T, Elements) {
+    struct Restore(Option<Elements>);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            let outer = self.0.take();
+            RECORDED.with(|r| *r.borrow_mut() = outer);
+        }
+    }
+    let restore = Restore(RECORDED.with(|r| r.borrow_mut().replace(Vec::new())));
+    let out = f();
+    let got = RECORDED.with(|r| r.borrow_mut().take()).unwrap_or_default();
+    drop(restore);
+    (out, got)
+}
+
+#[cfg(test)]
+std::thread_local! {
+    static SPANS: core::cell::RefCell<Option<Vec<(usize, usize)>>> =
+        const { core::cell::RefCell::new(None) };
+}
+
+/// Test support: runs `f` and returns the spans (address, length) of the
+/// bytes of every element decoded meanwhile on this thread, in order.
+#[cfg(test)]
+pub(crate) fn element_spans<T>(f: impl FnOnce() -> T) -> (T, Vec<(usize, usize)>) {
+    SPANS.with(|s| *s.borrow_mut() = Some(Vec::new()));
+    let out = f();
+    (
+        out,
+        SPANS.with(|s| s.borrow_mut().take()).unwrap_or_default(),
+    )
+}
+
+fn record<E: Element>(e: &E) {
+    RECORDED.with(|r| {
+        if let Some(v) = r.borrow_mut().as_mut() {
+            v.push(Box::new(*e));
+        }
+    });
+}
+
 /// A byte writer for object bodies.
 #[derive(Default, Debug)]
 pub struct Writer {
@@ -441,6 +496,7 @@ impl Writer {
     }
     /// A curve element, as [`Element`] encodes it (the one encoding).
     pub fn element<E: Element>(&mut self, e: &E) -> &mut Self {
+        record(e);
         e.write(&mut self.buf);
         self
     }
@@ -559,7 +615,16 @@ impl<'a> Reader<'a> {
     }
     /// A curve element, strictly decoded by [`Element`] (the one decoding).
     pub fn element<E: Element>(&mut self, what: &'static str) -> Result<E, WireError> {
-        Ok(E::read(self.take(E::ENCODED_BYTES, what)?)?)
+        let bytes = self.take(E::ENCODED_BYTES, what)?;
+        #[cfg(test)]
+        SPANS.with(|s| {
+            if let Some(v) = s.borrow_mut().as_mut() {
+                v.push((bytes.as_ptr() as usize, bytes.len()));
+            }
+        });
+        let e = E::read(bytes)?;
+        record(&e);
+        Ok(e)
     }
     pub fn point<G: Group>(&mut self, what: &'static str) -> Result<G, WireError> {
         self.element(what)

@@ -33,7 +33,8 @@ use crate::abe::ghw11;
 use crate::curve::{
     lincomb, lincomb_secret_points, par_map, Curve, Group, LinedG2, Scalar, Target,
 };
-use crate::kem::{issuable, same_setup, Authority, Kem, KemError, SessionKey};
+use crate::kem::exps::Base::{Fixed, Point};
+use crate::kem::{issuable, same_setup, Authority, Exps, Kem, KemError, SessionKey};
 use crate::policy::{AttributeSet, Policy, PolicyTree};
 use crate::wire::codec::{names_match, object, rows_match};
 use crate::wire::{SchemeId, Secret};
@@ -153,8 +154,17 @@ impl<C: Curve> Kem for FabeoCp<C> {
         policy: &Policy,
         rng: &mut R,
     ) -> Result<(SessionKey, Header<C>), KemError> {
+        Self::encapsulate_with(pk, policy, rng, &mut Exps::compute())
+    }
+
+    fn encapsulate_with<R: RngCore + CryptoRng>(
+        pk: &PublicKey<C>,
+        policy: &Policy,
+        rng: &mut R,
+        exps: &mut Exps<'_>,
+    ) -> Result<(SessionKey, Header<C>), KemError> {
         let s = Secret(C::Scalar::random(rng));
-        let header = encapsulate_with_s(pk, policy, &s, rng)?;
+        let header = encapsulate_with_s(pk, policy, &s, rng, exps)?;
         let key = SessionKey::from_gt(&pk.e_gh_alpha().pow(&s), SCHEME, C::ID);
         Ok((key, header))
     }
@@ -172,6 +182,7 @@ fn encapsulate_with_s<C: Curve, R: RngCore + CryptoRng>(
     policy: &Policy,
     s: &C::Scalar,
     rng: &mut R,
+    exps: &mut Exps<'_>,
 ) -> Result<Header<C>, KemError> {
     let policy = PolicyTree::new(policy.clone())?;
     let tree = &policy.tree;
@@ -182,13 +193,16 @@ fn encapsulate_with_s<C: Curve, R: RngCore + CryptoRng>(
     let (tb, b) = (pk.tables(), pk.b_table());
     let rows: Vec<(&String, (&C::Scalar, &usize))> =
         tree.leaves().iter().zip(lambdas.iter().zip(&pi)).collect();
-    let rows = par_map::<C, _, _>(&rows, |(y, (lambda, t))| {
-        C::G1::mul_fixed(b, lambda) + pk.h_of(y).mul_secret(&s_prime[**t])
+    // ct_0 = h^s, ct'_τ = h^{s'_τ}, ct_i = b^{λ_i} · H(ρ(i))^{s'_{π(i)}}.
+    let ct0 = exps.one(&[(Fixed(&tb.h), *s)]);
+    let ct_prime = exps.each::<C, _, _>(&s_prime, |x| vec![(Fixed(&tb.h), *x)]);
+    let rows = exps.each_shared::<C, _, _>(&rows, &s_prime, |(y, (lambda, t))| {
+        (vec![(Fixed(b), **lambda)], vec![(Point(pk.h_of(y)), **t)])
     });
     Ok(Header {
         setup_id: pk.setup_id(),
-        ct0: C::G2::mul_fixed(&tb.h, s),
-        ct_prime: s_prime.iter().map(|x| C::G2::mul_fixed(&tb.h, x)).collect(),
+        ct0,
+        ct_prime,
         policy,
         rows,
     })
@@ -272,7 +286,7 @@ impl<C: Curve> ghw11::Scheme for FabeoCp<C> {
         s: &C::Scalar,
         rng: &mut R,
     ) -> Result<Header<C>, KemError> {
-        encapsulate_with_s(pk, policy, s, rng)
+        encapsulate_with_s(pk, policy, s, rng, &mut Exps::compute())
     }
 }
 
@@ -353,7 +367,7 @@ mod tests {
         let policy = pol("(a and b) or (a and c) or (a and d)");
         let s = <Bls12 as Curve>::Scalar::random(&mut r);
         let mut replay = r.clone();
-        let header = encapsulate_with_s(&pk, &policy, &s, &mut r).unwrap();
+        let header = encapsulate_with_s(&pk, &policy, &s, &mut r, &mut Exps::compute()).unwrap();
         let key = SessionKey::from_gt(&pk.e_gh_alpha().pow(&s), SCHEME, Bls12::ID);
         assert_eq!(header.ct_prime.len(), 3);
         for set in ["a, b", "a, c", "a, d"] {

@@ -27,7 +27,8 @@ use crate::abe::ghw11;
 use crate::curve::{
     lincomb, lincomb_secret_points, par_map, Curve, Group, LinedG2, Scalar, Target,
 };
-use crate::kem::{same_setup, Authority, Kem, KemError, SessionKey};
+use crate::kem::exps::Base::{Fixed, Point};
+use crate::kem::{same_setup, Authority, Exps, Kem, KemError, SessionKey};
 use crate::policy::{AttributeSet, Policy, PolicyTree};
 use crate::wire::codec::{labels_match, object, rows_match};
 use crate::wire::{SchemeId, Secret};
@@ -156,8 +157,17 @@ impl<C: Curve> Kem for FabeoKp<C> {
         attrs: &AttributeSet,
         rng: &mut R,
     ) -> Result<(SessionKey, Header<C>), KemError> {
+        Self::encapsulate_with(pk, attrs, rng, &mut Exps::compute())
+    }
+
+    fn encapsulate_with<R: RngCore + CryptoRng>(
+        pk: &PublicKey<C>,
+        attrs: &AttributeSet,
+        rng: &mut R,
+        exps: &mut Exps<'_>,
+    ) -> Result<(SessionKey, Header<C>), KemError> {
         let s = Secret(C::Scalar::random(rng));
-        let header = encapsulate_with_s(pk, attrs, &s)?;
+        let header = encapsulate_with_s(pk, attrs, &s, exps)?;
         let key = SessionKey::from_gt(&pk.e_gh_alpha().pow(&s), SCHEME, C::ID);
         Ok((key, header))
     }
@@ -173,6 +183,7 @@ fn encapsulate_with_s<C: Curve>(
     pk: &PublicKey<C>,
     attrs: &AttributeSet,
     s: &C::Scalar,
+    exps: &mut Exps<'_>,
 ) -> Result<Header<C>, KemError> {
     if attrs.is_empty() {
         return Err(KemError::Invalid(
@@ -180,12 +191,14 @@ fn encapsulate_with_s<C: Curve>(
         ));
     }
     let names: Vec<&str> = attrs.iter().collect();
+    let ct0 = exps.one(&[(Fixed(&pk.tables().h), *s)]);
+    let cy = exps.each_shared::<C, _, _>(&names, &[*s], |y| (vec![], vec![(Point(pk.h_of(y)), 0)]));
     Ok(Header {
         setup_id: pk.setup_id(),
         index: attrs.positions(),
         set: attrs.clone(),
-        ct0: C::G2::mul_fixed(&pk.tables().h, s),
-        cy: par_map::<C, _, _>(&names, |y| pk.h_of(y).mul_secret(s)),
+        ct0,
+        cy,
     })
 }
 
@@ -260,7 +273,7 @@ impl<C: Curve> ghw11::Scheme for FabeoKp<C> {
         s: &C::Scalar,
         _rng: &mut R,
     ) -> Result<Header<C>, KemError> {
-        encapsulate_with_s(pk, attrs, s)
+        encapsulate_with_s(pk, attrs, s, &mut Exps::compute())
     }
 }
 

@@ -50,7 +50,8 @@
 //! by `op_counts_*` in the tests below, on `Counted` curves.
 
 use crate::curve::{lincomb, par_map, wipe, Curve, Group, Scalar};
-use crate::kem::{issuable, same_setup, Authority, Kem, KemError, SessionKey};
+use crate::kem::exps::Base::Point;
+use crate::kem::{issuable, same_setup, Authority, Exps, Kem, KemError, SessionKey};
 use crate::policy::{AttributeSet, Lsss, Policy, PolicyTree};
 use crate::wire::codec::{names_match, object, rows_match};
 use crate::wire::{SchemeId, Secret};
@@ -194,6 +195,15 @@ impl<C: Curve> Kem for FameCp<C> {
         policy: &Policy,
         rng: &mut R,
     ) -> Result<(SessionKey, Header<C>), KemError> {
+        Self::encapsulate_with(pk, policy, rng, &mut Exps::compute())
+    }
+
+    fn encapsulate_with<R: RngCore + CryptoRng>(
+        pk: &PublicKey<C>,
+        policy: &Policy,
+        rng: &mut R,
+        exps: &mut Exps<'_>,
+    ) -> Result<(SessionKey, Header<C>), KemError> {
         let policy = PolicyTree::new(policy.clone())?;
         let lsss = Lsss::<C::Scalar>::from_tree(&policy.tree);
         // All the randomness: s_1, s_2.
@@ -205,7 +215,9 @@ impl<C: Curve> Kem for FameCp<C> {
         let cols: Vec<usize> = (0..lsss.width()).collect();
         let col_hashes = par_map::<C, _, _>(&cols, |c| pk.column_hashes(c + 1));
         let rows: Vec<usize> = (0..lsss.len()).collect();
-        let cts = par_map::<C, _, _>(&rows, |&i| -> Result<[C::G1; 3], KemError> {
+        // ct_{i,l} = base_{l,1}^{s_1} · base_{l,2}^{s_2}, where
+        // base_{l,t} = H(π(i)lt) · Π_j H(0jlt)^{M_ij} over the row's nonzeros.
+        let bases = par_map::<C, _, _>(&rows, |&i| -> Result<[[C::G1; 2]; 3], KemError> {
             let label = lsss
                 .rho(i)
                 .ok_or_else(|| KemError::Invalid("row without a label".into()))?;
@@ -214,11 +226,9 @@ impl<C: Curve> Kem for FameCp<C> {
                 .ok_or_else(|| KemError::Invalid("row index out of range".into()))?;
             let ah = pk.attr_hashes(label);
             let coeffs: Vec<C::Scalar> = row.iter().map(|(_, m)| *m).collect();
-            let mut out = [C::G1::identity(); 3];
-            for (l, o) in out.iter_mut().enumerate() {
+            let mut out = [[C::G1::identity(); 2]; 3];
+            for (l, bases) in out.iter_mut().enumerate() {
                 let l = l + 1;
-                // base_t = H(π(i)lt) · Π_j H(0jlt)^{M_ij}, over the row's nonzeros.
-                let mut bases = [C::G1::identity(); 2];
                 for (t, b) in bases.iter_mut().enumerate() {
                     let t = t + 1;
                     let pts: Option<Vec<C::G1>> = row
@@ -228,11 +238,19 @@ impl<C: Curve> Kem for FameCp<C> {
                     let pts = pts.ok_or_else(|| KemError::Invalid("column out of range".into()))?;
                     *b = ah[lt(l, t)] + lincomb(&pts, &coeffs);
                 }
-                *o = C::G1::msm_secret(&bases, &[s1, s2]);
             }
             Ok(out)
         });
-        let rows = cts.into_iter().collect::<Result<Vec<_>, _>>()?;
+        let bases: Vec<[C::G1; 2]> = bases
+            .into_iter()
+            .collect::<Result<Vec<_>, _>>()?
+            .into_iter()
+            .flatten()
+            .collect();
+        let cts = exps.each_shared::<C, _, _>(&bases, &[s1, s2], |b| {
+            (vec![], vec![(Point(b[0]), 0), (Point(b[1]), 1)])
+        });
+        let rows = cts.chunks_exact(3).map(|c| [c[0], c[1], c[2]]).collect();
         let key = SessionKey::from_gt(&mask, SchemeId::FameCp, C::ID);
         let (mut s1, mut s2) = (s1, s2);
         wipe(&mut s1, C::Scalar::zero());

@@ -56,7 +56,8 @@
 //! by `op_counts_*` in the tests below, on `Counted` curves.
 
 use crate::curve::{lincomb, par_map, wipe, Curve, Group, Scalar};
-use crate::kem::{same_setup, Authority, Kem, KemError, SessionKey};
+use crate::kem::exps::Base::Point;
+use crate::kem::{same_setup, Authority, Exps, Kem, KemError, SessionKey};
 use crate::policy::{AttributeSet, Lsss, Policy, PolicyTree};
 use crate::wire::codec::{names_match, object, rows_match};
 use crate::wire::{SchemeId, Secret};
@@ -233,6 +234,15 @@ impl<C: Curve> Kem for FameKp<C> {
         attrs: &AttributeSet,
         rng: &mut R,
     ) -> Result<(SessionKey, Header<C>), KemError> {
+        Self::encapsulate_with(pk, attrs, rng, &mut Exps::compute())
+    }
+
+    fn encapsulate_with<R: RngCore + CryptoRng>(
+        pk: &PublicKey<C>,
+        attrs: &AttributeSet,
+        rng: &mut R,
+        exps: &mut Exps<'_>,
+    ) -> Result<(SessionKey, Header<C>), KemError> {
         if attrs.is_empty() {
             return Err(KemError::Invalid(
                 "a ciphertext needs at least one attribute".into(),
@@ -241,20 +251,25 @@ impl<C: Curve> Kem for FameKp<C> {
         let s1 = C::Scalar::random(rng);
         let s2 = C::Scalar::random(rng);
         let (ct0, mask) = pk.ct0_and_mask(&s1, &s2);
-        let names: Vec<&str> = attrs.iter().collect();
-        let cts = par_map::<C, _, _>(&names, |y| {
+        // In the order the header lists them (its map's).
+        let mut names: Vec<&str> = attrs.iter().collect();
+        names.sort_unstable();
+        // ct_{y,l} = H(ylt1)^{s_1} · H(ylt2)^{s_2}.
+        let items: Vec<(&str, usize)> = names
+            .iter()
+            .flat_map(|y| (1..=3).map(move |l| (*y, l)))
+            .collect();
+        let cts = exps.each_shared::<C, _, _>(&items, &[s1, s2], |(y, l)| {
             let h = pk.attr_hashes(y);
-            let s = [s1, s2];
-            [
-                C::G1::msm_secret(&[h[lt(1, 1)], h[lt(1, 2)]], &s),
-                C::G1::msm_secret(&[h[lt(2, 1)], h[lt(2, 2)]], &s),
-                C::G1::msm_secret(&[h[lt(3, 1)], h[lt(3, 2)]], &s),
-            ]
+            (
+                vec![],
+                vec![(Point(h[lt(*l, 1)]), 0), (Point(h[lt(*l, 2)]), 1)],
+            )
         });
         let cty = names
             .iter()
-            .zip(cts)
-            .map(|(y, p)| (y.to_string(), p))
+            .zip(cts.chunks_exact(3))
+            .map(|(y, p)| (y.to_string(), [p[0], p[1], p[2]]))
             .collect();
         let key = SessionKey::from_gt(&mask, SchemeId::FameKp, C::ID);
         let (mut s1, mut s2) = (s1, s2);
