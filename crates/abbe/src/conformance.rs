@@ -1,14 +1,16 @@
 //! The conformance suite every scheme runs from its test module, in one
 //! line per scheme ([`run`]): round trips of every object through its
-//! encoding, satisfaction and `NotSatisfied`, the CCA version, keys and
-//! headers of another setup, and decoders that refuse truncated, extended
-//! and bit-flipped encodings without panicking. What is particular to a
+//! encoding, satisfaction and `NotSatisfied`, the CCA version (refusing a
+//! header whose valid points were exchanged), keys and headers of another
+//! setup, and decoders that refuse truncated, extended and bit-flipped
+//! encodings without panicking. What is particular to a
 //! scheme (sizes, operation counts, collusion) stays in its own tests.
 
 use crate::abe::cca::{CcaHeader, CcaKey, UnattachedKey};
 use crate::abe::Cca;
 use crate::kem::{
-    self, Authority, IssuedKeyOf, Kem, KemError, MasterKeyOf, Outsourcing, ParamsOf, Side,
+    self, Authority, IssuedKeyOf, Kem, KemError, MasterKeyOf, Outsourcing, ParamsOf, SessionKey,
+    Side,
 };
 use crate::wire::codec::Bound;
 use crate::wire::Encoded;
@@ -184,11 +186,12 @@ pub(crate) fn run<K: Kem>(case: &Case<K>) {
 /// different points of the same length exchanged, for up to 32 pairs, are
 /// refused by a key that decrypts the honest header.
 pub(crate) fn cca_refuses_moved_points<K: Kem>(case: &Case<K>) {
-    let mut r = rng(6);
-    let (pk, mk) = kem::setup::<K>(&case.params, &mut r).unwrap();
-    let (key_side, target) = case.member();
-    let (session, header) = Cca::<K>::encapsulate(&pk, &target, &mut r).unwrap();
-    let key = kem::keygen::<Cca<K>>(&pk, &mk, &key_side, &mut r).unwrap();
+    let CcaMember {
+        session,
+        header,
+        key,
+        ..
+    } = cca_member(case, 6);
     assert_eq!(Cca::<K>::decapsulate(&key, &header).unwrap(), session);
     // The scheme's header sits just before the 32-byte masked seed.
     let bytes = header.to_bytes();
@@ -355,14 +358,42 @@ pub(crate) fn decode_all<K: Kem>(bytes: &[u8]) -> [bool; 6] {
     ]
 }
 
+/// A setup, a CCA header for the case's member target and a key bundle
+/// that decrypts it.
+struct CcaMember<K: Kem> {
+    pk: K::PublicKey,
+    mk: MasterKeyOf<K>,
+    session: SessionKey,
+    header: CcaHeader<K>,
+    key: CcaKey<K>,
+}
+
+fn cca_member<K: Kem>(case: &Case<K>, seed: u64) -> CcaMember<K> {
+    let mut r = rng(seed);
+    let (pk, mk) = kem::setup::<K>(&case.params, &mut r).unwrap();
+    let (key_side, target) = case.member();
+    let (session, header) = Cca::<K>::encapsulate(&pk, &target, &mut r).unwrap();
+    let key = kem::keygen::<Cca<K>>(&pk, &mk, &key_side, &mut r).unwrap();
+    CcaMember {
+        pk,
+        mk,
+        session,
+        header,
+        key,
+    }
+}
+
 /// Truncated and extended encodings are refused by every decoder; every
 /// single-bit flip of a valid encoding decodes or is refused, never panics.
 pub(crate) fn decoders_reject_mutations<K: Kem>(case: &Case<K>) {
     let mut r = rng(4);
-    let (pk, mk) = kem::setup::<K>(&case.params, &mut r).unwrap();
-    let (key_side, target) = case.member();
-    let (_, header) = Cca::<K>::encapsulate(&pk, &target, &mut r).unwrap();
-    let key = kem::keygen::<Cca<K>>(&pk, &mk, &key_side, &mut r).unwrap();
+    let CcaMember {
+        pk,
+        mk,
+        header,
+        key,
+        ..
+    } = cca_member(case, 4);
     let objects = [
         pk.to_bytes(),
         mk.to_bytes(),

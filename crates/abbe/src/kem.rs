@@ -525,8 +525,9 @@ pub trait Kem {
     /// [`Kem::encapsulate`] with its header's points obtained through
     /// `exps`, so that the CCA check can test them in one batch instead of
     /// computing them ([`exps`]). A scheme that overrides it makes its
-    /// `encapsulate` this with [`Exps::compute`]; the default computes
-    /// everything, and the CCA check then compares the whole re-encryption.
+    /// `encapsulate` this with [`Exps::compute`] (`encapsulate_computing!`);
+    /// the default computes everything, and the CCA check then compares the
+    /// whole re-encryption.
     fn encapsulate_with<R: RngCore + CryptoRng>(
         pk: &Self::PublicKey,
         target: &Self::CiphertextSide,
@@ -546,6 +547,22 @@ pub trait Kem {
         header.made_for()
     }
 }
+
+/// [`Kem::encapsulate`] as [`Kem::encapsulate_with`] computing every point,
+/// for a scheme that encapsulates through [`Exps`]: `encapsulate_computing!();`
+/// in its `Kem` impl.
+macro_rules! encapsulate_computing {
+    () => {
+        fn encapsulate<R: rand_core::RngCore + rand_core::CryptoRng>(
+            pk: &Self::PublicKey,
+            target: &Self::CiphertextSide,
+            rng: &mut R,
+        ) -> Result<(crate::kem::SessionKey, Self::Header), crate::kem::KemError> {
+            Self::encapsulate_with(pk, target, rng, &mut crate::kem::Exps::compute())
+        }
+    };
+}
+pub(crate) use encapsulate_computing;
 
 /// The associated types a scheme file's [`Authority`] impl starts with:
 /// its setup parameters and key side, and the file's own `PublicKey<C>`,

@@ -319,13 +319,7 @@ impl<C: Curve> Authority for Bsw07<C> {
 impl<C: Curve> Kem for Bsw07<C> {
     crate::kem::kem_objects!(SchemeId::Bsw07, AttributeSet => Policy; the issued key decrypts);
 
-    fn encapsulate<R: RngCore + CryptoRng>(
-        pk: &PublicKey<C>,
-        policy: &Policy,
-        rng: &mut R,
-    ) -> Result<(SessionKey, Header<C>), KemError> {
-        Self::encapsulate_with(pk, policy, rng, &mut Exps::compute())
-    }
+    crate::kem::encapsulate_computing!();
 
     /// C = h^s, then per leaf y: C_y = g^{q_y(0)}, C'_y = H(att(y))^{q_y(0)}
     /// (each group's points in the order the header lists them).

@@ -43,15 +43,18 @@
 //! [`crate::kem::exps`]: about two MSMs). The header so rebuilt must still
 //! encode byte for byte as the received one and give the same key. Together
 //! these say what the full comparison says — the header is exactly the
-//! honest encryption under the coins of m — except with probability 2^-128
+//! honest encryption under the coins of m — except with probability 2^-ℓ
 //! per decryption; the security argument above is unchanged.
 //!
 //! The weights come from HKDF(m; public key, SHA-256 of the header): fixed
 //! only once the header is, and unpredictable without m. A sender who knows
-//! m (it made the header) still cannot choose a header for given weights:
-//! each header it tries gives fresh weights (random oracle), and a modified
-//! point passes with probability 2^-128 each time — as good as drawing them
-//! from the OS, and decryption stays deterministic.
+//! m (it made the header) can compute them, but not choose them: each header
+//! it tries gives fresh weights (random oracle), and a modified point passes
+//! with probability 2^-ℓ each time. Since it can try headers offline, the
+//! weights have ℓ = the curve's security level in bits (at least 128), so a
+//! forgery costs as much as breaking the curve; decryption stays
+//! deterministic. The check runs to its end whichever test fails, so the
+//! time of a refusal does not tell which part of the header was modified.
 //!
 //! What the check still costs (`abbe-peers --cca` measures it against CPA
 //! decryption, cold and warm): the header's attribute hashes, recomputed
@@ -237,13 +240,17 @@ impl<K: Kem> Kem for Cca<K> {
         let target = K::ciphertext_side(&header.inner);
         let mut coins = coins::<K>(&m, key.pk_digest(), &target);
         let weights = weights_seed(&m, key.pk_digest(), &header.inner_bytes);
-        let mut exps = Exps::check(&header.points, weights);
+        let bits = K::CURVE.security_bits().max(128);
+        let mut exps = Exps::check(&header.points, bits, weights);
         let (k2, again) = K::encapsulate_with(&key.pk, &target, &mut coins, &mut exps)?;
         let again = again.to_bytes();
-        let same = again.len() == header.inner_bytes.len()
-            && bool::from(again.ct_eq(&header.inner_bytes))
-            && k2 == k
-            && exps.holds();
+        // Every test runs, whichever fails: the time of a refusal must not
+        // tell whether the key used the modified part of the header.
+        let holds = exps.holds();
+        let same = (again.len() == header.inner_bytes.len())
+            & bool::from(again.ct_eq(&header.inner_bytes))
+            & (k2 == k)
+            & holds;
         let out = session(&m, &header.inner_bytes, &header.masked);
         m.zeroize();
         if !same {
@@ -349,7 +356,7 @@ impl<K: Kem> Bound for CcaHeader<K> {
 mod tests {
     use super::*;
     use crate::abe::Waters11;
-    use crate::curve::{Bls12, Bn254, Curve};
+    use crate::curve::{Bls12, Bn254, Curve, Group};
     use crate::policy::{AttributeSet, Policy};
 
     type W = Cca<Waters11<Bls12>>;
@@ -410,6 +417,31 @@ mod tests {
             }
         }
         assert!(rejected > 0);
+    }
+
+    /// A point of a row the key does not use, moved to another valid point,
+    /// leaves the key and the rebuilt header's encoding as they were: only
+    /// the batched equations see it, and they refuse it.
+    #[test]
+    fn a_row_the_key_does_not_use_is_checked_too() {
+        let mut r = rng(4);
+        let (pk, mk) = crate::kem::setup::<W>(&(), &mut r).unwrap();
+        let (_, header) = W::encapsulate(&pk, &Policy::parse("a or b").unwrap(), &mut r).unwrap();
+        let only_a =
+            crate::kem::keygen::<W>(&pk, &mk, &AttributeSet::parse("a").unwrap(), &mut r).unwrap();
+        // The header's last element is row b's D ∈ G1, just before the seed.
+        let mut bytes = header.to_bytes();
+        type G1 = <Bls12 as Curve>::G1;
+        let n = <G1 as Group>::COMPRESSED_BYTES;
+        let at = bytes.len() - 32 - n;
+        let d = <G1 as Group>::from_compressed(&bytes[at..at + n]).unwrap();
+        let moved = d + <G1 as Group>::generator();
+        bytes[at..at + n].copy_from_slice(&Group::to_compressed(&moved));
+        let moved = CcaHeader::<Waters11<Bls12>>::from_bytes(&bytes).unwrap();
+        assert!(matches!(
+            W::decapsulate(&only_a, &moved),
+            Err(KemError::Invalid(_))
+        ));
     }
 
     /// A header assembled from an honest one with a row replaced (so that a

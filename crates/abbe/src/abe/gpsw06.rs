@@ -321,13 +321,7 @@ impl<C: Curve> Authority for Gpsw06<C> {
 impl<C: Curve> Kem for Gpsw06<C> {
     crate::kem::kem_objects!(SCHEME, Policy => AttributeSet; the issued key decrypts);
 
-    fn encapsulate<R: RngCore + CryptoRng>(
-        pk: &PublicKey<C>,
-        attrs: &AttributeSet,
-        rng: &mut R,
-    ) -> Result<(SessionKey, Header<C>), KemError> {
-        Self::encapsulate_with(pk, attrs, rng, &mut Exps::compute())
-    }
+    crate::kem::encapsulate_computing!();
 
     fn encapsulate_with<R: RngCore + CryptoRng>(
         pk: &PublicKey<C>,

@@ -446,13 +446,7 @@ fn k3<C: Curve>(
 impl<C: Curve> Kem for Tkn20<C> {
     crate::kem::kem_objects!(SCHEME, AttributeSet => Policy; the issued key decrypts);
 
-    fn encapsulate<R: RngCore + CryptoRng>(
-        pk: &PublicKey<C>,
-        policy: &Policy,
-        rng: &mut R,
-    ) -> Result<(SessionKey, Header<C>), KemError> {
-        Self::encapsulate_with(pk, policy, rng, &mut Exps::compute())
-    }
+    crate::kem::encapsulate_computing!();
 
     fn encapsulate_with<R: RngCore + CryptoRng>(
         pk: &PublicKey<C>,
@@ -482,10 +476,12 @@ impl<C: Curve> Kem for Tkn20<C> {
                 .collect::<Vec<_>>(),
         );
         let wb = &pk.tables().wb;
+        // Each label's hashes once, before the points share them out.
+        let u: Vec<[C::G1; 12]> = par_map::<C, _, _>(&rows.rows, |row| pk.h_of(&row.label));
         // Point t of row j: [W B λ_j]_1 scaled by `sign` (±1 or ±v), plus
         // [U_{x,base} r_τ]_1 (base 0: U_0, base 6: U_1).
         let point = |j: usize, row: &Row<'_>, t: usize, base: usize, sign: C::Scalar| {
-            let u = pk.h_of(&row.label);
+            let u = &u[j];
             let tau = 2 * row.occurrence;
             (
                 vec![

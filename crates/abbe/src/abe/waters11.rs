@@ -333,13 +333,7 @@ impl<C: Curve> Kem for Waters11<C> {
     crate::kem::kem_objects!(SchemeId::Waters11, AttributeSet => Policy; the issued key decrypts);
     const FOR_ENCRYPTION: crate::curve::Placement = crate::curve::Placement::Swapped;
 
-    fn encapsulate<R: RngCore + CryptoRng>(
-        pk: &PublicKey<C>,
-        policy: &Policy,
-        rng: &mut R,
-    ) -> Result<(SessionKey, Header<C>), KemError> {
-        Self::encapsulate_with(pk, policy, rng, &mut Exps::compute())
-    }
+    crate::kem::encapsulate_computing!();
 
     fn encapsulate_with<R: RngCore + CryptoRng>(
         pk: &PublicKey<C>,

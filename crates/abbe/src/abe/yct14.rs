@@ -372,13 +372,7 @@ impl<C: Curve> Kem for InsecureYct14<C> {
     crate::kem::kem_objects!(SchemeId::Yct14, Policy => AttributeSet; the issued key decrypts);
     const INSECURE: bool = true;
 
-    fn encapsulate<R: RngCore + CryptoRng>(
-        pk: &PublicKey<C>,
-        set: &AttributeSet,
-        rng: &mut R,
-    ) -> Result<(SessionKey, Header<C>), KemError> {
-        Self::encapsulate_with(pk, set, rng, &mut Exps::compute())
-    }
+    crate::kem::encapsulate_computing!();
 
     fn encapsulate_with<R: RngCore + CryptoRng>(
         pk: &PublicKey<C>,

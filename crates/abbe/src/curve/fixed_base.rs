@@ -118,37 +118,48 @@ fn pick<G: Group>(row: &[G::Affine], d: i32, identity: &G::Affine) -> G::Affine 
 const STRAUS_W: usize = 4;
 
 /// Σ s_i·P_i for public points and secret scalars, in constant time in the
-/// scalars (Straus's interleaving): a row `[P_i, …, 2^(w-1)·P_i]` per point,
-/// all normalised together (a batched inversion, variable time in the
-/// points, which are public), one chain of doublings shared by every term,
-/// and per window and term one constant-time [`pick`] and one mixed
-/// addition.
+/// scalars (Straus's interleaving): a row `[1, 3, …, 2^w − 1]·P_i` of odd
+/// multiples per point, all normalised together (a batched inversion,
+/// variable time in the points, which are public), one chain of doublings
+/// shared by every term, and per window and term one constant-time scan of
+/// the row and one mixed addition. The digits are odd ([`odd_digits`]), so
+/// no addition ever takes the identity: the backends' mixed additions
+/// branch on it (arkworks'), and a zero digit would show in the time.
 pub(crate) fn straus<G: Group>(points: &[G], scalars: &[G::Scalar]) -> G {
-    const HALF_W: usize = 1 << (STRAUS_W - 1);
+    const ROW: usize = 1 << (STRAUS_W - 1);
     let n = points.len().min(scalars.len());
-    let mut proj = Vec::with_capacity(n * HALF_W);
+    let mut proj = Vec::with_capacity(n * ROW);
     for p in &points[..n] {
+        let twice = p.double();
         let mut acc = *p;
-        for _ in 0..HALF_W {
+        for _ in 0..ROW {
             proj.push(acc);
-            acc += *p;
+            acc += twice;
         }
     }
     let rows = G::to_affine_batch(&proj);
-    let identity = G::to_affine_batch(&[G::identity()])[0];
     let bits = <G::Scalar as Scalar>::BITS;
-    let nwin = bits / STRAUS_W + 2;
+    let order = group_order::<G::Scalar>();
+    let nwin = (bits + 1).div_ceil(STRAUS_W) + 1;
     let mut digits = vec![0i32; n * nwin];
     for (s, out) in scalars[..n].iter().zip(digits.chunks_exact_mut(nwin)) {
-        signed_digits_into(s.to_le_limbs().as_ref(), bits, STRAUS_W, out);
+        odd_digits(s.to_le_limbs().as_ref(), &order, STRAUS_W, out);
     }
     let mut acc = G::identity();
     for w in (0..nwin).rev() {
         for _ in 0..STRAUS_W {
             acc = acc.double();
         }
-        for (row, d) in rows.chunks_exact(HALF_W).zip(digits.chunks_exact(nwin)) {
-            acc = acc.add_affine(&pick::<G>(row, d[w], &identity));
+        for (row, d) in rows.chunks_exact(ROW).zip(digits.chunks_exact(nwin)) {
+            let d = d[w];
+            let at = (d.unsigned_abs() as usize - 1) / 2;
+            let mut pick = row[0];
+            for (j, entry) in row.iter().enumerate() {
+                pick = G::select_affine(&pick, entry, subtle::Choice::from((j == at) as u8));
+            }
+            let neg = G::neg_affine(&pick);
+            pick = G::select_affine(&pick, &neg, subtle::Choice::from((d < 0) as u8));
+            acc = acc.add_affine(&pick);
         }
     }
     for d in &mut digits {
@@ -157,40 +168,73 @@ pub(crate) fn straus<G: Group>(points: &[G], scalars: &[G::Scalar]) -> G {
     acc
 }
 
+/// The group order r as little-endian limbs (−1 + 1).
+fn group_order<S: Scalar>() -> Vec<u64> {
+    let mut r = (-S::one()).to_le_limbs().as_ref().to_vec();
+    for limb in r.iter_mut() {
+        let (v, carry) = limb.overflowing_add(1);
+        *limb = v;
+        if !carry {
+            break;
+        }
+    }
+    r
+}
+
+/// Odd signed digits d_i ∈ ±{1, 3, …, 2^w − 1} with Σ d_i·2^(w·i) = k or
+/// k + r (whichever is odd: the same multiple of a point of order r), one
+/// per entry of `out`, which must hold ⌈(BITS+1)/w⌉ + 1. No step branches
+/// on k: k + r is added under a mask, and each step takes the low w + 1
+/// bits less 2^w, then k ← (k >> w) | 1 (Joye–Tunstall's regular
+/// recoding).
+fn odd_digits(k: &[u64], order: &[u64], width: usize, out: &mut [i32]) {
+    let mut v: Vec<u64> = k.iter().copied().chain([0, 0]).collect();
+    let mask = ((k[0] & 1) ^ 1).wrapping_neg();
+    let mut carry = 0u64;
+    for (i, limb) in v.iter_mut().enumerate() {
+        let (a, c1) = limb.overflowing_add(order.get(i).copied().unwrap_or(0) & mask);
+        let (b, c2) = a.overflowing_add(carry);
+        *limb = b;
+        carry = (c1 | c2) as u64;
+    }
+    let low_mask = (1u64 << (width + 1)) - 1;
+    let Some((top, rest)) = out.split_last_mut() else {
+        return;
+    };
+    for d in rest {
+        *d = (v[0] & low_mask) as i32 - (1 << width);
+        for i in 0..v.len() {
+            let next = v.get(i + 1).copied().unwrap_or(0);
+            v[i] = (v[i] >> width) | (next << (64 - width));
+        }
+        v[0] |= 1;
+    }
+    // What is left is odd and, with enough digits, below 2^w.
+    *top = v[0] as i32;
+    v.iter_mut().for_each(|l| wipe(l, 0));
+}
+
 /// Recodes a little-endian integer of at most `bits` bits into
 /// `windows(bits)` signed digits (the rest of the array stays zero).
 fn signed_digits(limbs: &[u64], bits: usize) -> [i32; MAX_WINDOWS] {
-    let mut out = [0i32; MAX_WINDOWS];
-    let n = windows(bits.min(64 * limbs.len()));
-    signed_digits_into(limbs, bits, W, &mut out[..n]);
-    out
-}
-
-/// Recodes into signed digits of `width` bits, each in
-/// [-2^(width-1), 2^(width-1)], filling `out` (`bits / width + 2` digits
-/// hold any `bits`-bit integer).
-fn signed_digits_into(limbs: &[u64], bits: usize, width: usize, out: &mut [i32]) {
     let bits = bits.min(64 * limbs.len());
-    let half = 1i32 << (width - 1);
+    let mut out = [0i32; MAX_WINDOWS];
     let mut carry = 0i32;
-    for (i, d) in out.iter_mut().enumerate() {
-        let bit = i * width;
+    for (i, d) in out.iter_mut().enumerate().take(windows(bits)) {
+        let bit = i * W;
         let mut raw = 0u64;
-        for k in 0..width {
+        for k in 0..W {
             let b = bit + k;
             if b < bits {
                 raw |= ((limbs[b / 64] >> (b % 64)) & 1) << k;
             }
         }
-        let mut v = raw as i32 + carry;
-        if v > half {
-            v -= 1 << width;
-            carry = 1;
-        } else {
-            carry = 0;
-        }
-        *d = v;
+        // Without a branch on the (secret) digit: c = 1 when v > 2^(W-1).
+        let v = raw as i32 + carry;
+        carry = ((HALF as i32 - v) >> 31) & 1;
+        *d = v - (carry << W);
     }
+    out
 }
 
 #[cfg(test)]

@@ -833,22 +833,9 @@ mod tests {
             G::msm_secret(&points, &cases[..4]),
             G::msm(&points, &cases[..4])
         );
-        // Public points, secret scalars: every edge digit, an identity point.
-        for n in [0, 1, 4, cases.len()] {
-            let mut pts: Vec<G> = (0..n)
-                .map(|_| G::generator() * G::Scalar::random(rng))
-                .collect();
-            if n > 2 {
-                pts[2] = G::identity();
-            }
-            assert_eq!(
-                G::msm_secret_scalars(&pts, &cases[..n]),
-                G::msm(&pts, &cases[..n]),
-                "{n} terms"
-            );
-        }
-        // Secret points, public scalars: every window size's edge digits
-        // (the cases above) and an identity point among them.
+        // Secret points and public scalars, or public points and secret
+        // scalars: every window size's edge digits (the cases above) and an
+        // identity point among them.
         for n in [0, 1, 4, cases.len()] {
             let mut pts: Vec<G> = (0..n)
                 .map(|_| G::generator() * G::Scalar::random(rng))
@@ -857,9 +844,15 @@ mod tests {
                 pts[1] = G::identity();
             }
             let affine = G::to_affine_batch(&pts);
+            let expected = G::msm(&pts, &cases[..n]);
             assert_eq!(
                 G::msm_secret_points(&affine, &cases[..n]),
-                G::msm(&pts, &cases[..n]),
+                expected,
+                "{n} terms"
+            );
+            assert_eq!(
+                G::msm_secret_scalars(&pts, &cases[..n]),
+                expected,
                 "{n} terms"
             );
         }

@@ -19,11 +19,12 @@
 //! ```
 //!
 //! If some C_j differs from its combination, this holds with probability at
-//! most 2^-128 over the weights (the small-exponent test of Bellare, Garay
-//! and Rabin, EUROCRYPT '98): the groups have prime order r, and every point
-//! of a header passed a subgroup check when it was decoded. The weights are
-//! drawn after the header is fixed, from a seed its sender cannot predict
-//! (see `Cca`), so an adversary cannot adapt the header to them. The left
+//! most 2^-ℓ over weights of ℓ bits (the small-exponent test of Bellare,
+//! Garay and Rabin, EUROCRYPT '98): the groups have prime order r, and every
+//! point of a header passed a subgroup check when it was decoded. The weights
+//! are drawn after the header is fixed, from a seed that changes with every
+//! header (see `Cca`, which takes ℓ = the curve's security level, at least
+//! 128), so an adversary cannot adapt the header to them. The left
 //! side is one variable-time MSM (public points: the ciphertext's; scalars:
 //! the weights, used once); the right side, whose scalars involve the
 //! encryption randomness, is one constant-time
@@ -73,6 +74,8 @@ type Holds = fn(&dyn Any) -> bool;
 struct Check<'h> {
     /// The received header's elements, in the order of its format.
     claimed: &'h [Box<dyn Any + Send + Sync>],
+    /// Bytes of each weight.
+    weight_bytes: usize,
     /// Per group: the position after the last point handed back.
     cursors: Vec<(TypeId, usize)>,
     weights: ChaCha20Rng,
@@ -115,7 +118,11 @@ impl<G: Group> Batch<G> {
         match base {
             Base::Fixed(table) => {
                 let at = *table as *const FixedBaseTable<G> as usize;
-                match self.tables.iter().find(|(t, _)| *t == at) {
+                // The address names the table; the base guards against a
+                // table freed and another made at its address.
+                let bases = &self.bases;
+                let same = |(t, k): &&(usize, usize)| *t == at && bases[*k] == *table.base();
+                match self.tables.iter().find(same) {
                     Some(&(_, k)) => self.coeffs[k] += coeff,
                     None => {
                         self.tables.push((at, self.bases.len()));
@@ -166,11 +173,17 @@ impl Exps<'static> {
 
 impl<'h> Exps<'h> {
     /// The CCA check of a header whose elements are `claimed` (in the order
-    /// of its format), with weights drawn from `weights_seed`.
-    pub fn check(claimed: &'h [Box<dyn Any + Send + Sync>], weights_seed: [u8; 32]) -> Self {
+    /// of its format), with weights of `weight_bits` bits (128 to 512)
+    /// drawn from `weights_seed`.
+    pub(crate) fn check(
+        claimed: &'h [Box<dyn Any + Send + Sync>],
+        weight_bits: u32,
+        weights_seed: [u8; 32],
+    ) -> Self {
         Exps {
             check: Some(Check {
                 claimed,
+                weight_bytes: (weight_bits.div_ceil(8) as usize).clamp(16, 64),
                 cursors: Vec::new(),
                 weights: ChaCha20Rng::from_seed(weights_seed),
                 batches: Vec::new(),
@@ -241,7 +254,9 @@ impl<'h> Exps<'h> {
             .collect();
         let batch = check.batch::<G>();
         for ((points, weights), secret) in sums.iter().zip(secrets) {
-            batch.add(&Base::Point(G::msm(points, weights)), *secret);
+            if !points.is_empty() {
+                batch.add(&Base::Point(G::msm(points, weights)), *secret);
+            }
         }
         out
     }
@@ -251,13 +266,12 @@ impl<'h> Exps<'h> {
     pub fn holds(&self) -> bool {
         match &self.check {
             None => true,
-            Some(check) => {
-                !check.short
-                    && check
-                        .batches
-                        .iter()
-                        .all(|(_, batch, holds)| holds(&**batch))
-            }
+            // Every batch is tested, whatever the others give: when the
+            // check fails must not tell which part of the header was wrong.
+            Some(check) => check
+                .batches
+                .iter()
+                .fold(!check.short, |ok, (_, batch, holds)| ok & holds(&**batch)),
         }
     }
 }
@@ -284,6 +298,9 @@ impl Check<'_> {
             }
         };
         let from = self.cursors[at].1;
+        if self.short {
+            return (G::identity(), G::Scalar::zero());
+        }
         let Some((offset, claimed)) = self.claimed[from.min(self.claimed.len())..]
             .iter()
             .enumerate()
@@ -293,9 +310,11 @@ impl Check<'_> {
             return (G::identity(), G::Scalar::zero());
         };
         self.cursors[at].1 = from + offset + 1;
-        let mut wide = [0u8; 16];
-        self.weights.fill_bytes(&mut wide);
-        let weight = G::Scalar::from_bytes_wide(&wide);
+        let mut wide = [0u8; 64];
+        let wide = &mut wide[..self.weight_bytes];
+        self.weights.fill_bytes(wide);
+        let weight = G::Scalar::from_bytes_wide(wide);
+        wide.fill(0);
         let batch = self.batch::<G>();
         batch.claimed.push(claimed);
         batch.weights.push(weight);
@@ -367,7 +386,7 @@ mod tests {
         let s = [0; 3].map(|_| C::Scalar::random(&mut rng));
         let honest = run::<C>(&mut Exps::compute(), &s);
         let claimed = elements::<C>(&honest);
-        let mut check = Exps::check(&claimed, [7; 32]);
+        let mut check = Exps::check(&claimed, 128, [7; 32]);
         assert_eq!(run::<C>(&mut check, &s), honest);
         assert!(check.holds());
         // Each point moved in turn, and two moved so that their plain sum
@@ -388,19 +407,19 @@ mod tests {
         bad.push(b);
         for b in bad {
             let claimed = elements::<C>(&b);
-            let mut check = Exps::check(&claimed, [7; 32]);
+            let mut check = Exps::check(&claimed, 128, [7; 32]);
             run::<C>(&mut check, &s);
             assert!(!check.holds());
         }
         // Other coins than the header's: refused.
         let mut other = s;
         other[1] += C::Scalar::one();
-        let mut check = Exps::check(&claimed, [9; 32]);
+        let mut check = Exps::check(&claimed, 128, [9; 32]);
         run::<C>(&mut check, &other);
         assert!(!check.holds());
         // A header with a point missing: refused, not a panic.
         let short: crate::wire::Elements = claimed.into_iter().skip(1).collect();
-        let mut check = Exps::check(&short, [7; 32]);
+        let mut check = Exps::check(&short, 128, [7; 32]);
         run::<C>(&mut check, &s);
         assert!(!check.holds());
     }

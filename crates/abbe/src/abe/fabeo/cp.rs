@@ -149,13 +149,7 @@ impl<C: Curve> Authority for FabeoCp<C> {
 impl<C: Curve> Kem for FabeoCp<C> {
     crate::kem::kem_objects!(SCHEME, AttributeSet => Policy; the issued key decrypts);
 
-    fn encapsulate<R: RngCore + CryptoRng>(
-        pk: &PublicKey<C>,
-        policy: &Policy,
-        rng: &mut R,
-    ) -> Result<(SessionKey, Header<C>), KemError> {
-        Self::encapsulate_with(pk, policy, rng, &mut Exps::compute())
-    }
+    crate::kem::encapsulate_computing!();
 
     fn encapsulate_with<R: RngCore + CryptoRng>(
         pk: &PublicKey<C>,

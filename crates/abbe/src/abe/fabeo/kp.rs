@@ -152,13 +152,7 @@ impl<C: Curve> Authority for FabeoKp<C> {
 impl<C: Curve> Kem for FabeoKp<C> {
     crate::kem::kem_objects!(SCHEME, Policy => AttributeSet; the issued key decrypts);
 
-    fn encapsulate<R: RngCore + CryptoRng>(
-        pk: &PublicKey<C>,
-        attrs: &AttributeSet,
-        rng: &mut R,
-    ) -> Result<(SessionKey, Header<C>), KemError> {
-        Self::encapsulate_with(pk, attrs, rng, &mut Exps::compute())
-    }
+    crate::kem::encapsulate_computing!();
 
     fn encapsulate_with<R: RngCore + CryptoRng>(
         pk: &PublicKey<C>,

@@ -190,13 +190,7 @@ impl<C: Curve> Authority for FameCp<C> {
 impl<C: Curve> Kem for FameCp<C> {
     crate::kem::kem_objects!(SchemeId::FameCp, AttributeSet => Policy; the issued key decrypts);
 
-    fn encapsulate<R: RngCore + CryptoRng>(
-        pk: &PublicKey<C>,
-        policy: &Policy,
-        rng: &mut R,
-    ) -> Result<(SessionKey, Header<C>), KemError> {
-        Self::encapsulate_with(pk, policy, rng, &mut Exps::compute())
-    }
+    crate::kem::encapsulate_computing!();
 
     fn encapsulate_with<R: RngCore + CryptoRng>(
         pk: &PublicKey<C>,

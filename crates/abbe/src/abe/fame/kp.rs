@@ -229,13 +229,7 @@ impl<C: Curve> Authority for FameKp<C> {
 impl<C: Curve> Kem for FameKp<C> {
     crate::kem::kem_objects!(SchemeId::FameKp, Policy => AttributeSet; the issued key decrypts);
 
-    fn encapsulate<R: RngCore + CryptoRng>(
-        pk: &PublicKey<C>,
-        attrs: &AttributeSet,
-        rng: &mut R,
-    ) -> Result<(SessionKey, Header<C>), KemError> {
-        Self::encapsulate_with(pk, attrs, rng, &mut Exps::compute())
-    }
+    crate::kem::encapsulate_computing!();
 
     fn encapsulate_with<R: RngCore + CryptoRng>(
         pk: &PublicKey<C>,
@@ -254,13 +248,13 @@ impl<C: Curve> Kem for FameKp<C> {
         // In the order the header lists them (its map's).
         let mut names: Vec<&str> = attrs.iter().collect();
         names.sort_unstable();
-        // ct_{y,l} = H(ylt1)^{s_1} · H(ylt2)^{s_2}.
-        let items: Vec<(&str, usize)> = names
+        // ct_{y,l} = H(ylt1)^{s_1} · H(ylt2)^{s_2}; each y's hashes once.
+        let hashes = par_map::<C, _, _>(&names, |y| pk.attr_hashes(y));
+        let items: Vec<(&[C::G1; 6], usize)> = hashes
             .iter()
-            .flat_map(|y| (1..=3).map(move |l| (*y, l)))
+            .flat_map(|h| (1..=3).map(move |l| (h, l)))
             .collect();
-        let cts = exps.each_shared::<C, _, _>(&items, &[s1, s2], |(y, l)| {
-            let h = pk.attr_hashes(y);
+        let cts = exps.each_shared::<C, _, _>(&items, &[s1, s2], |(h, l)| {
             (
                 vec![],
                 vec![(Point(h[lt(*l, 1)]), 0), (Point(h[lt(*l, 2)]), 1)],
