@@ -207,10 +207,7 @@ impl<'h> Exps<'h> {
         items: &[T],
         terms: impl Fn(&T) -> Vec<Term<'a, G>> + Sync + Send,
     ) -> Vec<G> {
-        match &mut self.check {
-            None => par_map::<C, _, _>(items, |item| evaluate(&terms(item))),
-            Some(check) => items.iter().map(|item| check.one(&terms(item))).collect(),
-        }
+        self.each_shared::<C, G, T>(items, &[], |item| (terms(item), Vec::new()))
     }
 
     /// One point per item, from terms of its own and terms σ_t·B whose

@@ -144,34 +144,27 @@ impl Codec for Policy {
     }
 }
 
-/// A policy with its access tree, built (and held to the policy work
-/// budget) as it is decoded — before any group element after it is read.
-impl Codec for PolicyTree {
-    const MIN_BYTES: usize = 4;
-    fn layout() -> String {
-        Policy::layout()
-    }
-    fn encode(&self, w: &mut Writer) {
-        self.policy.encode(w);
-    }
-    fn decode(r: &mut Reader<'_>, what: &'static str) -> Result<Self, WireError> {
-        PolicyTree::new(Policy::decode(r, what)?).map_err(|e| invalid(what, e.to_string()))
-    }
+/// A policy with its tree (`PolicyTree`: the access tree;
+/// `NegatingPolicyTree`: the negating tree of a scheme that negates
+/// natively), built (and held to the policy work budget) as it is decoded —
+/// before any group element after it is read.
+macro_rules! policy_tree_codec {
+    ($($tree:ident),*) => {$(
+        impl Codec for $tree {
+            const MIN_BYTES: usize = 4;
+            fn layout() -> String {
+                Policy::layout()
+            }
+            fn encode(&self, w: &mut Writer) {
+                self.policy.encode(w);
+            }
+            fn decode(r: &mut Reader<'_>, what: &'static str) -> Result<Self, WireError> {
+                $tree::new(Policy::decode(r, what)?).map_err(|e| invalid(what, e.to_string()))
+            }
+        }
+    )*};
 }
-
-/// The same, with the negating tree of a scheme that negates natively.
-impl Codec for NegatingPolicyTree {
-    const MIN_BYTES: usize = 4;
-    fn layout() -> String {
-        Policy::layout()
-    }
-    fn encode(&self, w: &mut Writer) {
-        self.policy.encode(w);
-    }
-    fn decode(r: &mut Reader<'_>, what: &'static str) -> Result<Self, WireError> {
-        NegatingPolicyTree::new(Policy::decode(r, what)?).map_err(|e| invalid(what, e.to_string()))
-    }
-}
+policy_tree_codec!(PolicyTree, NegatingPolicyTree);
 
 /// A field whose length is given by a value decoded before it (the number
 /// of users N of a broadcast object): declared `=> "label" in expr`, with
