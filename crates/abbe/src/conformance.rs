@@ -7,7 +7,7 @@
 //! scheme (sizes, operation counts, collusion) stays in its own tests.
 
 use crate::abe::cca::{CcaHeader, CcaKey, UnattachedKey};
-use crate::abe::Cca;
+use crate::abe::{ghw11, Cca};
 use crate::kem::{
     self, Authority, IssuedKeyOf, Kem, KemError, MasterKeyOf, Outsourcing, ParamsOf, SessionKey,
     Side,
@@ -202,8 +202,9 @@ pub(crate) fn cca_refuses_moved_points<K: Kem>(case: &Case<K>) {
     decoded.expect("a fresh encoding decodes");
     // (Elements of a nested object decoded from a copy are left out.)
     let base = inner.as_ptr() as usize;
-    let within = |&(addr, len): &(usize, usize)| addr >= base && addr + len <= base + inner.len();
-    let at = |(addr, len): (usize, usize)| (start + addr - base, len);
+    let within =
+        |&(addr, len, _): &(usize, usize, &str)| addr >= base && addr + len <= base + inner.len();
+    let at = |(addr, len, _): (usize, usize, &str)| (start + addr - base, len);
     let spans: Vec<(usize, usize)> = spans.into_iter().filter(within).map(at).collect();
     // Points spread over the header, each exchanged with the next point of
     // its length: 8 exchanges for ABE headers (the batched check), 2 for
@@ -234,6 +235,87 @@ pub(crate) fn cca_refuses_moved_points<K: Kem>(case: &Case<K>) {
         refused > 0 || K::SCHEME.is_broadcast(),
         "no exchange was tried"
     );
+}
+
+/// The proxy decodes a header without subgroup checks and `pair` checks
+/// what it pairs ([`crate::abe::ghw11::Checks`]): each header point moved
+/// by a cofactor part (order prime to r) transforms exactly as the honest
+/// header or is refused as outside the subgroup, in CPA and RCCA mode.
+/// Every moved point of the real G1 pairs as before, so it is accepted; a
+/// moved point of the real G2 is refused where the key uses it (here,
+/// somewhere); a strict decoding refuses every moved header.
+pub(crate) fn proxy_checks_cofactor_parts<K: ghw11::Scheme>(case: &Case<K>) {
+    use crate::abe::{rcca, Rcca};
+    use crate::curve::{cofactor_point, Curve, Element, Group, PointError};
+    use crate::wire::WireError;
+    type G1<K> = <<K as ghw11::Scheme>::Curve as Curve>::G1;
+    type G2<K> = <<K as ghw11::Scheme>::Curve as Curve>::G2;
+    type Transform<'a> = &'a dyn Fn(&[u8]) -> Result<Vec<u8>, KemError>;
+    fn moved<G: Group>(point: &[u8], t: Option<G>) -> Option<Vec<u8>> {
+        Some((G::from_compressed(point).unwrap() + t?).to_compressed())
+    }
+    let (t1, t2) = (cofactor_point::<G1<K>>(), cofactor_point::<G2<K>>());
+    let mut r = rng(7);
+    let (pk, mk) = kem::setup::<K>(&case.params, &mut r).unwrap();
+    let pair = case.pairs.iter().find(|p| p.2).expect("a satisfying pair");
+    let (key_side, target) = case.sides(pair);
+    let uk = kem::keygen::<K>(&pk, &mk, &key_side, &mut r).unwrap();
+    let (tk, _) = K::transform_key(&uk, &mut r);
+    let cpa = K::encapsulate(&pk, &target, &mut r).unwrap().1.to_bytes();
+    let rcca_header = Rcca::<K>::encapsulate(&pk, &target, &mut r).unwrap().1;
+    let rcca = rcca_header.to_bytes();
+    // The RCCA header ends with the scheme's.
+    let inner = rcca_header.inner.to_bytes();
+    let inner_start = rcca.len() - inner.len();
+    assert_eq!(rcca[inner_start..], inner[..]);
+    let cpa_transform = |h: &[u8]| ghw11::transform_encoded(&tk, h).map(|t| t.to_bytes());
+    let rcca_transform = |h: &[u8]| rcca::transform_encoded::<K>(&tk, h).map(|t| t.to_bytes());
+    let modes: [(&[u8], usize, Transform); 2] = [
+        (&cpa, 0, &cpa_transform),
+        (&rcca, inner_start, &rcca_transform),
+    ];
+    for (bytes, start, transform) in modes {
+        let strict = |h: &[u8]| {
+            K::Header::from_bytes(h).is_ok() || rcca::RccaHeader::<K>::from_bytes(h).is_ok()
+        };
+        let honest = transform(bytes).unwrap();
+        let scheme_header = &bytes[start..];
+        let (_, spans) = crate::wire::element_spans(|| K::Header::from_bytes(scheme_header));
+        let base = scheme_header.as_ptr() as usize;
+        let (mut g1_moved, mut g2_refused) = (0, 0);
+        for (addr, len, name) in spans {
+            let at = start + addr - base;
+            let point = &bytes[at..at + len];
+            let shifted = if name == <G1<K> as Element>::NAME {
+                moved(point, t1)
+            } else if name == <G2<K> as Element>::NAME {
+                moved(point, t2)
+            } else {
+                continue;
+            };
+            let Some(shifted) = shifted else { continue }; // cofactor 1
+            let mut m = bytes.to_vec();
+            m[at..at + len].copy_from_slice(&shifted);
+            assert!(!strict(&m), "{name} at {at}: strict decoding");
+            match transform(&m) {
+                Ok(t) => assert_eq!(t, honest, "{name} at {at}: another result"),
+                Err(KemError::Wire(WireError::Point(PointError::NotInSubgroup("G2"))))
+                    if name == "G2" =>
+                {
+                    g2_refused += 1
+                }
+                Err(e) => panic!("the {name} point at {at} moved: refused ({e})"),
+            }
+            g1_moved += usize::from(name == "G1");
+        }
+        assert!(g2_refused > 0, "no moved G2 point was refused");
+        let real_g1_cofactor = if <G1<K> as Element>::NAME == "G1" {
+            t1.is_some()
+        } else {
+            t2.is_some()
+        };
+        assert!(g1_moved > 0 || !real_g1_cofactor, "no G1 point was moved");
+    }
 }
 
 /// Encapsulation is a function of the rng: the CCA transform re-encapsulates

@@ -8,7 +8,7 @@
 //! `facade::decrypt_transformed_bytes`, …), which sits above this module.
 
 use crate::abe::ghw11;
-use crate::abe::rcca::{RccaHeader, RccaRetrievalKey, RccaTransformed};
+use crate::abe::rcca::{RccaRetrievalKey, RccaTransformed};
 use crate::abe::Rcca;
 use crate::kem::{KemError, Outsourcing, SessionKey};
 use crate::wire::{Encoded, ObjectKind, Preamble, WireError};
@@ -110,10 +110,8 @@ where
             .downcast_ref::<<K as Outsourcing>::TransformKey>()
             .ok_or_else(|| OutsourceError::Kind("internal: mistyped transformation key".into()))?;
         Ok(match mode {
-            Mode::Cpa => K::transform(tk, &K::Header::from_bytes(header)?)?.to_bytes(),
-            Mode::Rcca => {
-                Rcca::<K>::transform(tk, &RccaHeader::<K>::from_bytes(header)?)?.to_bytes()
-            }
+            Mode::Cpa => ghw11::transform_encoded(tk, header)?.to_bytes(),
+            Mode::Rcca => crate::abe::rcca::transform_encoded::<K>(tk, header)?.to_bytes(),
         })
     }
     fn decrypt_transformed(

@@ -19,14 +19,43 @@
 //! header and [`Outsourcing`] follow from that; RCCA uses `pair` and
 //! `blinding_base` directly.
 //!
+//! ## What the proxy checks of a header
+//! The proxy decodes a header without subgroup checks
+//! (`wire::deferring_subgroup_checks`, [`Checks::Owed`]); `pair` checks
+//! what it pairs from the real G2, after combining ([`Checks::paired`]):
+//! Waters11 sums its N C_i and checks the sum, where a strict decoding
+//! checks 2N + 1 points. What this accepts transforms exactly as a header
+//! of subgroup points:
+//! * a point P of the real G1 lies in E(F_p) = G1 ⊕ H, H the points of
+//!   order dividing the cofactor (prime to r). The pairing is a power of
+//!   the reduced Tate pairing t_r(Q, ·), defined on E(F_p)/rE(F_p), and
+//!   rE(F_p) = H, so e(P, Q) = e(P_G1, Q) for every Q ∈ G2; sums and
+//!   multiples (endomorphisms included) keep the H part in H
+//!   (`curve::tests::cofactor_points_on_every_curve`); an addition that
+//!   meets an exceptional case (BLS48-581's complete formulas, when a
+//!   difference has order 2) gives an invalid point, which stays invalid
+//!   through later additions and is refused when paired;
+//! * a point of the real G2 enters a pairing only through
+//!   [`Checks::paired`], as a combination S = Σ ω_i C_i of the header's
+//!   points; S ∈ G2 means its cofactor part Σ ω_i H(C_i) is zero, so S is
+//!   the same combination of their G2 parts.
+//!
+//! So the transformation is that of the header's projection onto the
+//! subgroups, or a refusal; a point moved by a cofactor part either
+//! changes nothing or is refused (`conformance::proxy_checks_cofactor_parts`).
+//! Nothing secret
+//! hangs on it either way: TK is the proxy's by design, and the final
+//! decryption checks what it gets (the payload's AEAD binds the header
+//! digest; RCCA re-encrypts).
+//!
 //! ## Side channels
 //! z and 1/z are secret: 1/z meets points only through the scheme's
 //! `raise` (constant-time multiplications), z only as a GT exponent.
 
-use crate::curve::{wipe, Curve, Scalar, Target};
+use crate::curve::{wipe, Curve, Group, GroupKind, PointError, Scalar, Target};
 use crate::kem::{same_setup, Kem, KemError, Outsourcing, SessionKey};
 use crate::wire::codec::{nonzero, object, Bound, Codec};
-use crate::wire::Secret;
+use crate::wire::{Encoded, Secret, WireError};
 use rand_core::{CryptoRng, RngCore};
 use std::marker::PhantomData;
 
@@ -42,8 +71,14 @@ pub trait Scheme: Kem + Sized {
     /// Every element raised to `z_inv`.
     fn raise(elements: &Self::Elements, z_inv: &Scalar_<Self>) -> Self::Elements;
     /// The decryption equation with `elements`: Y^s for a user key's,
-    /// Y^{s/z} for a transformation key's.
-    fn pair(elements: &Self::Elements, header: &Self::Header) -> Result<Gt<Self>, KemError>;
+    /// Y^{s/z} for a transformation key's. The header's points enter
+    /// pairings only through sums and multiples, each real-G2 one through
+    /// `checks.paired` (the module doc).
+    fn pair(
+        elements: &Self::Elements,
+        header: &Self::Header,
+        checks: Checks,
+    ) -> Result<Gt<Self>, KemError>;
     /// Y = e(g,g)^α.
     fn blinding_base(pk: &Self::PublicKey) -> Gt<Self>;
     /// A header for `target` with exponent s (other randomness from `rng`).
@@ -53,6 +88,50 @@ pub trait Scheme: Kem + Sized {
         s: &Scalar_<Self>,
         rng: &mut R,
     ) -> Result<Self::Header, KemError>;
+}
+
+/// What a header's points still owe when [`Scheme::pair`] pairs them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Checks {
+    /// Every point was decoded strictly or computed here.
+    Done,
+    /// The header was decoded without subgroup checks (the proxy's
+    /// [`transform_encoded`]).
+    Owed,
+}
+
+impl Checks {
+    /// `p`, a combination of the header's points, about to be paired:
+    /// when checks are owed, refused if invalid, or of the real G2 and
+    /// outside the subgroup. A point of the real G1 owes no subgroup check
+    /// (the module doc).
+    pub fn paired<G: Group>(self, p: G) -> Result<G, KemError> {
+        if self == Checks::Owed {
+            let name = <G as crate::curve::Element>::NAME;
+            if !p.is_valid() {
+                return Err(WireError::Point(PointError::NotOnCurve(name)).into());
+            }
+            if G::KIND == GroupKind::G2 && !p.is_torsion_free() {
+                return Err(WireError::Point(PointError::NotInSubgroup(name)).into());
+            }
+        }
+        Ok(p)
+    }
+}
+
+/// The transformation of an encoded CPA header as the proxy runs it: the
+/// header decoded without subgroup checks, `pair` checking what it pairs
+/// (the module doc).
+pub(crate) fn transform_encoded<C: Curve, V: Scheme<Curve = C>>(
+    tk: &TransformKey<C, V>,
+    header: &[u8],
+) -> Result<Transformed<C, V>, KemError> {
+    let header = crate::wire::deferring_subgroup_checks(|| V::Header::from_bytes(header))?;
+    Ok(Transformed {
+        setup_id: header.setup_id(),
+        t: V::pair(&tk.elements, &header, Checks::Owed)?,
+        _v: PhantomData,
+    })
 }
 
 type Scalar_<S> = <<S as Scheme>::Curve as Curve>::Scalar;
@@ -122,7 +201,7 @@ impl<C: Curve, V: Scheme<Curve = C>> Outsourcing for V {
     ) -> Result<Transformed<C, V>, KemError> {
         Ok(Transformed {
             setup_id: header.setup_id(),
-            t: V::pair(&tk.elements, header)?,
+            t: V::pair(&tk.elements, header, Checks::Done)?,
             _v: PhantomData,
         })
     }

@@ -70,7 +70,7 @@
 //! plausible as the original on these curves (no efficient isomorphism either
 //! way).
 
-use super::ghw11;
+use super::ghw11::{self, Checks};
 use crate::curve::LinedG2;
 use crate::curve::{par_map, wipe, Curve, FixedBaseTable, Group, Scalar, Target};
 use crate::kem::exps::Base::{Fixed, Point};
@@ -168,7 +168,7 @@ impl<C: Curve> KeyElements<C> {
     /// The decryption equation with this key's elements:
     /// e(Σ ω_i D_i, C') · Π e(−ω_i C_ρ(i), R_i) — one multi-pairing of
     /// |selection| + 1 pairs.
-    fn pair(&self, header: &Header<C>) -> Result<C::Gt, KemError> {
+    fn pair(&self, header: &Header<C>, checks: Checks) -> Result<C::Gt, KemError> {
         same_setup(header, self)?;
         let selection = self
             .policy
@@ -193,7 +193,7 @@ impl<C: Curve> KeyElements<C> {
                 .ok_or_else(|| KemError::Invalid("row index out of range".into()))?;
             let c = header.c_x(attr).ok_or(KemError::NotSatisfied)?;
             ds.push(row.0);
-            g1_terms.push(if *w == one { -*c } else { *c * (-*w) });
+            g1_terms.push(checks.paired(if *w == one { -*c } else { *c * (-*w) })?);
             rows.push(row);
         }
         let d_sum = if all_one {
@@ -208,7 +208,7 @@ impl<C: Curve> KeyElements<C> {
         par_map::<C, _, _>(&rows, |row| {
             row.1.lines();
         });
-        let c_prime_lines = C::prepare(&header.c_prime);
+        let c_prime_lines = C::prepare(&checks.paired(header.c_prime)?);
         let mut terms: Vec<(C::G1, &C::G2Prepared)> = Vec::with_capacity(omega.len() + 1);
         terms.push((d_sum, &c_prime_lines));
         for (g, row) in g1_terms.into_iter().zip(rows) {
@@ -337,7 +337,7 @@ impl<C: Curve> Kem for Gpsw06<C> {
     }
 
     fn decapsulate(key: &UserKey<C>, header: &Header<C>) -> Result<SessionKey, KemError> {
-        let e = key.elements.pair(header)?;
+        let e = key.elements.pair(header, Checks::Done)?;
         Ok(SessionKey::from_gt(&e, SCHEME, C::ID))
     }
 }
@@ -389,8 +389,8 @@ impl<C: Curve> ghw11::Scheme for Gpsw06<C> {
         }
     }
 
-    fn pair(e: &KeyElements<C>, header: &Header<C>) -> Result<C::Gt, KemError> {
-        e.pair(header)
+    fn pair(e: &KeyElements<C>, header: &Header<C>, checks: Checks) -> Result<C::Gt, KemError> {
+        e.pair(header, checks)
     }
 
     fn blinding_base(pk: &PublicKey<C>) -> C::Gt {
@@ -417,7 +417,7 @@ mod tests {
 
     type G = Gpsw06<Bls12>;
 
-    conformance::tests!(Gpsw06: Case::one_key((), conformance::POLICY, conformance::ATTRIBUTE_SETS); outsourced_round_trip, random_policies_outsourced);
+    conformance::tests!(Gpsw06: Case::one_key((), conformance::POLICY, conformance::ATTRIBUTE_SETS); outsourced_round_trip, random_policies_outsourced, proxy_checks_cofactor_parts);
 
     /// Non-canonical key policies (the perazzo 3-level shape) survive the
     /// encoding, which prints and re-parses the policy in canonical form.

@@ -30,7 +30,7 @@
 //! key, for Y); the retrieval key holds z and Y.
 
 use super::cca::CcaKey;
-use super::ghw11;
+use super::ghw11::{self, Checks};
 use crate::curve::{Curve, Scalar, Target};
 use crate::kem::{IssuedKeyOf, Kem, KemError, Outsourcing, SessionKey};
 use crate::wire::codec::Bound;
@@ -148,7 +148,7 @@ impl<K: ghw11::Scheme> Kem for Rcca<K> {
         ))
     }
     fn decapsulate(key: &CcaKey<K>, header: &RccaHeader<K>) -> Result<SessionKey, KemError> {
-        let ys = K::pair(K::elements(&key.key), &header.inner)?;
+        let ys = K::pair(K::elements(&key.key), &header.inner, Checks::Done)?;
         open::<K>(&K::blinding_base(&key.pk), &header.c, &ys)
     }
 }
@@ -181,12 +181,7 @@ impl<K: ghw11::Scheme> Outsourcing for Rcca<K> {
         tk: &<K as Outsourcing>::TransformKey,
         header: &RccaHeader<K>,
     ) -> Result<RccaTransformed<K>, KemError> {
-        let t = K::pair(&tk.elements, &header.inner)?;
-        Ok(RccaTransformed {
-            c: header.c,
-            t,
-            _k: PhantomData,
-        })
+        transformed(tk, header, Checks::Done)
     }
     fn decrypt_transformed(
         rk: &RccaRetrievalKey<K>,
@@ -195,6 +190,29 @@ impl<K: ghw11::Scheme> Outsourcing for Rcca<K> {
         let ys = tr.t.pow(&rk.inner.z);
         open::<K>(&rk.y, &tr.c, &ys)
     }
+}
+
+fn transformed<K: ghw11::Scheme>(
+    tk: &<K as Outsourcing>::TransformKey,
+    header: &RccaHeader<K>,
+    checks: Checks,
+) -> Result<RccaTransformed<K>, KemError> {
+    let t = K::pair(&tk.elements, &header.inner, checks)?;
+    Ok(RccaTransformed {
+        c: header.c,
+        t,
+        _k: PhantomData,
+    })
+}
+
+/// [`ghw11::transform_encoded`] for an RCCA header: decoded without
+/// subgroup checks, `pair` checking what it pairs.
+pub(crate) fn transform_encoded<K: ghw11::Scheme>(
+    tk: &<K as Outsourcing>::TransformKey,
+    header: &[u8],
+) -> Result<RccaTransformed<K>, KemError> {
+    let header = crate::wire::deferring_subgroup_checks(|| RccaHeader::<K>::from_bytes(header))?;
+    transformed(tk, &header, Checks::Owed)
 }
 
 impl<K: ghw11::Scheme> Encoded for RccaHeader<K> {

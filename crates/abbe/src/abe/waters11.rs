@@ -61,7 +61,7 @@
 //! Checked against the formula (and the paper's table where it has one)
 //! by `op_counts_*` in the tests below, on `Counted` curves.
 
-use super::ghw11;
+use super::ghw11::{self, Checks};
 use crate::curve::{par_map, wipe, Curve, FixedBaseTable, Group, LinedG2, Scalar, Target};
 use crate::kem::exps::Base::{Fixed, Point};
 use crate::kem::{bind, issuable, same_setup, Authority, Exps, Kem, KemError, SessionKey};
@@ -157,7 +157,7 @@ impl<C: Curve> KeyElements<C> {
 
     /// The decryption equation, with this key's elements:
     /// e(C', K) · e(-L, Σ ω_i C_i) · Π e(-ω_i D_i, K_ρ(i)).
-    fn pair(&self, header: &Header<C>) -> Result<C::Gt, KemError> {
+    fn pair(&self, header: &Header<C>, checks: Checks) -> Result<C::Gt, KemError> {
         same_setup(header, self)?;
         let selection = header
             .policy
@@ -187,7 +187,7 @@ impl<C: Curve> KeyElements<C> {
             let kx = self.kx.get(attr.as_str()).ok_or(KemError::NotSatisfied)?;
             let d = header.rows[*i].1;
             let term = if *w == one { -d } else { d * (-*w) };
-            g1_terms.push(term);
+            g1_terms.push(checks.paired(term)?);
             keys.push(kx);
         }
         // The key's G2 lines are computed once per key (on all cores the
@@ -196,9 +196,9 @@ impl<C: Curve> KeyElements<C> {
             kx.lines();
         });
         let lines: Vec<&C::G2Prepared> = keys.iter().map(|kx| kx.lines()).collect();
-        let c_sum_lines = C::prepare(&c_sum);
+        let c_sum_lines = C::prepare(&checks.paired(c_sum)?);
         let mut terms: Vec<(C::G1, &C::G2Prepared)> = Vec::with_capacity(omega.len() + 2);
-        terms.push((header.c_prime, self.k.lines()));
+        terms.push((checks.paired(header.c_prime)?, self.k.lines()));
         terms.push((-*self.l, &c_sum_lines));
         for (g, l) in g1_terms.into_iter().zip(lines) {
             terms.push((g, l));
@@ -348,7 +348,7 @@ impl<C: Curve> Kem for Waters11<C> {
     }
 
     fn decapsulate(key: &UserKey<C>, header: &Header<C>) -> Result<SessionKey, KemError> {
-        let e = key.elements.pair(header)?;
+        let e = key.elements.pair(header, Checks::Done)?;
         Ok(SessionKey::from_gt(&e, SchemeId::Waters11, C::ID))
     }
 }
@@ -380,8 +380,8 @@ impl<C: Curve> ghw11::Scheme for Waters11<C> {
         }
     }
 
-    fn pair(e: &KeyElements<C>, header: &Header<C>) -> Result<C::Gt, KemError> {
-        e.pair(header)
+    fn pair(e: &KeyElements<C>, header: &Header<C>, checks: Checks) -> Result<C::Gt, KemError> {
+        e.pair(header, checks)
     }
 
     fn blinding_base(pk: &PublicKey<C>) -> C::Gt {
@@ -408,7 +408,32 @@ mod tests {
 
     type W = Waters11<Bls12>;
 
-    conformance::tests!(Waters11: Case::one_target((), conformance::POLICY, conformance::ATTRIBUTE_SETS); outsourced_round_trip, random_policies_outsourced);
+    conformance::tests!(Waters11: Case::one_target((), conformance::POLICY, conformance::ATTRIBUTE_SETS); outsourced_round_trip, random_policies_outsourced, proxy_checks_cofactor_parts);
+
+    /// The proxy's deferred subgroup checks where the conformance suite
+    /// does not run: BN254 swapped (a G1 of cofactor 1 holding the header's
+    /// C_i), and the miracl curves (BLS48-581's G1 has 2-torsion).
+    #[test]
+    fn proxy_checks_cofactor_parts_on_more_curves() {
+        use crate::curve::{Bls48, Swapped};
+        let few = conformance::FEW_ATTRIBUTE_SETS;
+        let light = conformance::LIGHT_POLICY;
+        conformance::proxy_checks_cofactor_parts(&Case::<Waters11<Swapped<Bn254>>>::one_target(
+            (),
+            light,
+            few,
+        ));
+        conformance::proxy_checks_cofactor_parts(&Case::<Waters11<Bls24>>::one_target(
+            (),
+            light,
+            few,
+        ));
+        conformance::proxy_checks_cofactor_parts(&Case::<Waters11<Bls48>>::one_target(
+            (),
+            light,
+            few,
+        ));
+    }
 
     /// End to end on BLS24-479 (the level-192 miracl backend).
     #[test]

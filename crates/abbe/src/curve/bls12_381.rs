@@ -158,22 +158,21 @@ macro_rules! impl_group {
             fn to_compressed(&self) -> Vec<u8> {
                 self.to_affine().to_compressed().to_vec()
             }
-            fn from_compressed(bytes: &[u8]) -> Result<Self, PointError> {
+            fn from_compressed_unchecked(bytes: &[u8]) -> Result<Self, PointError> {
                 let arr: &[u8; $len] = bytes
                     .try_into()
                     .map_err(|_| PointError::Length($name, $len, bytes.len()))?;
-                // Decode without the subgroup check first, so that the two
-                // failure causes get distinct errors.
                 let unchecked: Option<$aff> = Option::from(<$aff>::from_compressed_unchecked(arr));
                 let p = unchecked.ok_or(PointError::NotOnCurve($name))?;
-                if !bool::from(p.is_torsion_free()) {
-                    return Err(PointError::NotInSubgroup($name));
-                }
                 // Canonical: re-encoding must give the same bytes.
                 if p.to_compressed() != *arr {
                     return Err(PointError::NotOnCurve($name));
                 }
                 Ok(p.into())
+            }
+            fn is_torsion_free(&self) -> bool {
+                // Affine from a decoded point (z = 1) costs no inversion.
+                bool::from(self.to_affine().is_torsion_free())
             }
             const UNCOMPRESSED_BYTES: usize = 2 * $len;
             fn to_uncompressed(&self) -> Vec<u8> {

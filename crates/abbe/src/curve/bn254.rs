@@ -661,7 +661,7 @@ macro_rules! impl_group {
                 let _ = self.into_affine().serialize_compressed(&mut out);
                 out
             }
-            fn from_compressed(bytes: &[u8]) -> Result<Self, PointError> {
+            fn from_compressed_unchecked(bytes: &[u8]) -> Result<Self, PointError> {
                 if bytes.len() != $len {
                     return Err(PointError::Length($name, $len, bytes.len()));
                 }
@@ -670,14 +670,18 @@ macro_rules! impl_group {
                 if !unchecked.is_on_curve() {
                     return Err(PointError::NotOnCurve($name));
                 }
-                if !unchecked.is_in_correct_subgroup_assuming_on_curve() {
-                    return Err(PointError::NotInSubgroup($name));
-                }
-                let p: $proj = unchecked.into();
-                if p.to_compressed() != bytes {
+                // Canonical: re-encoding the affine point (no inversion)
+                // must give the same bytes.
+                let mut again = Vec::with_capacity($len);
+                let _ = unchecked.serialize_compressed(&mut again);
+                if again != bytes {
                     return Err(PointError::NotOnCurve($name));
                 }
-                Ok(p)
+                Ok(unchecked.into())
+            }
+            fn is_torsion_free(&self) -> bool {
+                self.into_affine()
+                    .is_in_correct_subgroup_assuming_on_curve()
             }
             const UNCOMPRESSED_BYTES: usize = 2 * $len;
             fn to_uncompressed(&self) -> Vec<u8> {

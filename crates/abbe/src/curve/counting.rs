@@ -169,6 +169,9 @@ impl<G: Group> super::Element for CountedPoint<G> {
     fn read(bytes: &[u8]) -> Result<Self, PointError> {
         G::read(bytes).map(CountedPoint)
     }
+    fn read_unchecked(bytes: &[u8]) -> Result<Self, PointError> {
+        G::read_unchecked(bytes).map(CountedPoint)
+    }
 }
 
 impl<T: Target> super::Element for CountedGt<T> {
@@ -252,6 +255,15 @@ impl<G: Group> Group for CountedPoint<G> {
     }
     fn from_compressed(bytes: &[u8]) -> Result<Self, PointError> {
         G::from_compressed(bytes).map(CountedPoint)
+    }
+    fn from_compressed_unchecked(bytes: &[u8]) -> Result<Self, PointError> {
+        G::from_compressed_unchecked(bytes).map(CountedPoint)
+    }
+    fn is_torsion_free(&self) -> bool {
+        self.0.is_torsion_free()
+    }
+    fn is_valid(&self) -> bool {
+        self.0.is_valid()
     }
     const UNCOMPRESSED_BYTES: usize = G::UNCOMPRESSED_BYTES;
     fn to_uncompressed(&self) -> Vec<u8> {

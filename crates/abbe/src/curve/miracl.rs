@@ -116,9 +116,10 @@ macro_rules! impl_fld {
 pub(crate) use impl_fld;
 
 /// A point in homogeneous projective coordinates (X : Y : Z); the identity
-/// is (0 : 1 : 0). Only points of the prime-order subgroups are ever built
-/// from outside input (decoding checks the order first), and there the
-/// addition formulas have no exceptional case.
+/// is (0 : 1 : 0). Points built from outside input are in the prime-order
+/// subgroups (decoding checks the order first), where the addition formulas
+/// have no exceptional case; the one exception, a GHW11 transformation's
+/// header (`abe/ghw11.rs`), checks [`Point::is_valid`] of what it pairs.
 #[derive(Clone, Copy)]
 pub struct Point<F: Fld> {
     pub(crate) x: F,
@@ -876,7 +877,7 @@ macro_rules! miracl_backend {
                 a.x.tobytes(&mut out[1..]);
                 out
             }
-            fn from_compressed(bytes: &[u8]) -> Result<Self, PointError> {
+            fn from_compressed_unchecked(bytes: &[u8]) -> Result<Self, PointError> {
                 if bytes.len() != G1_BYTES {
                     return Err(PointError::Length("G1", G1_BYTES, bytes.len()));
                 }
@@ -895,13 +896,16 @@ macro_rules! miracl_backend {
                     return Err(PointError::NotOnCurve("G1"));
                 }
                 let p = g1_from_miracl(&e);
-                if !in_subgroup(&p) {
-                    return Err(PointError::NotInSubgroup("G1"));
-                }
                 if p.to_compressed() != bytes {
                     return Err(PointError::NotOnCurve("G1"));
                 }
                 Ok(p)
+            }
+            fn is_torsion_free(&self) -> bool {
+                in_subgroup(self)
+            }
+            fn is_valid(&self) -> bool {
+                Point::is_valid(self)
             }
             const UNCOMPRESSED_BYTES: usize = 1 + 2 * MB;
             /// `0x04` ‖ x ‖ y (big-endian Fp); the identity is all zeros.
@@ -976,7 +980,7 @@ macro_rules! miracl_backend {
                 a.x.tobytes(&mut out[1..]);
                 out
             }
-            fn from_compressed(bytes: &[u8]) -> Result<Self, PointError> {
+            fn from_compressed_unchecked(bytes: &[u8]) -> Result<Self, PointError> {
                 if bytes.len() != G2_BYTES {
                     return Err(PointError::Length("G2", G2_BYTES, bytes.len()));
                 }
@@ -997,10 +1001,13 @@ macro_rules! miracl_backend {
                 if p.to_compressed() != bytes {
                     return Err(PointError::NotOnCurve("G2"));
                 }
-                if !in_g2(&p) {
-                    return Err(PointError::NotInSubgroup("G2"));
-                }
                 Ok(p)
+            }
+            fn is_torsion_free(&self) -> bool {
+                in_g2(self)
+            }
+            fn is_valid(&self) -> bool {
+                Point::is_valid(self)
             }
             const UNCOMPRESSED_BYTES: usize = 1 + 2 * $deg * MB;
             /// `0x04` ‖ x ‖ y (miracl's `tobytes` of each coordinate); the

@@ -351,6 +351,11 @@ pub trait Element: Copy + Send + Sync + 'static {
     fn write(&self, out: &mut Vec<u8>);
     /// Strict decoding of exactly `BYTES` bytes.
     fn read(bytes: &[u8]) -> Result<Self, PointError>;
+    /// [`Element::read`] without a point's subgroup check (scalars and GT
+    /// elements are read strictly); see `wire::deferring_subgroup_checks`.
+    fn read_unchecked(bytes: &[u8]) -> Result<Self, PointError> {
+        Self::read(bytes)
+    }
 }
 
 /// Implements [`Element`] for a backend's scalar, point or GT type through
@@ -389,6 +394,9 @@ macro_rules! element {
             }
             fn read(bytes: &[u8]) -> Result<Self, $crate::curve::PointError> {
                 <$t as $crate::curve::Group>::from_compressed(bytes)
+            }
+            fn read_unchecked(bytes: &[u8]) -> Result<Self, $crate::curve::PointError> {
+                <$t as $crate::curve::Group>::from_compressed_unchecked(bytes)
             }
         }
     };
@@ -486,7 +494,26 @@ pub trait Group:
     /// Canonical compressed encoding.
     fn to_compressed(&self) -> Vec<u8>;
     /// Strict decoding: canonical, on the curve, in the prime-order subgroup.
-    fn from_compressed(bytes: &[u8]) -> Result<Self, PointError>;
+    fn from_compressed(bytes: &[u8]) -> Result<Self, PointError> {
+        let p = Self::from_compressed_unchecked(bytes)?;
+        if !p.is_torsion_free() {
+            return Err(PointError::NotInSubgroup(<Self as Element>::NAME));
+        }
+        Ok(p)
+    }
+    /// Decoding without the subgroup check: canonical and on the curve
+    /// only, for a point that is checked later or whose cofactor part
+    /// cannot matter (`wire::deferring_subgroup_checks`).
+    fn from_compressed_unchecked(bytes: &[u8]) -> Result<Self, PointError>;
+    /// Whether the point is in the prime-order subgroup.
+    fn is_torsion_free(&self) -> bool;
+    /// False only for the invalid result of an exceptional addition:
+    /// miracl's complete formulas give (0 : 0 : 0) when a difference has
+    /// order 2, which BLS48-581's E(F_p) has (points outside the subgroups
+    /// only: `wire::deferring_subgroup_checks`).
+    fn is_valid(&self) -> bool {
+        true
+    }
     /// Length of the canonical uncompressed encoding (x ‖ y).
     const UNCOMPRESSED_BYTES: usize;
     /// Canonical uncompressed encoding: decoding it takes no square root,
@@ -783,10 +810,87 @@ pub fn wipe<T: Copy>(slot: &mut T, zero: T) {
     core::sync::atomic::compiler_fence(core::sync::atomic::Ordering::SeqCst);
 }
 
+/// Test support: a point of `G`'s curve whose order is prime to r (in the
+/// cofactor part), or `None` where the cofactor is 1 (BN254's G1). Found by
+/// moving one byte of x in a valid encoding until it decodes, unchecked,
+/// outside the subgroup, then multiplied by r.
+#[cfg(test)]
+pub(crate) fn cofactor_point<G: Group>() -> Option<G> {
+    let enc = G::generator().to_compressed();
+    let mid = enc.len() / 2;
+    let outside = (1..=255u8).find_map(|k| {
+        let mut e = enc.clone();
+        e[mid] ^= k;
+        G::from_compressed_unchecked(&e)
+            .ok()
+            .filter(|p| !p.is_torsion_free())
+    })?;
+    // [r]P as [r − 1]P + P by double-and-add: a backend's `Mul` may use an
+    // endomorphism that acts as a scalar only on the subgroup.
+    let r_minus_1 = (-G::Scalar::one()).to_bytes();
+    let mut acc = G::identity();
+    for byte in r_minus_1.as_ref() {
+        for bit in (0..8).rev() {
+            acc = acc.double();
+            if (byte >> bit) & 1 == 1 {
+                acc += outside;
+            }
+        }
+    }
+    Some(acc + outside)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use rand_chacha::rand_core::SeedableRng;
+
+    /// A point of the real G1 outside the subgroup pairs as its subgroup
+    /// part: the pairing is a power of the reduced Tate pairing, which is
+    /// trivial on the cofactor points rE(F_p) (what
+    /// `wire::deferring_subgroup_checks` relies on). Its G2 counterpart
+    /// has no such property and is refused by the strict decoder.
+    fn cofactor_points<C: Curve>(rng: &mut rand_chacha::ChaCha20Rng) {
+        let t2 = cofactor_point::<C::G2>().expect("G2 has a cofactor");
+        assert!(!t2.is_torsion_free() && !t2.is_identity());
+        assert_eq!(
+            C::G2::from_compressed(&t2.to_compressed()),
+            Err(PointError::NotInSubgroup("G2"))
+        );
+        assert_eq!(
+            C::G2::from_compressed_unchecked(&t2.to_compressed()),
+            Ok(t2)
+        );
+        let Some(t) = cofactor_point::<C::G1>() else {
+            return; // cofactor 1: every point of the curve is in G1
+        };
+        assert!(!t.is_torsion_free() && !t.is_identity());
+        assert_eq!(
+            C::G1::from_compressed(&t.to_compressed()),
+            Err(PointError::NotInSubgroup("G1"))
+        );
+        assert_eq!(C::G1::from_compressed_unchecked(&t.to_compressed()), Ok(t));
+        let p = C::G1::generator() * C::Scalar::random(rng);
+        let q = C::G2::generator() * C::Scalar::random(rng);
+        let s = C::Scalar::random(rng);
+        assert_eq!(C::pairing(&(p + t), &q), C::pairing(&p, &q));
+        assert!(C::pairing(&t, &q).is_one());
+        // Through a multiplication (an endomorphism may act on t as it
+        // likes: the result's cofactor part still pairs to one) and the
+        // shared loop over stored lines, as the schemes pair.
+        assert_eq!(C::pairing(&((p + t) * s), &q), C::pairing(&(p * s), &q));
+        let lines = C::prepare(&q);
+        assert!(C::multi_pairing(&[(p + t, &lines), (-p, &lines), (t, &lines)]).is_one());
+    }
+
+    #[test]
+    fn cofactor_points_on_every_curve() {
+        let mut rng = rand_chacha::ChaCha20Rng::seed_from_u64(9);
+        cofactor_points::<Bn254>(&mut rng);
+        cofactor_points::<Bls12>(&mut rng);
+        cofactor_points::<Bls24>(&mut rng);
+        cofactor_points::<Bls48>(&mut rng);
+    }
 
     /// On a pool of several threads, every length (around the chunk
     /// borders too) maps in order, each item exactly once.

@@ -29,7 +29,7 @@
 //! key's elements, and the cancelling pairs both carry r/z).
 
 use super::{random_scalars, uses, uses_match, ByUse, Cp, FabeoMasterKey, FabeoPublicKey};
-use crate::abe::ghw11;
+use crate::abe::ghw11::{self, Checks};
 use crate::curve::{
     lincomb, lincomb_secret_points, par_map, Curve, Group, LinedG2, Scalar, Target,
 };
@@ -164,7 +164,7 @@ impl<C: Curve> Kem for FabeoCp<C> {
     }
 
     fn decapsulate(key: &UserKey<C>, header: &Header<C>) -> Result<SessionKey, KemError> {
-        let e = pair(&key.elements, header)?;
+        let e = pair(&key.elements, header, Checks::Done)?;
         Ok(SessionKey::from_gt(&e, SCHEME, C::ID))
     }
 }
@@ -204,7 +204,11 @@ fn encapsulate_with_s<C: Curve, R: RngCore + CryptoRng>(
 
 /// The decryption equation with a key's (or a transformation key's)
 /// elements: one multi-pairing of 2 + (the occurrence numbers used) pairs.
-fn pair<C: Curve>(e: &KeyElements<C>, header: &Header<C>) -> Result<C::Gt, KemError> {
+fn pair<C: Curve>(
+    e: &KeyElements<C>,
+    header: &Header<C>,
+    checks: Checks,
+) -> Result<C::Gt, KemError> {
     same_setup(header, e)?;
     let tree = &header.policy.tree;
     let selection = tree
@@ -225,17 +229,18 @@ fn pair<C: Curve>(e: &KeyElements<C>, header: &Header<C>) -> Result<C::Gt, KemEr
         cts.push(*header.rows.get(*i).ok_or_else(out_of_range)?);
         ws.push(-*w);
     }
-    let ct_sum = lincomb(&cts, &ws);
+    let ct_sum = checks.paired(lincomb(&cts, &ws))?;
     let sums = keys.sums(lincomb_secret_points);
-    let ct0_lines = C::prepare(&header.ct0);
+    let ct0_lines = C::prepare(&checks.paired(header.ct0)?);
     let prime_lines = sums
         .iter()
         .map(|(t, _)| {
             header
                 .ct_prime
                 .get(*t)
-                .map(C::prepare)
                 .ok_or_else(out_of_range)
+                .and_then(|c| checks.paired(*c))
+                .map(|c| C::prepare(&c))
         })
         .collect::<Result<Vec<_>, _>>()?;
     let mut terms: Vec<(C::G1, &C::G2Prepared)> = Vec::with_capacity(sums.len() + 2);
@@ -266,8 +271,8 @@ impl<C: Curve> ghw11::Scheme for FabeoCp<C> {
         }
     }
 
-    fn pair(e: &KeyElements<C>, header: &Header<C>) -> Result<C::Gt, KemError> {
-        pair(e, header)
+    fn pair(e: &KeyElements<C>, header: &Header<C>, checks: Checks) -> Result<C::Gt, KemError> {
+        pair(e, header, checks)
     }
 
     fn blinding_base(pk: &PublicKey<C>) -> C::Gt {
@@ -292,7 +297,7 @@ mod tests {
 
     type F = FabeoCp<Bls12>;
 
-    conformance::tests!(FabeoCp: Case::one_target((), conformance::POLICY, conformance::ATTRIBUTE_SETS); outsourced_round_trip, random_policies_outsourced);
+    conformance::tests!(FabeoCp: Case::one_target((), conformance::POLICY, conformance::ATTRIBUTE_SETS); outsourced_round_trip, random_policies_outsourced, proxy_checks_cofactor_parts);
 
     fn forged(
         base: &UserKey<Bls12>,

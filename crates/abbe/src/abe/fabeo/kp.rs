@@ -23,7 +23,7 @@
 //! 1/z gives e(g,h)^{αs/z} through the same equation.
 
 use super::{random_scalars, uses, uses_match, ByUse, FabeoMasterKey, FabeoPublicKey, Kp};
-use crate::abe::ghw11;
+use crate::abe::ghw11::{self, Checks};
 use crate::curve::{
     lincomb, lincomb_secret_points, par_map, Curve, Group, LinedG2, Scalar, Target,
 };
@@ -167,7 +167,7 @@ impl<C: Curve> Kem for FabeoKp<C> {
     }
 
     fn decapsulate(key: &UserKey<C>, header: &Header<C>) -> Result<SessionKey, KemError> {
-        let e = pair(&key.elements, header)?;
+        let e = pair(&key.elements, header, Checks::Done)?;
         Ok(SessionKey::from_gt(&e, SCHEME, C::ID))
     }
 }
@@ -198,7 +198,11 @@ fn encapsulate_with_s<C: Curve>(
 
 /// The decryption equation with a key's (or a transformation key's)
 /// elements: one multi-pairing of 1 + (the occurrence numbers used) pairs.
-fn pair<C: Curve>(e: &KeyElements<C>, header: &Header<C>) -> Result<C::Gt, KemError> {
+fn pair<C: Curve>(
+    e: &KeyElements<C>,
+    header: &Header<C>,
+    checks: Checks,
+) -> Result<C::Gt, KemError> {
     same_setup(header, e)?;
     let tree = &e.policy.tree;
     let selection = tree
@@ -221,11 +225,14 @@ fn pair<C: Curve>(e: &KeyElements<C>, header: &Header<C>) -> Result<C::Gt, KemEr
     }
     let sk_sum = lincomb_secret_points(&sks, &ws);
     let sums = cts.sums(lincomb);
-    let ct0_lines = C::prepare(&header.ct0);
+    let ct0_lines = C::prepare(&checks.paired(header.ct0)?);
     let mut terms: Vec<(C::G1, &C::G2Prepared)> = Vec::with_capacity(sums.len() + 1);
     terms.push((sk_sum, &ct0_lines));
     for (t, c) in &sums {
-        terms.push((*c, e.sk_prime.get(*t).ok_or_else(out_of_range)?.lines()));
+        terms.push((
+            checks.paired(*c)?,
+            e.sk_prime.get(*t).ok_or_else(out_of_range)?.lines(),
+        ));
     }
     Ok(C::multi_pairing(&terms))
 }
@@ -253,8 +260,8 @@ impl<C: Curve> ghw11::Scheme for FabeoKp<C> {
         }
     }
 
-    fn pair(e: &KeyElements<C>, header: &Header<C>) -> Result<C::Gt, KemError> {
-        pair(e, header)
+    fn pair(e: &KeyElements<C>, header: &Header<C>, checks: Checks) -> Result<C::Gt, KemError> {
+        pair(e, header, checks)
     }
 
     fn blinding_base(pk: &PublicKey<C>) -> C::Gt {
@@ -279,7 +286,7 @@ mod tests {
 
     type F = FabeoKp<Bls12>;
 
-    conformance::tests!(FabeoKp: Case::one_key((), conformance::POLICY, conformance::ATTRIBUTE_SETS); outsourced_round_trip, random_policies_outsourced);
+    conformance::tests!(FabeoKp: Case::one_key((), conformance::POLICY, conformance::ATTRIBUTE_SETS); outsourced_round_trip, random_policies_outsourced, proxy_checks_cofactor_parts);
 
     /// Two keys for `a and b` and `c and d`, given a ciphertext for
     /// {a, d}: neither decrypts, nor does a key made of rows of both (each
