@@ -562,8 +562,8 @@ fn ct_batch_invert<F: Field + CtInvert>(v: &mut [F], prefix: &mut Vec<F>) {
 /// affine and each window's additions share one inversion (≈ 6 field
 /// multiplications per addition against ≈ 11 for a mixed projective one).
 /// Constant time per lane as [`FixedBaseTable::mul`]: every window scans its
-/// whole row and adds a point; a zero digit adds `row[0]` and keeps the old
-/// accumulator by a constant-time select. Accumulators start at `offset`, a
+/// whole row and adds a point (the digits are odd, never zero). Accumulators
+/// start at `offset`, a
 /// hashed point of unknown discrete logarithm, subtracted at the end, so no
 /// lane starts at the identity. Returns `None` if two added points share an
 /// x-coordinate (probability ≈ 2^-250); the caller then takes the slow path.
@@ -579,27 +579,24 @@ where
     let lanes = digits.len();
     let mut acc = vec![offset; lanes];
     let mut add: Vec<Affine<P>> = Vec::with_capacity(lanes);
-    let mut keep = Vec::with_capacity(lanes);
     let mut den: Vec<P::BaseField> = Vec::with_capacity(lanes);
     let mut prefix = Vec::with_capacity(lanes);
     for (i, row) in rows.iter().enumerate() {
         add.clear();
-        keep.clear();
         den.clear();
         for d in digits {
+            // The digits are odd: exactly one entry, (|d| − 1)/2, is taken.
             let d = d[i];
-            let mag = d.unsigned_abs() as usize;
-            // Exactly one entry is taken: |d|, or row[0] for a zero digit.
+            let at = (d.unsigned_abs() as usize).saturating_sub(1) / 2;
             let mut x = P::BaseField::zeroed();
             let mut y = P::BaseField::zeroed();
             for (j, entry) in row.iter().enumerate() {
-                let m = mask(j + 1 == mag || (j == 0 && mag == 0));
+                let m = mask(j == at);
                 x.or_masked(&entry.x, m);
                 y.or_masked(&entry.y, m);
             }
             let pick = Affine::new_unchecked(x, y);
             add.push(masked_pick(&pick, &-pick, d < 0));
-            keep.push(mag == 0);
         }
         for (a, e) in acc.iter().zip(add.iter()) {
             den.push(e.x - a.x);
@@ -613,7 +610,7 @@ where
             let lambda: P::BaseField = (e.y - a.y) * den[l];
             let x3 = lambda.square() - a.x - e.x;
             let y3 = lambda * (a.x - x3) - a.y;
-            acc[l] = masked_pick(&Affine::new_unchecked(x3, y3), &a, keep[l]);
+            acc[l] = Affine::new_unchecked(x3, y3);
         }
     }
     Some(
@@ -723,7 +720,7 @@ macro_rules! impl_group {
                 if scalars.len() < 32 {
                     return slow();
                 }
-                let digits: Vec<_> = scalars
+                let mut digits: Vec<_> = scalars
                     .iter()
                     .map(super::FixedBaseTable::<Self>::digits)
                     .collect();
@@ -732,7 +729,9 @@ macro_rules! impl_group {
                     b"ABBE-V1-BN254-OFFSET",
                 )
                 .into_affine();
-                match mul_fixed_batch_affine(table.rows(), &digits, offset) {
+                let out = mul_fixed_batch_affine(table.rows(), &digits, offset);
+                digits.iter_mut().flatten().for_each(|d| super::wipe(d, 0));
+                match out {
                     Some(pts) => <$proj>::normalize_batch(&pts),
                     None => slow(),
                 }

@@ -1,20 +1,23 @@
 //! Fixed-base scalar multiplication with a precomputed table.
 //!
-//! Signed windows of `W` bits: the scalar is recoded into digits
-//! d_i ∈ [-2^(W-1), 2^(W-1)] and the table holds j·2^(W·i)·B for
-//! j = 1..2^(W-1) in affine form, so a multiplication is ⌈BITS/W⌉ mixed
-//! additions and no doublings. Table entries are selected in constant time
-//! (a scan of the window's entries), because the scalar is usually secret
-//! (encryption randomness, key randomness).
+//! Odd signed windows of `W` bits: the scalar is recoded into odd digits
+//! d_i ∈ ±{1, 3, …, 2^W − 1} ([`odd_digits`]) and the table holds
+//! j·2^(W·i)·B for the odd j below 2^W in affine form, so a multiplication
+//! is one mixed addition per window and no doublings. Table entries are
+//! selected in constant time (a scan of the window's entries), because the
+//! scalar is usually secret (encryption randomness, key randomness); and as
+//! no digit is zero, no addition takes the identity, on which a backend's
+//! mixed addition may branch (arkworks').
 
 use super::{wipe, Group, Scalar};
 
 /// Window width in bits.
 const W: usize = 5;
 pub(crate) const HALF: usize = 1 << (W - 1);
-/// Windows for a scalar of `bits` bits (one more for the final carry).
+/// Windows for a scalar of `bits` bits: ⌈(bits + 1)/W⌉ + 1, what
+/// [`odd_digits`] needs for k + r.
 const fn windows(bits: usize) -> usize {
-    bits / W + 2
+    (bits + 1).div_ceil(W) + 1
 }
 /// The most windows of any backend (at most 640-bit scalars).
 pub(crate) const MAX_WINDOWS: usize = windows(640);
@@ -23,9 +26,8 @@ pub(crate) const MAX_WINDOWS: usize = windows(640);
 #[derive(Clone, Debug)]
 pub struct FixedBaseTable<G: Group> {
     base: G,
-    /// `rows[i][j] = (j+1)·2^(W·i)·base`, affine.
+    /// `rows[i][j] = (2j+1)·2^(W·i)·base`, affine.
     rows: Vec<[G::Affine; HALF]>,
-    identity: G::Affine,
 }
 
 impl<G: Group> FixedBaseTable<G> {
@@ -34,10 +36,11 @@ impl<G: Group> FixedBaseTable<G> {
         let mut proj = Vec::with_capacity(nwin * HALF);
         let mut window_base = base;
         for _ in 0..nwin {
+            let twice = window_base.double();
             let mut acc = window_base;
             for _ in 0..HALF {
                 proj.push(acc);
-                acc += window_base;
+                acc += twice;
             }
             // 2^W · window_base
             for _ in 0..W {
@@ -53,12 +56,7 @@ impl<G: Group> FixedBaseTable<G> {
                 row
             })
             .collect();
-        let identity = G::to_affine_batch(&[G::identity()])[0];
-        FixedBaseTable {
-            base,
-            rows,
-            identity,
-        }
+        FixedBaseTable { base, rows }
     }
 
     /// The same table for a wrapper type with the same affine form (the
@@ -67,7 +65,6 @@ impl<G: Group> FixedBaseTable<G> {
         FixedBaseTable {
             base,
             rows: self.rows,
-            identity: self.identity,
         }
     }
 
@@ -75,41 +72,49 @@ impl<G: Group> FixedBaseTable<G> {
         &self.base
     }
 
-    /// `rows()[i][j] = (j+1)·2^(W·i)·base`, affine (for backends that
+    /// `rows()[i][j] = (2j+1)·2^(W·i)·base`, affine (for backends that
     /// batch many multiplications by the same table).
     pub(crate) fn rows(&self) -> &[[G::Affine; HALF]] {
         &self.rows
     }
 
-    /// The signed digits of `s`, one per row, each in [-2^(W-1), 2^(W-1)].
+    /// The odd signed digits of `s` (of s or s + r), one per row; the
+    /// caller wipes them.
     pub(crate) fn digits(s: &G::Scalar) -> [i32; MAX_WINDOWS] {
-        signed_digits(s.to_le_limbs().as_ref(), <G::Scalar as Scalar>::BITS)
+        let bits = <G::Scalar as Scalar>::BITS;
+        let mut out = [0i32; MAX_WINDOWS];
+        odd_digits(
+            s.to_le_limbs().as_ref(),
+            &group_order::<G::Scalar>(),
+            W,
+            &mut out[..windows(bits)],
+        );
+        out
     }
 
-    /// s·base.
+    /// s·base: one mixed addition per window (only the first from the
+    /// identity, whatever the scalar).
     pub fn mul(&self, s: &G::Scalar) -> G {
-        let digits = signed_digits(s.to_le_limbs().as_ref(), <G::Scalar as Scalar>::BITS);
+        let mut digits = Self::digits(s);
         let mut acc = G::identity();
-        for (row, &d) in self.rows.iter().zip(digits.iter()) {
-            acc = acc.add_affine(&pick::<G>(row, d, &self.identity));
+        for (row, &d) in self.rows.iter().zip(&digits) {
+            acc = acc.add_affine(&pick::<G>(row, d));
         }
+        digits.iter_mut().for_each(|d| wipe(d, 0));
         acc
     }
 }
 
-/// `d·P` from the row `[P, 2P, …, 2^(W-1)·P]`, in constant time: a scan of
-/// the whole row, a selected negation, and the identity for a zero digit
-/// (so that the caller's sequence of operations is the same whatever the
-/// scalar).
-fn pick<G: Group>(row: &[G::Affine], d: i32, identity: &G::Affine) -> G::Affine {
-    let mag = d.unsigned_abs() as usize;
+/// `d·P` for an odd d from the row `[P, 3P, …, (2^W − 1)·P]`, in constant
+/// time: a scan of the whole row and a selected negation.
+pub(crate) fn pick<G: Group>(row: &[G::Affine], d: i32) -> G::Affine {
+    let at = (d.unsigned_abs() as usize).saturating_sub(1) / 2;
     let mut pick = row[0];
     for (j, entry) in row.iter().enumerate() {
-        pick = G::select_affine(&pick, entry, subtle::Choice::from((j + 1 == mag) as u8));
+        pick = G::select_affine(&pick, entry, subtle::Choice::from((j == at) as u8));
     }
     let neg = G::neg_affine(&pick);
-    pick = G::select_affine(&pick, &neg, subtle::Choice::from((d < 0) as u8));
-    G::select_affine(&pick, identity, subtle::Choice::from((mag == 0) as u8))
+    G::select_affine(&pick, &neg, subtle::Choice::from((d < 0) as u8))
 }
 
 /// Window width of [`straus`]: its constant-time scan reads 2^(w-1)
@@ -151,15 +156,7 @@ pub(crate) fn straus<G: Group>(points: &[G], scalars: &[G::Scalar]) -> G {
             acc = acc.double();
         }
         for (row, d) in rows.chunks_exact(ROW).zip(digits.chunks_exact(nwin)) {
-            let d = d[w];
-            let at = (d.unsigned_abs() as usize - 1) / 2;
-            let mut pick = row[0];
-            for (j, entry) in row.iter().enumerate() {
-                pick = G::select_affine(&pick, entry, subtle::Choice::from((j == at) as u8));
-            }
-            let neg = G::neg_affine(&pick);
-            pick = G::select_affine(&pick, &neg, subtle::Choice::from((d < 0) as u8));
-            acc = acc.add_affine(&pick);
+            acc = acc.add_affine(&pick::<G>(row, d[w]));
         }
     }
     for d in &mut digits {
@@ -214,55 +211,46 @@ fn odd_digits(k: &[u64], order: &[u64], width: usize, out: &mut [i32]) {
     v.iter_mut().for_each(|l| wipe(l, 0));
 }
 
-/// Recodes a little-endian integer of at most `bits` bits into
-/// `windows(bits)` signed digits (the rest of the array stays zero).
-fn signed_digits(limbs: &[u64], bits: usize) -> [i32; MAX_WINDOWS] {
-    let bits = bits.min(64 * limbs.len());
-    let mut out = [0i32; MAX_WINDOWS];
-    let mut carry = 0i32;
-    for (i, d) in out.iter_mut().enumerate().take(windows(bits)) {
-        let bit = i * W;
-        let mut raw = 0u64;
-        for k in 0..W {
-            let b = bit + k;
-            if b < bits {
-                raw |= ((limbs[b / 64] >> (b % 64)) & 1) << k;
-            }
-        }
-        // Without a branch on the (secret) digit: c = 1 when v > 2^(W-1).
-        let v = raw as i32 + carry;
-        carry = ((HALF as i32 - v) >> 31) & 1;
-        *d = v - (carry << W);
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::curve::bls12_381::{Fr, G1, G2};
+    use crate::curve::{Bls12, Bls24, Bn254, Curve};
     use rand_chacha::rand_core::SeedableRng;
+
+    /// A table's multiplication (and a backend's batch of them, which
+    /// BN254 runs from 32 lanes) equals the variable-base one on edge and
+    /// random scalars, and every digit is odd: no window adds the identity.
+    fn fixed_base<G: Group>(rng: &mut rand_chacha::ChaCha20Rng) {
+        let base = G::generator() * G::Scalar::random(rng);
+        let table = FixedBaseTable::new(base);
+        let mut cases: Vec<G::Scalar> = [0u64, 1, 2, 15, 16, 17, 31, 32, 33, 1 << 40]
+            .iter()
+            .map(|v| G::Scalar::from_u64(*v))
+            .collect();
+        cases.push(-G::Scalar::one());
+        cases.push(-G::Scalar::from_u64(2));
+        cases.extend((0..25).map(|_| G::Scalar::random(rng)));
+        for s in &cases {
+            assert_eq!(table.mul(s), base * *s, "{s:?}");
+            let digits = FixedBaseTable::<G>::digits(s);
+            assert!(digits[..table.rows().len()].iter().all(|d| d % 2 != 0));
+        }
+        let batch = G::mul_fixed_batch(&table, &cases);
+        for (a, s) in batch.iter().zip(&cases) {
+            assert_eq!(G::identity().add_affine(a), base * *s, "{s:?}");
+        }
+    }
+
+    fn curve<C: Curve>(seed: u64) {
+        let mut rng = rand_chacha::ChaCha20Rng::seed_from_u64(seed);
+        fixed_base::<C::G1>(&mut rng);
+        fixed_base::<C::G2>(&mut rng);
+    }
 
     #[test]
     fn fixed_base_matches_variable_base() {
-        let mut rng = rand_chacha::ChaCha20Rng::seed_from_u64(1);
-        let b1 = <G1 as Group>::generator() * <Fr as Scalar>::random(&mut rng);
-        let t1 = FixedBaseTable::new(b1);
-        let b2 = <G2 as Group>::generator() * <Fr as Scalar>::random(&mut rng);
-        let t2 = FixedBaseTable::new(b2);
-        let mut cases = vec![
-            <Fr as Scalar>::zero(),
-            <Fr as Scalar>::one(),
-            -<Fr as Scalar>::one(),
-            <Fr as Scalar>::from_u64(16),
-            <Fr as Scalar>::from_u64(17),
-        ];
-        for _ in 0..20 {
-            cases.push(<Fr as Scalar>::random(&mut rng));
-        }
-        for s in cases {
-            assert_eq!(t1.mul(&s), b1 * s);
-            assert_eq!(t2.mul(&s), b2 * s);
-        }
+        curve::<Bls12>(1);
+        curve::<Bn254>(2);
+        curve::<Bls24>(3);
     }
 }
