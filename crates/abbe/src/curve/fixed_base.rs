@@ -211,46 +211,22 @@ fn odd_digits(k: &[u64], order: &[u64], width: usize, out: &mut [i32]) {
     v.iter_mut().for_each(|l| wipe(l, 0));
 }
 
+/// Test support for the curve suite (`curve::tests`): a table's
+/// multiplication (and a backend's batch of them, which BN254 runs from 32
+/// lanes) equals the variable-base one on edge and random scalars, and
+/// every digit is odd: no window adds the identity.
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::curve::{Bls12, Bls24, Bn254, Curve};
-    use rand_chacha::rand_core::SeedableRng;
-
-    /// A table's multiplication (and a backend's batch of them, which
-    /// BN254 runs from 32 lanes) equals the variable-base one on edge and
-    /// random scalars, and every digit is odd: no window adds the identity.
-    fn fixed_base<G: Group>(rng: &mut rand_chacha::ChaCha20Rng) {
-        let base = G::generator() * G::Scalar::random(rng);
-        let table = FixedBaseTable::new(base);
-        let mut cases: Vec<G::Scalar> = [0u64, 1, 2, 15, 16, 17, 31, 32, 33, 1 << 40]
-            .iter()
-            .map(|v| G::Scalar::from_u64(*v))
-            .collect();
-        cases.push(-G::Scalar::one());
-        cases.push(-G::Scalar::from_u64(2));
-        cases.extend((0..25).map(|_| G::Scalar::random(rng)));
-        for s in &cases {
-            assert_eq!(table.mul(s), base * *s, "{s:?}");
-            let digits = FixedBaseTable::<G>::digits(s);
-            assert!(digits[..table.rows().len()].iter().all(|d| d % 2 != 0));
-        }
-        let batch = G::mul_fixed_batch(&table, &cases);
-        for (a, s) in batch.iter().zip(&cases) {
-            assert_eq!(G::identity().add_affine(a), base * *s, "{s:?}");
-        }
+pub(crate) fn check_fixed_base<G: Group>(rng: &mut rand_chacha::ChaCha20Rng) {
+    let base = G::generator() * G::Scalar::random(rng);
+    let table = FixedBaseTable::new(base);
+    let cases = super::test_scalars::<G::Scalar>(rng, 20);
+    for s in &cases {
+        assert_eq!(table.mul(s), base * *s, "{s:?}");
+        let digits = FixedBaseTable::<G>::digits(s);
+        assert!(digits[..table.rows().len()].iter().all(|d| d % 2 != 0));
     }
-
-    fn curve<C: Curve>(seed: u64) {
-        let mut rng = rand_chacha::ChaCha20Rng::seed_from_u64(seed);
-        fixed_base::<C::G1>(&mut rng);
-        fixed_base::<C::G2>(&mut rng);
-    }
-
-    #[test]
-    fn fixed_base_matches_variable_base() {
-        curve::<Bls12>(1);
-        curve::<Bn254>(2);
-        curve::<Bls24>(3);
+    let batch = G::mul_fixed_batch(&table, &cases);
+    for (a, s) in batch.iter().zip(&cases) {
+        assert_eq!(G::identity().add_affine(a), base * *s, "{s:?}");
     }
 }

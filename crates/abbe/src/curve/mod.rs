@@ -810,6 +810,20 @@ pub fn wipe<T: Copy>(slot: &mut T, zero: T) {
     core::sync::atomic::compiler_fence(core::sync::atomic::Ordering::SeqCst);
 }
 
+/// Test support: edge scalars (0, ±1, −2, the window borders, even and
+/// odd) and `random` random ones.
+#[cfg(test)]
+pub(crate) fn test_scalars<S: Scalar>(rng: &mut rand_chacha::ChaCha20Rng, random: usize) -> Vec<S> {
+    let mut cases: Vec<S> = [0u64, 1, 2, 3, 15, 16, 17, 31, 32, 33, 255, 256, 1 << 40]
+        .iter()
+        .map(|v| S::from_u64(*v))
+        .collect();
+    cases.push(-S::one());
+    cases.push(-S::from_u64(2));
+    cases.extend((0..random).map(|_| S::random(rng)));
+    cases
+}
+
 /// Test support: a point of `G`'s curve whose order is prime to r (in the
 /// cofactor part), or `None` where the cofactor is 1 (BN254's G1). Found by
 /// moving one byte of x in a valid encoding until it decodes, unchecked,
@@ -919,13 +933,7 @@ mod tests {
     /// and odd) and random ones, and the identity point.
     fn secret_multiplication<G: Group>(rng: &mut rand_chacha::ChaCha20Rng) {
         let base = G::generator() * G::Scalar::random(rng);
-        let mut cases: Vec<G::Scalar> = [0u64, 1, 2, 3, 15, 16, 17, 31, 32, 33, 255, 256, 1 << 40]
-            .iter()
-            .map(|v| G::Scalar::from_u64(*v))
-            .collect();
-        cases.push(-G::Scalar::one());
-        cases.push(-G::Scalar::from_u64(2));
-        cases.extend((0..12).map(|_| G::Scalar::random(rng)));
+        let cases = test_scalars::<G::Scalar>(rng, 12);
         for s in &cases {
             assert_eq!(base.mul_secret(s), base * *s, "{s:?}");
             assert!(G::identity().mul_secret(s).is_identity());
@@ -996,10 +1004,12 @@ mod tests {
         secret_multiplication::<C::G2>(&mut rng);
         encodings::<C::G1>(&mut rng);
         encodings::<C::G2>(&mut rng);
+        fixed_base::check_fixed_base::<C::G1>(&mut rng);
+        fixed_base::check_fixed_base::<C::G2>(&mut rng);
     }
 
     #[test]
-    fn secret_multiplication_on_every_curve() {
+    fn group_arithmetic_on_every_curve() {
         curve::<Bn254>(1);
         curve::<Bls12>(2);
         curve::<Bls24>(3);
