@@ -435,6 +435,52 @@ mod tests {
         ));
     }
 
+    /// BLS48-581's G1 has the point T = (−1, 0) of order 2, on which the
+    /// complete formulas meet their exceptional case. In the swapped
+    /// placement the header's C_i are of the real G1 and the proxy sums
+    /// them unchecked: with C_1 = C_0 + T the sum hits (0 : 0 : 0), which
+    /// the proxy must refuse rather than pair as the identity; a transform
+    /// of the header's projection (C_1 = C_0) would be the other answer
+    /// allowed.
+    #[test]
+    fn proxy_refuses_an_exceptional_sum_on_bls48() {
+        use crate::curve::{bls48_581, Bls48, Element, PointError, Swapped};
+        type S = Waters11<Swapped<Bls48>>;
+        let mut r = rng(11);
+        let (pk, mk) = crate::kem::setup::<S>(&(), &mut r).unwrap();
+        let key = crate::kem::keygen::<S>(&pk, &mk, &attrs("a, b"), &mut r).unwrap();
+        let (_, header) = S::encapsulate(&pk, &conformance::pol("a and b"), &mut r).unwrap();
+        let (tk, _) = S::transform_key(&key, &mut r);
+        let with_c1 = |c1: bls48_581::G1| {
+            let mut h = header.to_bytes();
+            let (old, new) = (header.rows[1].0.to_compressed(), c1.to_compressed());
+            let at = h.windows(old.len()).position(|w| w == old).unwrap();
+            h[at..at + new.len()].copy_from_slice(&new);
+            h
+        };
+        let c0 = header.rows[0].0;
+        let moved = with_c1(c0 + bls48_581::order_two_point());
+        assert_eq!(<bls48_581::G1 as Element>::NAME, "G1");
+        let projected = ghw11::transform_encoded(&tk, &with_c1(c0)).unwrap();
+        // The sum here does meet the exceptional case: refused.
+        let Err(refused) = ghw11::transform_encoded(&tk, &moved) else {
+            panic!("an exceptional sum was transformed");
+        };
+        assert!(
+            matches!(
+                refused,
+                KemError::Wire(crate::wire::WireError::Point(PointError::NotOnCurve("G1")))
+            ),
+            "{refused}"
+        );
+        assert!(
+            projected.to_bytes()
+                != ghw11::transform_encoded(&tk, &header.to_bytes())
+                    .unwrap()
+                    .to_bytes()
+        );
+    }
+
     /// End to end on BLS24-479 (the level-192 miracl backend).
     #[test]
     fn round_trip_bls24() {

@@ -136,6 +136,18 @@ super::miracl::miracl_backend! {
     gls_digits: 16,
 }
 
+/// Test support: (−1, 0), a point of order 2 of E(Fp) (b = 1), where the
+/// complete addition formulas meet their exceptional case: P + (P + T)
+/// gives the invalid (0 : 0 : 0).
+#[cfg(test)]
+pub(crate) fn order_two_point() -> G1 {
+    let mut minus_one = BIG::new_ints(&rom::MODULUS);
+    minus_one.dec(1);
+    let e = ECP::new_bigs(&minus_one, &BIG::new());
+    assert!(!e.is_infinity(), "(−1, 0) is on y² = x³ + 1");
+    g1_from_miracl(&e)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
