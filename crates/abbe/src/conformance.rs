@@ -198,14 +198,10 @@ pub(crate) fn cca_refuses_moved_points<K: Kem>(case: &Case<K>) {
     let inner = header.inner.to_bytes();
     let start = bytes.len() - 32 - inner.len();
     assert_eq!(bytes[start..start + inner.len()], inner[..]);
-    let (decoded, spans) = crate::wire::element_spans(|| K::Header::from_bytes(&inner));
-    decoded.expect("a fresh encoding decodes");
-    // (Elements of a nested object decoded from a copy are left out.)
-    let base = inner.as_ptr() as usize;
-    let within =
-        |&(addr, len, _): &(usize, usize, &str)| addr >= base && addr + len <= base + inner.len();
-    let at = |(addr, len, _): (usize, usize, &str)| (start + addr - base, len);
-    let spans: Vec<(usize, usize)> = spans.into_iter().filter(within).map(at).collect();
+    let spans: Vec<(usize, usize)> = header_spans::<K>(&bytes, start, inner.len())
+        .into_iter()
+        .map(|(at, len, _)| (at, len))
+        .collect();
     // Points spread over the header, each exchanged with the next point of
     // its length: 8 exchanges for ABE headers (the batched check), 2 for
     // broadcast ones (the full comparison).
@@ -237,6 +233,22 @@ pub(crate) fn cca_refuses_moved_points<K: Kem>(case: &Case<K>) {
     );
 }
 
+/// Where the elements of the scheme header encoded at
+/// `outer[start..start + len]` lie in `outer`: (offset, length, G1, G2, GT
+/// or Zr), in format order; those of a nested object decoded from a copy
+/// are left out.
+fn header_spans<K: Kem>(outer: &[u8], start: usize, len: usize) -> Vec<crate::wire::Span> {
+    let inner = &outer[start..start + len];
+    let (decoded, spans) = crate::wire::element_spans(|| K::Header::from_bytes(inner));
+    decoded.expect("a fresh encoding decodes");
+    let base = inner.as_ptr() as usize;
+    spans
+        .into_iter()
+        .filter(|&(addr, n, _)| addr >= base && addr + n <= base + len)
+        .map(|(addr, n, name)| (start + addr - base, n, name))
+        .collect()
+}
+
 /// The proxy decodes a header without subgroup checks and `pair` checks
 /// what it pairs ([`crate::abe::ghw11::Checks`]): each header point moved
 /// by a cofactor part (order prime to r) transforms exactly as the honest
@@ -257,8 +269,7 @@ pub(crate) fn proxy_checks_cofactor_parts<K: ghw11::Scheme>(case: &Case<K>) {
     let (t1, t2) = (cofactor_point::<G1<K>>(), cofactor_point::<G2<K>>());
     let mut r = rng(7);
     let (pk, mk) = kem::setup::<K>(&case.params, &mut r).unwrap();
-    let pair = case.pairs.iter().find(|p| p.2).expect("a satisfying pair");
-    let (key_side, target) = case.sides(pair);
+    let (key_side, target) = case.member();
     let uk = kem::keygen::<K>(&pk, &mk, &key_side, &mut r).unwrap();
     let (tk, _) = K::transform_key(&uk, &mut r);
     let cpa = K::encapsulate(&pk, &target, &mut r).unwrap().1.to_bytes();
@@ -279,12 +290,8 @@ pub(crate) fn proxy_checks_cofactor_parts<K: ghw11::Scheme>(case: &Case<K>) {
             K::Header::from_bytes(h).is_ok() || rcca::RccaHeader::<K>::from_bytes(h).is_ok()
         };
         let honest = transform(bytes).unwrap();
-        let scheme_header = &bytes[start..];
-        let (_, spans) = crate::wire::element_spans(|| K::Header::from_bytes(scheme_header));
-        let base = scheme_header.as_ptr() as usize;
         let (mut g1_moved, mut g2_refused) = (0, 0);
-        for (addr, len, name) in spans {
-            let at = start + addr - base;
+        for (at, len, name) in header_spans::<K>(bytes, start, bytes.len() - start) {
             let point = &bytes[at..at + len];
             let shifted = if name == <G1<K> as Element>::NAME {
                 moved(point, t1)

@@ -31,7 +31,7 @@
 //!   the reduced Tate pairing t_r(Q, ·), defined on E(F_p)/rE(F_p), and
 //!   rE(F_p) = H, so e(P, Q) = e(P_G1, Q) for every Q ∈ G2; sums and
 //!   multiples (endomorphisms included) keep the H part in H
-//!   (`curve::tests::cofactor_points_on_every_curve`); an addition that
+//!   (`curve::tests::cofactor_points`); an addition that
 //!   meets an exceptional case (BLS48-581's complete formulas, when a
 //!   difference has order 2) gives an invalid point, which stays invalid
 //!   through later additions and is refused when paired;
@@ -43,10 +43,9 @@
 //! So the transformation is that of the header's projection onto the
 //! subgroups, or a refusal; a point moved by a cofactor part either
 //! changes nothing or is refused (`conformance::proxy_checks_cofactor_parts`).
-//! Nothing secret
-//! hangs on it either way: TK is the proxy's by design, and the final
-//! decryption checks what it gets (the payload's AEAD binds the header
-//! digest; RCCA re-encrypts).
+//! Nothing secret hangs on it either way: TK is the proxy's by design, and
+//! the final decryption checks what it gets (the payload's AEAD binds the
+//! header digest; RCCA re-encrypts).
 //!
 //! ## Side channels
 //! z and 1/z are secret: 1/z meets points only through the scheme's
@@ -127,9 +126,17 @@ pub(crate) fn transform_encoded<C: Curve, V: Scheme<Curve = C>>(
     header: &[u8],
 ) -> Result<Transformed<C, V>, KemError> {
     let header = crate::wire::deferring_subgroup_checks(|| V::Header::from_bytes(header))?;
+    transformed(tk, &header, Checks::Owed)
+}
+
+fn transformed<C: Curve, V: Scheme<Curve = C>>(
+    tk: &TransformKey<C, V>,
+    header: &V::Header,
+    checks: Checks,
+) -> Result<Transformed<C, V>, KemError> {
     Ok(Transformed {
         setup_id: header.setup_id(),
-        t: V::pair(&tk.elements, &header, Checks::Owed)?,
+        t: V::pair(&tk.elements, header, checks)?,
         _v: PhantomData,
     })
 }
@@ -199,11 +206,7 @@ impl<C: Curve, V: Scheme<Curve = C>> Outsourcing for V {
         tk: &TransformKey<C, V>,
         header: &V::Header,
     ) -> Result<Transformed<C, V>, KemError> {
-        Ok(Transformed {
-            setup_id: header.setup_id(),
-            t: V::pair(&tk.elements, header, Checks::Done)?,
-            _v: PhantomData,
-        })
+        transformed(tk, header, Checks::Done)
     }
 
     fn decrypt_transformed(

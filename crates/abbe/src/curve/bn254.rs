@@ -720,10 +720,7 @@ macro_rules! impl_group {
                 if scalars.len() < 32 {
                     return slow();
                 }
-                let mut digits: Vec<_> = scalars
-                    .iter()
-                    .map(super::FixedBaseTable::<Self>::digits)
-                    .collect();
+                let mut digits: Vec<_> = scalars.iter().map(|s| table.digits(s)).collect();
                 let offset = <Self as Group>::hash_to_curve(
                     b"fixed-base batch offset",
                     b"ABBE-V1-BN254-OFFSET",

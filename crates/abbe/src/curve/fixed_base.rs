@@ -28,6 +28,8 @@ pub struct FixedBaseTable<G: Group> {
     base: G,
     /// `rows[i][j] = (2j+1)·2^(W·i)·base`, affine.
     rows: Vec<[G::Affine; HALF]>,
+    /// The group order r, for the digits' k + r.
+    order: Vec<u64>,
 }
 
 impl<G: Group> FixedBaseTable<G> {
@@ -36,12 +38,7 @@ impl<G: Group> FixedBaseTable<G> {
         let mut proj = Vec::with_capacity(nwin * HALF);
         let mut window_base = base;
         for _ in 0..nwin {
-            let twice = window_base.double();
-            let mut acc = window_base;
-            for _ in 0..HALF {
-                proj.push(acc);
-                acc += twice;
-            }
+            push_odd_multiples(window_base, HALF, &mut proj);
             // 2^W · window_base
             for _ in 0..W {
                 window_base = window_base.double();
@@ -56,7 +53,11 @@ impl<G: Group> FixedBaseTable<G> {
                 row
             })
             .collect();
-        FixedBaseTable { base, rows }
+        FixedBaseTable {
+            base,
+            rows,
+            order: group_order::<G::Scalar>(),
+        }
     }
 
     /// The same table for a wrapper type with the same affine form (the
@@ -65,6 +66,7 @@ impl<G: Group> FixedBaseTable<G> {
         FixedBaseTable {
             base,
             rows: self.rows,
+            order: self.order,
         }
     }
 
@@ -80,14 +82,13 @@ impl<G: Group> FixedBaseTable<G> {
 
     /// The odd signed digits of `s` (of s or s + r), one per row; the
     /// caller wipes them.
-    pub(crate) fn digits(s: &G::Scalar) -> [i32; MAX_WINDOWS] {
-        let bits = <G::Scalar as Scalar>::BITS;
+    pub(crate) fn digits(&self, s: &G::Scalar) -> [i32; MAX_WINDOWS] {
         let mut out = [0i32; MAX_WINDOWS];
         odd_digits(
             s.to_le_limbs().as_ref(),
-            &group_order::<G::Scalar>(),
+            &self.order,
             W,
-            &mut out[..windows(bits)],
+            &mut out[..self.rows.len()],
         );
         out
     }
@@ -95,7 +96,7 @@ impl<G: Group> FixedBaseTable<G> {
     /// s·base: one mixed addition per window (only the first from the
     /// identity, whatever the scalar).
     pub fn mul(&self, s: &G::Scalar) -> G {
-        let mut digits = Self::digits(s);
+        let mut digits = self.digits(s);
         let mut acc = G::identity();
         for (row, &d) in self.rows.iter().zip(&digits) {
             acc = acc.add_affine(&pick::<G>(row, d));
@@ -135,12 +136,7 @@ pub(crate) fn straus<G: Group>(points: &[G], scalars: &[G::Scalar]) -> G {
     let n = points.len().min(scalars.len());
     let mut proj = Vec::with_capacity(n * ROW);
     for p in &points[..n] {
-        let twice = p.double();
-        let mut acc = *p;
-        for _ in 0..ROW {
-            proj.push(acc);
-            acc += twice;
-        }
+        push_odd_multiples(*p, ROW, &mut proj);
     }
     let rows = G::to_affine_batch(&proj);
     let bits = <G::Scalar as Scalar>::BITS;
@@ -163,6 +159,16 @@ pub(crate) fn straus<G: Group>(points: &[G], scalars: &[G::Scalar]) -> G {
         wipe(d, 0);
     }
     acc
+}
+
+/// Pushes P, 3P, …, (2·count − 1)·P: a row of odd multiples.
+fn push_odd_multiples<G: Group>(p: G, count: usize, out: &mut Vec<G>) {
+    let twice = p.double();
+    let mut acc = p;
+    for _ in 0..count {
+        out.push(acc);
+        acc += twice;
+    }
 }
 
 /// The group order r as little-endian limbs (−1 + 1).
@@ -222,7 +228,7 @@ pub(crate) fn check_fixed_base<G: Group>(rng: &mut rand_chacha::ChaCha20Rng) {
     let cases = super::test_scalars::<G::Scalar>(rng, 20);
     for s in &cases {
         assert_eq!(table.mul(s), base * *s, "{s:?}");
-        let digits = FixedBaseTable::<G>::digits(s);
+        let digits = table.digits(s);
         assert!(digits[..table.rows().len()].iter().all(|d| d % 2 != 0));
     }
     let batch = G::mul_fixed_batch(&table, &cases);

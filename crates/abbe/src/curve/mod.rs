@@ -897,15 +897,6 @@ mod tests {
         assert!(C::multi_pairing(&[(p + t, &lines), (-p, &lines), (t, &lines)]).is_one());
     }
 
-    #[test]
-    fn cofactor_points_on_every_curve() {
-        let mut rng = rand_chacha::ChaCha20Rng::seed_from_u64(9);
-        cofactor_points::<Bn254>(&mut rng);
-        cofactor_points::<Bls12>(&mut rng);
-        cofactor_points::<Bls24>(&mut rng);
-        cofactor_points::<Bls48>(&mut rng);
-    }
-
     /// On a pool of several threads, every length (around the chunk
     /// borders too) maps in order, each item exactly once.
     #[test]
@@ -1006,6 +997,7 @@ mod tests {
         encodings::<C::G2>(&mut rng);
         fixed_base::check_fixed_base::<C::G1>(&mut rng);
         fixed_base::check_fixed_base::<C::G2>(&mut rng);
+        cofactor_points::<C>(&mut rng);
     }
 
     #[test]
